@@ -1,0 +1,2 @@
+"""What several domains share: errors, optional-extra checks, seeding, counter-based random
+numbers, action validation, histograms, policies and episode rollouts."""

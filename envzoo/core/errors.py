@@ -1,0 +1,30 @@
+"""Exceptions that envzoo raises. Each message says what was wrong and how to fix it."""
+
+
+class EnvzooError(Exception):
+    """Base class of every error envzoo raises on purpose."""
+
+
+class RegistryError(EnvzooError, ValueError):
+    """A malformed ``registry.yaml`` entry, or an id that is not registered."""
+
+
+class MissingExtraError(EnvzooError, ImportError):
+    """An environment needs an optional dependency group (an *extra*) that is not installed."""
+
+    def __init__(self, extra: str, module: str, env_id: str | None = None):
+        self.extra = extra
+        self.module = module
+        what = f"Environment {env_id!r}" if env_id else "This feature"
+        super().__init__(
+            f"{what} needs the Python module {module!r}, which is not installed. "
+            f'Install it with: pip install "envzoo[{extra}]"'
+        )
+
+
+class InvalidActionError(EnvzooError, ValueError):
+    """An action outside the environment's action space."""
+
+
+class DataFormatError(EnvzooError, ValueError):
+    """A data file that does not have the expected format; the message names file, row, column."""

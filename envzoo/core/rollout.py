@@ -1,0 +1,85 @@
+"""Running reference policies for whole episodes, for every face of an environment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from envzoo.core.policy import Policy
+
+
+@dataclass
+class EpisodeResult:
+    """What one episode produced: its KPIs (``info["metrics"]``), return and length."""
+
+    metrics: dict[str, float]
+    episode_return: float | np.ndarray
+    length: int
+
+
+def run_episode(env, policy: Policy, seed: int | None = None) -> EpisodeResult:
+    """Play one episode of a Gymnasium or PettingZoo-parallel env with ``policy``.
+
+    For PettingZoo envs the return is the mean over agents and the metrics are those every
+    agent's final info carries.
+    """
+    policy.reset(seed)
+    if hasattr(env, "possible_agents"):
+        return _run_parallel(env, policy, seed)
+    observation, info = env.reset(seed=seed)
+    total, length = 0.0, 0
+    while True:
+        observation, reward, terminated, truncated, info = env.step(policy(observation, info))
+        total = total + np.asarray(reward, dtype=np.float64)
+        length += 1
+        if terminated or truncated:
+            return EpisodeResult(_float_metrics(info), _plain(total), length)
+
+
+def _run_parallel(env, policy: Policy, seed: int | None) -> EpisodeResult:
+    observations, infos = env.reset(seed=seed)
+    returns = {agent: 0.0 for agent in env.possible_agents}
+    length, last_infos = 0, infos
+    while env.agents:
+        actions = policy(observations, infos)
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        for agent, reward in rewards.items():
+            returns[agent] += float(reward)
+        last_infos = infos or last_infos
+        length += 1
+    metrics = next(iter(last_infos.values())).get("metrics", {}) if last_infos else {}
+    return EpisodeResult(_float_metrics({"metrics": metrics}), float(np.mean(list(returns.values()))), length)
+
+
+def _float_metrics(info: dict) -> dict[str, float]:
+    return {name: float(value) for name, value in info.get("metrics", {}).items()}
+
+
+def _plain(total):
+    total = np.asarray(total)
+    return float(total) if total.ndim == 0 else total
+
+
+def evaluate(make_env: Callable[[], object], make_policy: Callable[[object], Policy],
+             episodes: int, seed: int = 0, progress: Callable[[Iterable], Iterable] | None = None
+             ) -> list[EpisodeResult]:
+    """Run ``episodes`` episodes with seeds ``seed, seed + 1, ...`` on a fresh env."""
+    env = make_env()
+    try:
+        policy = make_policy(env)
+        seeds = range(seed, seed + episodes)
+        return [run_episode(env, policy, s) for s in (progress(seeds) if progress else seeds)]
+    finally:
+        env.close()
+
+
+def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
+    """Mean and standard deviation of each metric (and the return) over episodes."""
+    names = list(results[0].metrics) if results else []
+    table = {name: np.array([r.metrics.get(name, np.nan) for r in results]) for name in names}
+    returns = [np.sum(r.episode_return) if np.ndim(r.episode_return) else r.episode_return for r in results]
+    table["return"] = np.array(returns, dtype=np.float64)
+    table["length"] = np.array([r.length for r in results], dtype=np.float64)
+    return {name: (float(np.mean(v)), float(np.std(v))) for name, v in table.items()}

@@ -1,0 +1,37 @@
+"""Early, explicit validation of actions: nothing outside the action space is silently used."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.core.errors import InvalidActionError
+
+
+def check_action(space: spaces.Space, action, hint: str = ""):
+    """Return ``action`` as the space's type, or raise :class:`InvalidActionError`."""
+    if isinstance(space, spaces.Discrete):
+        value = np.asarray(action)
+        if value.shape != () or not np.issubdtype(value.dtype, np.integer):
+            raise InvalidActionError(f"action {action!r} is not one integer; {space} expects an "
+                                     f"integer in [{space.start}, {space.start + space.n}). {hint}")
+        action = int(value)
+    if not space.contains(action if not isinstance(space, spaces.Box) else np.asarray(action, dtype=space.dtype)):
+        raise InvalidActionError(f"action {action!r} is outside the action space {space}. {hint}")
+    return action
+
+
+def check_batch_action(space: spaces.Discrete, actions, num_envs: int, hint: str = "") -> np.ndarray:
+    """Validate a batch of Discrete actions (shape (num_envs,)) and return them as int64."""
+    array = np.asarray(actions)
+    if array.shape != (num_envs,):
+        raise InvalidActionError(f"expected {num_envs} actions (shape ({num_envs},)), got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise InvalidActionError(f"actions must be integers, got dtype {array.dtype}: {array!r}")
+    array = array.astype(np.int64)
+    bad = (array < space.start) | (array >= space.start + space.n)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise InvalidActionError(f"action {array[index]} of sub-env {index} is outside {space}: "
+                                 f"use integers in [{space.start}, {space.start + space.n}). {hint}")
+    return array

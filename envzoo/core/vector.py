@@ -1,0 +1,29 @@
+"""Helpers for native vector envs: Gymnasium's info layout and SAME_STEP autoreset."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def with_masks(info: dict, mask: np.ndarray) -> dict:
+    """Add Gymnasium's ``_key`` boolean masks to a dict of per-sub-env arrays (recursively),
+    keeping only the entries where ``mask`` holds (others are zeroed)."""
+    out = {}
+    for key, value in info.items():
+        if isinstance(value, dict):
+            out[key] = with_masks(value, mask)
+        else:
+            value = np.asarray(value)
+            out[key] = np.where(mask.reshape((-1,) + (1,) * (value.ndim - 1)), value, np.zeros_like(value))
+        out[f"_{key}"] = mask.copy()
+    return out
+
+
+def final_step_info(info: dict, observations: np.ndarray, done: np.ndarray) -> dict:
+    """The SAME_STEP autoreset entries: ``final_obs`` (object array, None where not done) and
+    ``final_info`` (the finished episodes' infos), with their masks."""
+    final_obs = np.full(len(done), None, dtype=object)
+    for row in np.flatnonzero(done):
+        final_obs[row] = observations[row]
+    return {"final_obs": final_obs, "_final_obs": done.copy(),
+            "final_info": with_masks(info, done), "_final_info": done.copy()}

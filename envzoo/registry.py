@@ -1,0 +1,274 @@
+"""Load, validate and register ``registry.yaml``: the single source of truth for every id.
+
+Each entry of ``envs:`` has these fields (``*`` = required)::
+
+    id*                 envzoo/<Name>-v<N>
+    kind*               gymnasium | pettingzoo-parallel
+    domain*             the package under envzoo/ that implements it
+    entry_point*        "module:attr" of the env class
+    vector_entry_point  "module:attr" of the native VectorEnv (gymnasium kinds only)
+    kwargs              default constructor arguments
+    max_episode_steps   truncation horizon (max_cycles for PettingZoo)
+    objectives          names of the vector reward's components (multi-objective ids)
+    costs               names of the constraint signals in info["cost"]
+    metrics*            names of the KPIs in info["metrics"] at episode end
+    papers              references the environment follows
+    extra               the pip extra it needs (see envzoo.core.extras)
+    tags                free-form labels for filtering
+    policies            name -> "module:attr" or {entry_point, kwargs}: reference policies
+    summary*            one line for listings
+
+Importing this module imports no domain module: entry points stay strings until an env is made.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from envzoo.core.errors import RegistryError
+from envzoo.core.extras import EXTRA_MODULES, missing_modules
+from envzoo.core.errors import MissingExtraError
+
+REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
+KINDS = ("gymnasium", "pettingzoo-parallel")
+_ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
+_ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class PolicyRef:
+    """A reference policy: a factory ``entry_point(env, **kwargs)``."""
+
+    name: str
+    entry_point: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def load(self):
+        return load_attr(self.entry_point)
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One registry entry; see the module docstring for the fields."""
+
+    id: str
+    kind: str
+    domain: str
+    entry_point: str
+    summary: str
+    metrics: tuple[str, ...]
+    vector_entry_point: str | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    max_episode_steps: int | None = None
+    objectives: tuple[str, ...] = ()
+    costs: tuple[str, ...] = ()
+    papers: tuple[str, ...] = ()
+    extra: str | None = None
+    tags: tuple[str, ...] = ()
+    policies: tuple[PolicyRef, ...] = ()
+
+    @property
+    def is_multi_agent(self) -> bool:
+        return self.kind == "pettingzoo-parallel"
+
+    @property
+    def is_multi_objective(self) -> bool:
+        return bool(self.objectives)
+
+    @property
+    def installed(self) -> bool:
+        """Whether the optional extra this env needs is installed."""
+        return not missing_modules(self.extra)
+
+    @property
+    def install_hint(self) -> str | None:
+        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
+
+    def policy(self, name: str) -> PolicyRef:
+        for ref in self.policies:
+            if ref.name == name:
+                return ref
+        known = ", ".join(ref.name for ref in self.policies) or "none"
+        raise RegistryError(f"{self.id} has no reference policy {name!r}; known: {known}")
+
+    def require_extra(self) -> None:
+        missing = missing_modules(self.extra)
+        if missing:
+            raise MissingExtraError(self.extra, missing[0], self.id)
+
+
+def load_attr(entry_point: str):
+    """Import ``"module:attr"``."""
+    module, _, attr = entry_point.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# ---------------------------------------------------------------------- validation
+_REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
+_OPTIONAL = {"vector_entry_point": str, "kwargs": dict, "max_episode_steps": int,
+             "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
+             "policies": dict}
+
+
+def _fail(where: str, field_name: str, problem: str) -> RegistryError:
+    return RegistryError(f"registry.yaml, entry {where}, field {field_name!r}: {problem}")
+
+
+def parse_entry(raw: Any, position: int) -> EnvEntry:
+    """Validate one raw YAML entry; errors name the entry (id or position) and the field."""
+    where = f"#{position}"
+    if not isinstance(raw, dict):
+        raise RegistryError(f"registry.yaml, entry {where}: expected a mapping, got {type(raw).__name__}")
+    if isinstance(raw.get("id"), str):
+        where = f"#{position} ({raw['id']})"
+    unknown = set(raw) - set(_REQUIRED) - set(_OPTIONAL)
+    if unknown:
+        raise _fail(where, sorted(unknown)[0], f"unknown field; allowed: {sorted({**_REQUIRED, **_OPTIONAL})}")
+    for name, kind in _REQUIRED.items():
+        if name not in raw:
+            raise _fail(where, name, "missing (required)")
+    for name, kind in {**_REQUIRED, **_OPTIONAL}.items():
+        value = raw.get(name)
+        if value is not None and not isinstance(value, kind):
+            raise _fail(where, name, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        if kind is list and value is not None and not all(isinstance(v, str) for v in value):
+            raise _fail(where, name, "expected a list of strings")
+    if not _ID.match(raw["id"]):
+        raise _fail(where, "id", f"{raw['id']!r} does not have the form envzoo/<Name>-v<N>")
+    if raw["kind"] not in KINDS:
+        raise _fail(where, "kind", f"{raw['kind']!r} is not one of {KINDS}")
+    for name in ("entry_point", "vector_entry_point"):
+        if raw.get(name) is not None and not _ENTRY_POINT.match(raw[name]):
+            raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'")
+    if raw.get("vector_entry_point") and raw["kind"] != "gymnasium":
+        raise _fail(where, "vector_entry_point", "only gymnasium kinds have a vector entry point")
+    if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
+        raise _fail(where, "max_episode_steps", "must be >= 1")
+    if raw.get("extra") is not None and raw["extra"] not in EXTRA_MODULES:
+        raise _fail(where, "extra", f"{raw['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
+    policies = []
+    for name, spec in (raw.get("policies") or {}).items():
+        if isinstance(spec, str):
+            spec = {"entry_point": spec}
+        if not isinstance(spec, dict) or not _ENTRY_POINT.match(str(spec.get("entry_point", ""))):
+            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs}")
+        extra_keys = set(spec) - {"entry_point", "kwargs"}
+        if extra_keys:
+            raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
+        policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {})))
+    return EnvEntry(
+        id=raw["id"], kind=raw["kind"], domain=raw["domain"], entry_point=raw["entry_point"],
+        summary=raw["summary"], metrics=tuple(raw["metrics"]),
+        vector_entry_point=raw.get("vector_entry_point"), kwargs=dict(raw.get("kwargs") or {}),
+        max_episode_steps=raw.get("max_episode_steps"),
+        objectives=tuple(raw.get("objectives") or ()), costs=tuple(raw.get("costs") or ()),
+        papers=tuple(raw.get("papers") or ()), extra=raw.get("extra"),
+        tags=tuple(raw.get("tags") or ()), policies=tuple(policies),
+    )
+
+
+def parse_registry(text: str) -> dict[str, EnvEntry]:
+    """Validate a whole registry document and return its entries by id."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise RegistryError(f"registry.yaml is not valid YAML: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("envs"), list):
+        raise RegistryError("registry.yaml must be a mapping with a list under 'envs:'")
+    entries: dict[str, EnvEntry] = {}
+    for position, raw in enumerate(document["envs"]):
+        entry = parse_entry(raw, position)
+        if entry.id in entries:
+            raise _fail(f"#{position} ({entry.id})", "id", "duplicate id")
+        entries[entry.id] = entry
+    return entries
+
+
+@lru_cache(maxsize=1)
+def entries() -> dict[str, EnvEntry]:
+    """The validated entries of the installed ``registry.yaml``, by id."""
+    return parse_registry(REGISTRY_PATH.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------- registration
+def register_all() -> None:
+    """Register every entry with Gymnasium or PettingZoo (idempotent)."""
+    import gymnasium
+    import pettingzoo
+
+    for entry in entries().values():
+        if entry.is_multi_agent:
+            if entry.id not in pettingzoo.parallel_registry:
+                pettingzoo.register("parallel", entry.id, entry_point=entry.entry_point,
+                                    max_cycles=entry.max_episode_steps, kwargs=dict(entry.kwargs))
+        elif entry.id not in gymnasium.registry:
+            gymnasium.register(
+                id=entry.id,
+                entry_point=entry.entry_point,
+                vector_entry_point=entry.vector_entry_point,
+                max_episode_steps=entry.max_episode_steps,
+                kwargs=dict(entry.kwargs),
+                # Gymnasium's passive checker expects scalar rewards; mo_gymnasium.make
+                # disables it too.
+                disable_env_checker=entry.is_multi_objective,
+            )
+
+
+# ---------------------------------------------------------------------- public helpers
+def list_envs(domain: str | None = None, kind: str | None = None, tag: str | None = None,
+              installed: bool | None = None) -> list[EnvEntry]:
+    """Registry entries, optionally filtered by domain, kind, tag or whether their extra is installed."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    found = []
+    for entry in entries().values():
+        if domain is not None and entry.domain != domain:
+            continue
+        if kind is not None and entry.kind != kind:
+            continue
+        if tag is not None and tag not in entry.tags:
+            continue
+        if installed is not None and entry.installed != installed:
+            continue
+        found.append(entry)
+    return found
+
+
+def env_info(env_id: str) -> EnvEntry:
+    """The registry entry of ``env_id`` (``"envzoo:"`` prefixes are accepted)."""
+    env_id = env_id.removeprefix("envzoo:")
+    try:
+        return entries()[env_id]
+    except KeyError:
+        close = [known for known in entries() if env_id.lower().split("/")[-1][:6] in known.lower()]
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise RegistryError(f"{env_id!r} is not an envzoo id.{hint} See `envzoo list`.") from None
+
+
+def make(env_id: str, **kwargs):
+    """Make any envzoo env: ``gymnasium.make`` or ``pettingzoo.make("parallel", ...)`` by kind.
+
+    Checks the env's extra first, so a missing one names ``pip install "envzoo[extra]"``.
+    """
+    entry = env_info(env_id)
+    entry.require_extra()
+    if entry.is_multi_agent:
+        import pettingzoo
+
+        return pettingzoo.make("parallel", entry.id, **kwargs)
+    import gymnasium
+
+    return gymnasium.make(entry.id, **kwargs)
+
+
+def make_policy(env_id: str, name: str, env):
+    """Instantiate the reference policy ``name`` of ``env_id`` for ``env``."""
+    ref = env_info(env_id).policy(name)
+    return ref.load()(env, **ref.kwargs)

@@ -1,0 +1,165 @@
+"""Knative Pod Autoscaler (KPA) decision rule, on batched arrays.
+
+Knative's request-based autoscaler (``pkg/autoscaler/scaling/autoscaler.go``) runs every
+``tick_s`` seconds. It averages the observed concurrency (requests in flight, including those
+buffered by the activator) over a stable window and a shorter panic window, and computes::
+
+    ready        = max(1, ready pods)
+    target       = containerConcurrency * utilization   (or default_target * utilization
+                                                         when concurrency is unlimited)
+    stable_pods  = ceil(stable_avg / target)             clamped to [floor(ready / down_rate),
+    panic_pods   = ceil(panic_avg / target)                          ceil(up_rate * ready)]
+    over_panic   = panic_pods / ready >= panic_threshold
+
+It enters panic mode when ``over_panic`` first holds, stays in it while ``over_panic`` holds and
+for one stable window after, and while panicking never scales down
+(``desired = max(panic_pods, desired_before)``); otherwise ``desired = stable_pods``. A desired
+scale of zero removes the last pod only after ``scale_to_zero_grace_s``. ``min_scale`` and
+``max_scale`` bound the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class KPAParams:
+    """Knative autoscaling settings, named after their ``config-autoscaler`` keys.
+
+    Attributes:
+        enabled: ``False`` pins the pod count at ``initial_scale`` (no autoscaling).
+        tick_s: seconds between two autoscaler decisions (Knative: 2 s).
+        stable_window_s: averaging window of the stable mode (``stable-window``, 60 s).
+        panic_window_pct: panic window as a percentage of the stable one (10 %).
+        panic_threshold: panic when panic pods / ready pods reach this (200 % → 2.0).
+        target_utilization: fraction of the concurrency target aimed for (70 % → 0.7).
+        default_target: concurrency target per pod when concurrency is unlimited (100).
+        max_scale_up_rate: at most ``rate × ready`` pods after one decision (1000).
+        max_scale_down_rate: at least ``ready / rate`` pods after one decision (2).
+        scale_to_zero_grace_s: how long a desired scale of zero waits before the last pod goes.
+        initial_scale: pods at the start of an episode (Knative's ``initial-scale``, 1).
+        min_scale: lower bound on pods (0 allows scale to zero).
+        max_scale: upper bound on pods.
+    """
+
+    enabled: bool = True
+    tick_s: float = 2.0
+    stable_window_s: float = 60.0
+    panic_window_pct: float = 10.0
+    panic_threshold: float = 2.0
+    target_utilization: float = 0.7
+    default_target: float = 100.0
+    max_scale_up_rate: float = 1000.0
+    max_scale_down_rate: float = 2.0
+    scale_to_zero_grace_s: float = 30.0
+    initial_scale: int = 1
+    min_scale: int = 0
+    max_scale: int = 100
+
+    def __post_init__(self):
+        positive = ("tick_s", "stable_window_s", "panic_window_pct", "panic_threshold",
+                    "target_utilization", "default_target", "max_scale_up_rate")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"KPAParams.{name} must be > 0, got {getattr(self, name)!r}")
+        if self.max_scale_down_rate < 1:
+            raise ValueError("KPAParams.max_scale_down_rate must be >= 1 "
+                             f"(got {self.max_scale_down_rate}); 1 forbids scaling down")
+        if not 0 <= self.min_scale <= self.max_scale:
+            raise ValueError(f"need 0 <= min_scale <= max_scale, got {self.min_scale}, {self.max_scale}")
+        if not self.min_scale <= self.initial_scale <= self.max_scale:
+            raise ValueError(f"initial_scale {self.initial_scale} must lie in "
+                             f"[min_scale, max_scale] = [{self.min_scale}, {self.max_scale}]")
+        if self.scale_to_zero_grace_s < 0:
+            raise ValueError("KPAParams.scale_to_zero_grace_s must be >= 0")
+        if self.stable_ticks < 1 or self.panic_ticks < 1:
+            raise ValueError("stable and panic windows must each span at least one tick")
+
+    @property
+    def stable_ticks(self) -> int:
+        return int(round(self.stable_window_s / self.tick_s))
+
+    @property
+    def panic_ticks(self) -> int:
+        return max(1, int(round(self.stable_window_s * self.panic_window_pct / 100 / self.tick_s)))
+
+
+@dataclass
+class KPAState:
+    """Autoscaler memory per (instance, function); every array has shape (B, F)."""
+
+    samples: np.ndarray  # (B, F, stable_ticks) observed concurrency per tick, newest last
+    n_samples: np.ndarray  # ticks observed so far (capped at stable_ticks)
+    panic_until: np.ndarray  # time until which panic mode lasts; -inf when not panicking
+    desired: np.ndarray  # last decision
+    zero_since: np.ndarray  # time the decision first became 0; nan otherwise
+
+    @classmethod
+    def initial(cls, params: KPAParams, shape: tuple[int, int]) -> "KPAState":
+        return cls(
+            samples=np.zeros(shape + (params.stable_ticks,)),
+            n_samples=np.zeros(shape, dtype=np.int64),
+            panic_until=np.full(shape, -np.inf),
+            desired=np.full(shape, params.initial_scale, dtype=np.int64),
+            zero_since=np.full(shape, np.nan),
+        )
+
+    def reset_rows(self, rows: np.ndarray, params: KPAParams) -> None:
+        self.samples[rows] = 0.0
+        self.n_samples[rows] = 0
+        self.panic_until[rows] = -np.inf
+        self.desired[rows] = params.initial_scale
+        self.zero_since[rows] = np.nan
+
+
+def concurrency_target(concurrency_limit: np.ndarray, params: KPAParams) -> np.ndarray:
+    """Per-pod concurrency the KPA aims for; a limit of 0 means unlimited."""
+    limit = np.asarray(concurrency_limit, dtype=np.float64)
+    return np.where(limit > 0, limit, params.default_target) * params.target_utilization
+
+
+def kpa_tick(
+    state: KPAState,
+    observed_concurrency: np.ndarray,
+    ready_pods: np.ndarray,
+    concurrency_limit: np.ndarray,
+    now: float | np.ndarray,
+    params: KPAParams,
+) -> np.ndarray:
+    """Record one tick's average concurrency and return the desired pod count (B, F)."""
+    state.samples = np.roll(state.samples, -1, axis=-1)
+    state.samples[..., -1] = observed_concurrency
+    state.n_samples = np.minimum(state.n_samples + 1, params.stable_ticks)
+    if not params.enabled:
+        return state.desired
+
+    stable_n = state.n_samples
+    panic_n = np.minimum(stable_n, params.panic_ticks)
+    window = np.arange(params.stable_ticks)[::-1]  # age of each sample, in ticks
+    stable_avg = np.where(window < stable_n[..., None], state.samples, 0.0).sum(-1) / stable_n
+    panic_avg = np.where(window < panic_n[..., None], state.samples, 0.0).sum(-1) / panic_n
+
+    ready = np.maximum(ready_pods, 1).astype(np.float64)
+    target = concurrency_target(concurrency_limit, params)
+    up_limit = np.ceil(params.max_scale_up_rate * ready)
+    down_limit = np.floor(ready / params.max_scale_down_rate)
+    stable_pods = np.clip(np.ceil(stable_avg / target), down_limit, up_limit)
+    panic_pods = np.clip(np.ceil(panic_avg / target), down_limit, up_limit)
+
+    over_panic = panic_pods / ready >= params.panic_threshold
+    now = np.broadcast_to(now, over_panic.shape)
+    state.panic_until = np.where(over_panic, now + params.stable_window_s, state.panic_until)
+    panicking = now < state.panic_until
+    desired = np.where(panicking, np.maximum(panic_pods, state.desired), stable_pods)
+    desired = desired.astype(np.int64)
+    state.desired = desired
+
+    # Scale to zero only after the grace period; until then a running pod stays.
+    became_zero = (desired == 0) & np.isnan(state.zero_since)
+    state.zero_since = np.where(desired == 0, np.where(became_zero, now, state.zero_since), np.nan)
+    grace_over = now - state.zero_since >= params.scale_to_zero_grace_s
+    effective = np.where((desired == 0) & ~grace_over & (ready_pods > 0), 1, desired)
+    return np.clip(effective, params.min_scale, params.max_scale)

@@ -1,0 +1,360 @@
+"""Batched simulator of Knative services under request-based autoscaling.
+
+State arrays have shape (B, F): B independent instances (the vector env's sub-envs) of F
+functions (the cluster's services; F = 1 for the single-service envs). One call of
+:meth:`ServerlessSim.advance` simulates one decision interval for every instance at once.
+
+Time is discretised in ticks of ``dt`` seconds. In each tick, for each function:
+
+1. pods whose cold start ends become ready;
+2. requests in service complete independently with probability ``1 − exp(−μ dt)``, where the
+   per-request service rate ``μ = 1 / (mean_service_s · (1 + contention · max(k − 1, 0)))``
+   falls with the average number ``k`` of requests in flight per ready pod (CPU contention);
+3. Poisson arrivals join the activator/queue-proxy buffer; those beyond ``queue_capacity`` are
+   rejected (HTTP 503);
+4. buffered requests start, first come first served, up to the concurrency limit of the ready
+   pods (``containerConcurrency``; 0 means unlimited, Knative's default);
+5. every ``kpa.tick_s`` the KPA (:mod:`envzoo.serverless.kpa`) sees the tick's average
+   concurrency and sets the desired scale; surplus pods go (still-starting ones first, busy
+   ones drain first), missing pods start a cold start of ``cold_start_s`` seconds. In a cluster
+   of finite ``cluster_pods``, pods beyond the free capacity are not scheduled; the free
+   capacity is shared in proportion to the pods each function asks for.
+
+With exponential service and no contention this is the M/M/c queue in discrete time, exact as
+``dt → 0``: counts are drawn exactly (binomial, Poisson) by :mod:`envzoo.core.rng`.
+
+Latency. A request arriving in tick ``a`` and completing in tick ``d`` has latency
+``(d − a) · dt``. The mean latency follows from Little's law on the counts (exact). Its
+distribution (p95, p99) comes from *tagged* requests: every R-th admitted request (R set each
+decision step so that the ``latency_tags`` slots suffice) is followed individually through the
+queue and service, and weighted by R, which makes the histogram an unbiased sample of all
+requests; a tag that finds no free slot is counted in ``tags_dropped``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from envzoo.core import rng
+from envzoo.core.histogram import LogBins
+from envzoo.serverless.kpa import KPAParams, KPAState, kpa_tick
+from envzoo.serverless.workloads import Workload, make_workload
+
+FREE, QUEUED, SERVING = 0, 1, 2
+_UNLIMITED = np.int64(2**40)  # capacity of a pod with no concurrency limit
+
+
+@dataclass(frozen=True)
+class ServiceParams:
+    """How each function's pods serve requests.
+
+    Attributes:
+        mean_service_s: mean service time with one request in flight on the pod (exponential);
+            a list gives one value per function.
+        contention: slowdown per extra concurrent request on a pod (0 = none).
+        cold_start_s: seconds from the scale-up decision until a new pod is ready.
+        queue_capacity: requests the activator/queue-proxy buffers per function before
+            rejecting.
+    """
+
+    mean_service_s: float | tuple = 1.0
+    contention: float = 0.05
+    cold_start_s: float = 4.0
+    queue_capacity: int = 5000
+
+    def __post_init__(self):
+        service = np.atleast_1d(np.asarray(self.mean_service_s, dtype=np.float64))
+        if np.any(service <= 0) or not np.all(np.isfinite(service)):
+            raise ValueError(f"mean_service_s must be > 0, got {self.mean_service_s!r}")
+        if self.contention < 0 or self.cold_start_s < 0 or self.queue_capacity < 0:
+            raise ValueError("contention, cold_start_s and queue_capacity must be >= 0")
+
+
+@dataclass(frozen=True)
+class SimParams:
+    """Everything that defines a simulated service (or cluster of services)."""
+
+    dt: float = 0.1
+    decision_interval_s: float = 10.0
+    service: ServiceParams = field(default_factory=ServiceParams)
+    kpa: KPAParams = field(default_factory=KPAParams)
+    cluster_pods: int | None = None
+    latency_tags: int = 32
+    latency_bins: LogBins = field(default_factory=lambda: LogBins(1e-3, 1e4, 280))
+
+    def __post_init__(self):
+        if self.dt <= 0:
+            raise ValueError(f"dt must be > 0, got {self.dt}")
+        for name, seconds in (("decision_interval_s", self.decision_interval_s),
+                              ("kpa.tick_s", self.kpa.tick_s)):
+            ratio = seconds / self.dt
+            if ratio < 1 or abs(ratio - round(ratio)) > 1e-9:
+                raise ValueError(f"{name} = {seconds} must be a positive multiple of dt = {self.dt}")
+        ticks = self.decision_interval_s / self.kpa.tick_s
+        if abs(ticks - round(ticks)) > 1e-9:
+            raise ValueError(f"decision_interval_s = {self.decision_interval_s} must be a multiple "
+                             f"of kpa.tick_s = {self.kpa.tick_s}")
+        if self.cluster_pods is not None and self.cluster_pods < 1:
+            raise ValueError(f"cluster_pods must be >= 1 or None, got {self.cluster_pods}")
+        if self.latency_tags < 1:
+            raise ValueError("latency_tags must be >= 1")
+
+    @property
+    def ticks_per_step(self) -> int:
+        return int(round(self.decision_interval_s / self.dt))
+
+    @property
+    def ticks_per_kpa(self) -> int:
+        return int(round(self.kpa.tick_s / self.dt))
+
+    @property
+    def cold_start_ticks(self) -> int:
+        return int(round(self.service.cold_start_s / self.dt))
+
+
+#: Per-(instance, function) totals kept over an episode and reported per step.
+COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds",
+            "pod_seconds", "cold_starts", "pods_denied", "tags_dropped", "tagged_requests",
+            "tagged_latency_seconds")
+
+
+class ServerlessSim:
+    """B instances of F Knative services; see the module docstring for the dynamics."""
+
+    def __init__(self, params: SimParams, workload, n_instances: int, n_functions: int = 1):
+        self.params = params
+        self.workload: Workload = make_workload(workload, params.dt)
+        fixed = self.workload.n_functions()
+        if fixed is not None and fixed != n_functions:
+            raise ValueError(f"the workload describes {fixed} functions but the simulator has "
+                             f"{n_functions}; give one rate (or trace row) per function")
+        service = np.atleast_1d(np.asarray(params.service.mean_service_s, dtype=np.float64))
+        if service.size not in (1, n_functions):
+            raise ValueError(f"mean_service_s has {service.size} values for {n_functions} functions")
+        self.mean_service = np.broadcast_to(service, (n_functions,)).copy()
+        self.B, self.F = n_instances, n_functions
+        shape = (n_instances, n_functions)
+        self.shape = shape
+        self.clock = 0  # ticks since construction, shared by all instances (ring-buffer index)
+        self.ring = params.cold_start_ticks + 1
+        self.keys = np.zeros(n_instances, dtype=np.uint64)
+        self.draws = np.zeros(n_instances, dtype=np.uint64)
+        self.time = np.zeros(n_instances)
+        self.queue = np.zeros(shape, dtype=np.int64)
+        self.in_service = np.zeros(shape, dtype=np.int64)
+        self.ready = np.zeros(shape, dtype=np.int64)
+        self.starting = np.zeros(shape + (self.ring,), dtype=np.int64)
+        self.desired = np.zeros(shape, dtype=np.int64)
+        self.kpa = KPAState.initial(params.kpa, shape)
+        self.workload_memory = np.zeros(shape + (2,))
+        self.admitted_index = np.zeros(shape, dtype=np.int64)
+        self.next_tag = np.ones(shape, dtype=np.int64)
+        self.tag_every = np.ones(shape, dtype=np.int64)
+        tags = shape + (params.latency_tags,)
+        self.tag_state = np.zeros(tags, dtype=np.int8)
+        self.tag_position = np.zeros(tags, dtype=np.int64)
+        self.tag_arrival = np.zeros(tags, dtype=np.int64)
+        self.tag_weight = np.zeros(tags)
+        self.latency_hist = np.zeros(shape + (params.latency_bins.n,))
+        self.totals = {name: np.zeros(shape) for name in COUNTERS}
+        self._concurrency_sum = np.zeros(shape)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
+        """Start a new episode in instances ``rows`` (bool mask or indices) with ``keys``."""
+        rows = np.asarray(rows)
+        if rows.dtype != bool:
+            mask = np.zeros(self.B, dtype=bool)
+            mask[rows] = True
+            rows = mask
+        self.keys[rows] = keys
+        self.draws[rows] = 0
+        self.time[rows] = 0.0
+        for array in (self.queue, self.in_service, self.starting, self.admitted_index,
+                      self.tag_state, self.latency_hist, self._concurrency_sum):
+            array[rows] = 0
+        self.next_tag[rows] = 1
+        self.tag_every[rows] = 1
+        self.ready[rows] = self.params.kpa.initial_scale
+        self.desired[rows] = self.params.kpa.initial_scale
+        for total in self.totals.values():
+            total[rows] = 0.0
+        self.kpa.reset_rows(rows, self.params.kpa)
+        u = rng.uniforms(self.keys[rows], self.draws[rows], (self.F, 2))
+        self.draws[rows] += 1
+        self.workload_memory[rows] = self.workload.start(u)
+
+    # ------------------------------------------------------------------ step
+    def advance(self, concurrency: np.ndarray) -> dict[str, np.ndarray]:
+        """Simulate one decision interval with per-(instance, function) concurrency limits.
+
+        Returns this interval's counters (see ``COUNTERS``) plus the end state, each (B, F).
+        """
+        p = self.params
+        limit = np.broadcast_to(np.asarray(concurrency, dtype=np.int64), self.shape)
+        S, M, dt = p.ticks_per_step, p.latency_tags, p.dt
+        before = {name: total.copy() for name, total in self.totals.items()}
+
+        offsets = self.time[:, None, None] + dt * np.arange(S)[None, None, :]
+        u_workload = rng.uniforms(self.keys, self.draws, (self.F, S))
+        rates = self.workload.rates(offsets, self.workload_memory, u_workload)
+        arrivals = rng.poisson(rng.draw_seeds(self.keys, self.draws + 1, (self.F, S)), rates * dt)
+        completion_seeds = rng.draw_seeds(self.keys, self.draws + 2, (self.F, S))
+        # Enough uniforms for the typical tick's completions in one block; rare overflow draws more.
+        busiest = float(np.max(self.in_service + self.queue, initial=0) + arrivals.max(initial=0))
+        expected = busiest * (1 - np.exp(-dt / self.mean_service.min()))
+        completion_block = rng.log_uniforms(completion_seeds, int(expected + 4 * np.sqrt(expected) + 4))
+        u_tags = rng.uniforms(self.keys, self.draws + 3, (self.F, S, M))
+        self.draws += 4
+
+        # Sample every R-th request, R chosen so that the tags in flight fit the slots.
+        in_system = self.queue + self.in_service + rates.max(-1) * 5 * self.mean_service
+        self.tag_every = np.maximum(1, np.ceil(2 * in_system / M)).astype(np.int64)
+
+        for s in range(S):
+            self._tick(s, limit, arrivals[..., s], completion_seeds[..., s],
+                       completion_block[..., s, :], u_tags[..., s, :])
+
+        self.time += p.decision_interval_s
+        stats = {name: self.totals[name] - before[name] for name in COUNTERS}
+        stats.update(queue=self.queue.copy(), in_service=self.in_service.copy(),
+                     ready=self.ready.copy(), starting=self.starting.sum(-1),
+                     desired=self.desired.copy(), rates=rates.mean(-1),
+                     panic=(self.kpa.panic_until > self.time[:, None]).astype(np.float64))
+        return stats
+
+    def _tick(self, s, limit, arrived, completion_seeds, completion_block, u_tags):
+        p, t = self.params, self.totals
+        now = self.clock
+        slot = now % self.ring
+        self.ready += self.starting[..., slot]
+        self.starting[..., slot] = 0
+
+        # 2. completions
+        per_pod = self.in_service / np.maximum(self.ready, 1)
+        slowdown = 1.0 + p.service.contention * np.maximum(per_pod - 1.0, 0.0)
+        prob = -np.expm1(-p.dt / (self.mean_service * slowdown))
+        done = rng.binomial(completion_seeds, self.in_service, prob, completion_block)
+        self.in_service -= done
+        t["completed"] += done
+        serving = self.tag_state == SERVING
+        finished = serving & ((u_tags < prob[..., None]) | (self.in_service[..., None] == 0))
+        if finished.any():
+            latency = (now - self.tag_arrival) * p.dt
+            p.latency_bins.add(self.latency_hist, latency, self.tag_weight, finished)
+            t["tagged_requests"] += np.where(finished, self.tag_weight, 0.0).sum(-1)
+            t["tagged_latency_seconds"] += np.where(finished, latency * self.tag_weight, 0.0).sum(-1)
+            self.tag_state[finished] = FREE
+
+        # 3. arrivals into the buffer, and tags for every R-th admitted request
+        admitted = np.minimum(arrived, p.service.queue_capacity - self.queue)
+        t["arrived"] += arrived
+        t["admitted"] += admitted
+        t["rejected"] += arrived - admitted
+        last = self.admitted_index + admitted
+        new = np.where(self.next_tag <= last, (last - self.next_tag) // self.tag_every + 1, 0)
+        if new.any():
+            free = self.tag_state == FREE
+            rank = np.cumsum(free, axis=-1)
+            take = free & (rank <= new[..., None])
+            ahead = (self.queue + self.next_tag - self.admitted_index - 1)[..., None] \
+                + (rank - 1) * self.tag_every[..., None]
+            self.tag_position = np.where(take, ahead, self.tag_position)
+            self.tag_arrival = np.where(take, now, self.tag_arrival)
+            self.tag_weight = np.where(take, self.tag_every[..., None], self.tag_weight)
+            self.tag_state[take] = QUEUED
+            t["tags_dropped"] += new - take.sum(-1)
+            self.next_tag += new * self.tag_every
+        self.admitted_index = last
+        self.queue += admitted
+
+        # 4. first come, first served starts up to the concurrency limit
+        capacity = np.where(limit > 0, self.ready * limit, np.where(self.ready > 0, _UNLIMITED, 0))
+        started = np.minimum(self.queue, np.maximum(capacity - self.in_service, 0))
+        self.queue -= started
+        self.in_service += started
+        queued = self.tag_state == QUEUED
+        if queued.any():
+            self.tag_position -= np.where(queued, started[..., None], 0)
+            self.tag_state[queued & (self.tag_position < 0)] = SERVING
+
+        in_flight = self.queue + self.in_service
+        t["request_seconds"] += in_flight * p.dt
+        t["queue_seconds"] += self.queue * p.dt
+        t["pod_seconds"] += (self.ready + self.starting.sum(-1)) * p.dt
+        self._concurrency_sum += in_flight
+        self.clock += 1
+
+        if (s + 1) % p.ticks_per_kpa == 0:
+            observed = self._concurrency_sum / p.ticks_per_kpa
+            self._concurrency_sum[:] = 0.0
+            now_s = self.time[:, None] + (s + 1) * p.dt
+            self.desired = kpa_tick(self.kpa, observed, self.ready, limit, now_s, p.kpa)
+            self._scale_to(self.desired, limit)
+
+    def _scale_to(self, desired, limit):
+        """Remove surplus pods (starting ones first) and start missing ones."""
+        p = self.params
+        surplus = np.maximum(self.ready + self.starting.sum(-1) - desired, 0)
+        if surplus.any():
+            # Starting pods, newest (latest ready time) first.
+            newest_first = (self.clock - 1 - np.arange(self.ring)) % self.ring
+            starting = self.starting[..., newest_first]
+            before = np.cumsum(starting, axis=-1) - starting
+            removed = np.clip(surplus[..., None] - before, 0, starting)
+            self.starting[..., newest_first] = starting - removed
+            surplus = surplus - removed.sum(-1)
+            # Ready pods, keeping enough for the requests they are serving (they drain).
+            keep = np.where(limit > 0, -(-self.in_service // np.maximum(limit, 1)), self.in_service > 0)
+            self.ready -= np.minimum(surplus, np.maximum(self.ready - keep, 0))
+
+        missing = np.maximum(desired - self.ready - self.starting.sum(-1), 0)
+        if p.cluster_pods is not None:
+            used = (self.ready + self.starting.sum(-1)).sum(-1)
+            granted = share_capacity(missing, np.maximum(p.cluster_pods - used, 0))
+            self.totals["pods_denied"] += missing - granted
+            missing = granted
+        if missing.any():
+            self.totals["cold_starts"] += missing
+            if p.cold_start_ticks == 0:
+                self.ready += missing
+            else:
+                self.starting[..., (self.clock + p.cold_start_ticks) % self.ring] += missing
+
+    # ------------------------------------------------------------------ metrics
+    def episode_metrics(self) -> dict[str, np.ndarray]:
+        """KPIs since the last reset, each (B, F)."""
+        t = self.totals
+        elapsed = np.maximum(self.time, 1e-12)[:, None]
+        bins = self.params.latency_bins
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_latency = np.where(t["admitted"] > 0, t["request_seconds"] / t["admitted"], 0.0)
+            rejected_fraction = np.where(t["arrived"] > 0, t["rejected"] / t["arrived"], 0.0)
+        p95 = np.nan_to_num(bins.quantile(self.latency_hist, 0.95), nan=0.0)
+        p99 = np.nan_to_num(bins.quantile(self.latency_hist, 0.99), nan=0.0)
+        return {
+            "mean_latency_s": mean_latency,
+            "p95_latency_s": p95,
+            "p99_latency_s": p99,
+            "throughput_rps": t["completed"] / elapsed,
+            "rejected": t["rejected"].copy(),
+            "rejected_fraction": rejected_fraction,
+            "cold_starts": t["cold_starts"].copy(),
+            "pod_seconds": t["pod_seconds"].copy(),
+            "mean_pods": t["pod_seconds"] / elapsed,
+        }
+
+
+def share_capacity(wanted: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """Split ``free`` pods (B,) among functions wanting ``wanted`` (B, F) pods, in proportion to
+    what each wants; leftover pods go to the largest fractional shares (ties: lower index)."""
+    total = wanted.sum(-1)
+    fits = total <= free
+    share = wanted * (free / np.maximum(total, 1))[:, None]
+    base = np.floor(share).astype(np.int64)
+    leftover = (free - base.sum(-1))[:, None]
+    order = np.argsort(np.argsort(-(share - base), axis=-1, kind="stable"), axis=-1)
+    granted = base + (order < leftover)
+    return np.where(fits[:, None], wanted, np.minimum(granted, wanted))
