@@ -116,7 +116,7 @@ class SimParams:
 
 #: Per-(instance, function) totals kept over an episode and reported per step.
 COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds",
-            "pod_seconds", "cold_starts", "pods_denied", "tags_dropped", "tagged_requests",
+            "pod_seconds", "cold_starts", "denied_pod_seconds", "tags_dropped", "tagged_requests",
             "tagged_latency_seconds")
 
 
@@ -213,9 +213,13 @@ class ServerlessSim:
         in_system = self.queue + self.in_service + rates.max(-1) * 5 * self.mean_service
         self.tag_every = np.maximum(1, np.ceil(2 * in_system / M)).astype(np.int64)
 
+        self._finished = np.zeros(self.shape + (S, M), dtype=bool)
+        self._finished_latency = np.zeros(self.shape + (S, M))
+        self._finished_weight = np.zeros(self.shape + (S, M))
         for s in range(S):
             self._tick(s, limit, arrivals[..., s], completion_seeds[..., s],
                        completion_block[..., s, :], u_tags[..., s, :])
+        self._record_latencies()
 
         self.time += p.decision_interval_s
         stats = {name: self.totals[name] - before[name] for name in COUNTERS}
@@ -239,13 +243,12 @@ class ServerlessSim:
         done = rng.binomial(completion_seeds, self.in_service, prob, completion_block)
         self.in_service -= done
         t["completed"] += done
-        serving = self.tag_state == SERVING
-        finished = serving & ((u_tags < prob[..., None]) | (self.in_service[..., None] == 0))
+        # A tag is a sampled request with its own completion draw at the same per-request rate.
+        finished = (self.tag_state == SERVING) & (u_tags < prob[..., None])
         if finished.any():
-            latency = (now - self.tag_arrival) * p.dt
-            p.latency_bins.add(self.latency_hist, latency, self.tag_weight, finished)
-            t["tagged_requests"] += np.where(finished, self.tag_weight, 0.0).sum(-1)
-            t["tagged_latency_seconds"] += np.where(finished, latency * self.tag_weight, 0.0).sum(-1)
+            self._finished[..., s, :] = finished
+            self._finished_latency[..., s, :] = (now - self.tag_arrival) * p.dt
+            self._finished_weight[..., s, :] = self.tag_weight
             self.tag_state[finished] = FREE
 
         # 3. arrivals into the buffer, and tags for every R-th admitted request
@@ -294,6 +297,16 @@ class ServerlessSim:
             self.desired = kpa_tick(self.kpa, observed, self.ready, limit, now_s, p.kpa)
             self._scale_to(self.desired, limit)
 
+    def _record_latencies(self):
+        """Add the interval's completed tags to the latency histogram and totals."""
+        done, latency = self._finished, self._finished_latency
+        weight = np.where(done, self._finished_weight, 0.0)
+        shape = self.shape + (-1,)
+        self.params.latency_bins.add(self.latency_hist, latency.reshape(shape),
+                                     weight.reshape(shape), done.reshape(shape))
+        self.totals["tagged_requests"] += weight.sum((-1, -2))
+        self.totals["tagged_latency_seconds"] += (weight * latency).sum((-1, -2))
+
     def _scale_to(self, desired, limit):
         """Remove surplus pods (starting ones first) and start missing ones."""
         p = self.params
@@ -314,7 +327,7 @@ class ServerlessSim:
         if p.cluster_pods is not None:
             used = (self.ready + self.starting.sum(-1)).sum(-1)
             granted = share_capacity(missing, np.maximum(p.cluster_pods - used, 0))
-            self.totals["pods_denied"] += missing - granted
+            self.totals["denied_pod_seconds"] += (missing - granted) * p.kpa.tick_s
             missing = granted
         if missing.any():
             self.totals["cold_starts"] += missing
@@ -324,27 +337,28 @@ class ServerlessSim:
                 self.starting[..., (self.clock + p.cold_start_ticks) % self.ring] += missing
 
     # ------------------------------------------------------------------ metrics
-    def episode_metrics(self) -> dict[str, np.ndarray]:
-        """KPIs since the last reset, each (B, F)."""
-        t = self.totals
+    def episode_metrics(self, combine_functions: bool = False) -> dict[str, np.ndarray]:
+        """KPIs since the last reset, each (B, F); or (B, 1) for the functions together."""
+        t, hist = self.totals, self.latency_hist
+        if combine_functions:
+            t = {name: total.sum(-1, keepdims=True) for name, total in t.items()}
+            hist = hist.sum(1, keepdims=True)
         elapsed = np.maximum(self.time, 1e-12)[:, None]
         bins = self.params.latency_bins
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_latency = np.where(t["admitted"] > 0, t["request_seconds"] / t["admitted"], 0.0)
-            rejected_fraction = np.where(t["arrived"] > 0, t["rejected"] / t["arrived"], 0.0)
-        p95 = np.nan_to_num(bins.quantile(self.latency_hist, 0.95), nan=0.0)
-        p99 = np.nan_to_num(bins.quantile(self.latency_hist, 0.99), nan=0.0)
-        return {
-            "mean_latency_s": mean_latency,
-            "p95_latency_s": p95,
-            "p99_latency_s": p99,
+        metrics = {
+            "mean_latency_s": t["request_seconds"] / np.maximum(t["admitted"], 1),
+            "p95_latency_s": np.nan_to_num(bins.quantile(hist, 0.95), nan=0.0),
+            "p99_latency_s": np.nan_to_num(bins.quantile(hist, 0.99), nan=0.0),
             "throughput_rps": t["completed"] / elapsed,
             "rejected": t["rejected"].copy(),
-            "rejected_fraction": rejected_fraction,
+            "rejected_fraction": t["rejected"] / np.maximum(t["arrived"], 1),
             "cold_starts": t["cold_starts"].copy(),
             "pod_seconds": t["pod_seconds"].copy(),
             "mean_pods": t["pod_seconds"] / elapsed,
         }
+        if self.params.cluster_pods is not None:
+            metrics["denied_pod_seconds"] = t["denied_pod_seconds"].copy()
+        return metrics
 
 
 def share_capacity(wanted: np.ndarray, free: np.ndarray) -> np.ndarray:

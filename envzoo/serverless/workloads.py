@@ -219,6 +219,13 @@ def make_workload(spec, dt: float) -> Workload:
     else:
         options = {"kind": spec} if isinstance(spec, str) else dict(spec)
         kind = options.pop("kind", None)
+        if kind == "trace" and "path" in options:
+            from envzoo.serverless.data import load_azure_invocations
+
+            return load_azure_invocations(options.pop("path"), **options)
+        if kind == "trace" and "counts" not in options:
+            raise ValueError("the trace workload needs `path` (an Azure Functions invocations CSV) "
+                             "or `counts` (per-minute counts, one row per function)")
         if kind not in WORKLOADS:
             raise ValueError(f"unknown workload {kind!r}; choose one of {sorted(WORKLOADS)} "
                              "or pass a Workload instance")

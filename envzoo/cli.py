@@ -1,0 +1,413 @@
+"""The ``envzoo`` command: list, describe, evaluate, benchmark and tour the environments.
+
+::
+
+    envzoo list  [--domain D] [--kind K] [--tag T]
+    envzoo info  ID
+    envzoo eval  ID --policy NAME [--episodes K] [--seed S] [--max-steps N] [--json]
+    envzoo bench ID --num-envs N [--steps T] [--seed S] [--json]
+    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json]
+
+``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
+``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
+seeds ``S, S+1, ...``. For multi-objective ids the return is reported per objective
+(``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
+a library function, used by ``benchmarks/``.
+
+Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
+and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+import envzoo
+from envzoo.core.errors import EnvzooError
+from envzoo.core.rollout import EpisodeResult, evaluate, summarize
+from envzoo.registry import KINDS, EnvEntry
+
+TOUR_EPISODES = 2
+TOUR_MAX_STEPS = 60
+
+
+# ---------------------------------------------------------------------- output helpers
+class Progress:
+    """A one-line progress bar on stderr: ``label [######------] 3/8``.
+
+    Called on an iterable it yields the items and advances once each item's work is done, so it
+    can be passed as ``evaluate(..., progress=bar)``; one bar may wrap several iterables.
+    """
+
+    def __init__(self, total: int, width: int = 24, stream=None):
+        self.total, self.width, self.done, self.label = total, width, 0, ""
+        self.stream = stream or sys.stderr
+        self._shown = 0
+
+    def __call__(self, iterable):
+        self.draw()
+        for item in iterable:
+            yield item
+            self.done += 1
+            self.draw()
+
+    def draw(self) -> None:
+        filled = self.width * self.done // max(self.total, 1)
+        line = f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}] {self.done}/{self.total}"
+        self.stream.write("\r" + line.ljust(self._shown))
+        self.stream.flush()
+        self._shown = len(line)
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned columns under a header and a rule."""
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
+    lines = [headers, ["-" * w for w in widths], *rows]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines)
+
+
+def _num(x: float) -> str:
+    """Three significant digits, thousands separated: 0.00123, 2.84, 153, 2,561."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _mean_std(mean: float, std: float) -> str:
+    return f"{_num(mean):>9} ± {_num(std):<8}"
+
+
+MEAN_STD = f"{'mean':>9} ± {'std':<8}"
+
+
+# ---------------------------------------------------------------------- running policies
+def _make_env(entry: EnvEntry, max_steps: int | None = None):
+    """``envzoo.make`` with the episode horizon shortened to ``max_steps`` if given."""
+    if max_steps is None:
+        return envzoo.make(entry.id)
+    horizon = "max_cycles" if entry.is_multi_agent else "max_episode_steps"
+    return envzoo.make(entry.id, **{horizon: max_steps})
+
+
+def _run(entry: EnvEntry, policy: str, episodes: int, seed: int, max_steps: int | None,
+         progress: Progress) -> list[EpisodeResult]:
+    entry.policy(policy)  # an unknown name fails before any env is made
+    return evaluate(lambda: _make_env(entry, max_steps), lambda env: envzoo.make_policy(entry.id, policy, env),
+                    episodes, seed, progress=progress)
+
+
+def _kpis(entry: EnvEntry, results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
+    """Mean and std of the return(s), the length and the metrics, in the registry's order."""
+    stats = summarize(results)
+    if entry.is_multi_objective:
+        del stats["return"]
+        returns = np.array([r.episode_return for r in results], dtype=np.float64)
+        stats.update({f"return.{name}": (float(returns[:, i].mean()), float(returns[:, i].std()))
+                      for i, name in enumerate(entry.objectives)})
+    first = [name for name in stats if name.startswith("return")] + ["length"]
+    ordered = first + [m for m in entry.metrics if m in stats]
+    return {name: stats[name] for name in ordered + [name for name in stats if name not in ordered]}
+
+
+def _as_json(kpis: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    return {name: {"mean": mean, "std": std} for name, (mean, std) in kpis.items()}
+
+
+def _episode_json(result: EpisodeResult, seed: int) -> dict:
+    return {"seed": seed, "return": np.asarray(result.episode_return).tolist(),
+            "length": result.length, "metrics": result.metrics}
+
+
+# ---------------------------------------------------------------------- list and info
+def cmd_list(args) -> int:
+    found = envzoo.list_envs(domain=args.domain, kind=args.kind, tag=args.tag)
+    if not found:
+        print("envzoo: no registry entry matches these filters", file=sys.stderr)
+        return 0
+    rows = [[e.id, e.kind, e.extra or "-", "yes" if e.installed else "no", e.summary] for e in found]
+    print(_table(["id", "kind", "extra", "installed", "summary"], rows))
+    return 0
+
+
+def _space_lines(entry: EnvEntry) -> list[str]:
+    """The observation, action (and reward) spaces, read from a freshly made env."""
+    env = _make_env(entry)
+    try:
+        if not entry.is_multi_agent:
+            lines = [f"observation space: {env.observation_space}", f"action space:      {env.action_space}"]
+            reward_space = getattr(env.unwrapped, "reward_space", None)
+            return lines + ([f"reward space:      {reward_space}"] if reward_space is not None else [])
+        agents = list(env.possible_agents)
+        spaces = {a: (env.observation_space(a), env.action_space(a)) for a in agents}
+        lines = [f"agents:            {', '.join(agents)}"]
+        if all(spaces[a] == spaces[agents[0]] for a in agents):
+            observation, action = spaces[agents[0]]
+            return lines + [f"observation space: {observation} (each agent)",
+                            f"action space:      {action} (each agent)"]
+        for agent, (observation, action) in spaces.items():
+            lines += [f"{agent}:", f"  observation space: {observation}", f"  action space:      {action}"]
+        return lines
+    finally:
+        env.close()
+
+
+def cmd_info(args) -> int:
+    entry = envzoo.env_info(args.id)
+    lines = [entry.id, f"  {entry.summary}", "",
+             f"kind:              {entry.kind}",
+             f"domain:            {entry.domain}",
+             f"entry point:       {entry.entry_point}"]
+    if entry.vector_entry_point:
+        lines.append(f"vector env:        {entry.vector_entry_point}")
+    lines += [f"max episode steps: {entry.max_episode_steps or '-'}",
+              f"kwargs:            {entry.kwargs or '-'}",
+              f"extra:             {entry.extra or '- (core dependencies only)'}"]
+    if entry.installed:
+        lines += _space_lines(entry)
+    else:
+        lines.append(f"not installed:     {entry.install_hint}")
+    if entry.objectives:
+        lines.append(f"objectives:        {', '.join(entry.objectives)}")
+    lines += [f"costs:             {', '.join(entry.costs) or '-'}",
+              f"metrics:           {', '.join(entry.metrics)}",
+              f"tags:              {', '.join(entry.tags) or '-'}", "", "papers:"]
+    lines += [f"  - {paper}" for paper in entry.papers] or ["  -"]
+    lines += ["", "reference policies:"]
+    lines += [f"  {ref.name:<18} {ref.entry_point}" + (f" {ref.kwargs}" if ref.kwargs else "")
+              for ref in entry.policies] or ["  -"]
+    print("\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------- eval
+def cmd_eval(args) -> int:
+    entry = envzoo.env_info(args.id)
+    entry.require_extra()
+    progress = Progress(args.episodes)
+    progress.label = f"{entry.id} {args.policy}"
+    try:
+        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress)
+    finally:
+        progress.close()
+    kpis = _kpis(entry, results)
+    if args.json:
+        print(json.dumps({
+            "id": entry.id, "policy": args.policy, "episodes": args.episodes, "seed": args.seed,
+            "max_steps": args.max_steps, "metrics": _as_json(kpis),
+            "per_episode": [_episode_json(r, args.seed + i) for i, r in enumerate(results)],
+        }, indent=2))
+        return 0
+    seeds = f"seed {args.seed}" if args.episodes == 1 else f"seeds {args.seed}-{args.seed + args.episodes - 1}"
+    print(f"{entry.id}, policy {args.policy}: {args.episodes} episode(s), {seeds}")
+    print(_table(["kpi", MEAN_STD], [[name, _mean_std(*ms)] for name, ms in kpis.items()]))
+    return 0
+
+
+# ---------------------------------------------------------------------- bench
+def _random_joint_actions(env, agents, steps: int, seed: int) -> list[dict]:
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed + i)
+    return [{agent: env.action_space(agent).sample() for agent in agents} for _ in range(steps)]
+
+
+def _single_rate(entry: EnvEntry, steps: int, seed: int) -> float:
+    """Steps per second of one env (``envzoo.make``) under random actions, resets included."""
+    env = _make_env(entry)
+    try:
+        if entry.is_multi_agent:
+            env.reset(seed=seed)
+            actions = _random_joint_actions(env, env.possible_agents, steps, seed)
+            start = time.perf_counter()
+            for action in actions:
+                env.step({agent: action[agent] for agent in env.agents})
+                if not env.agents:
+                    env.reset()
+            return steps / (time.perf_counter() - start)
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+        actions = [env.action_space.sample() for _ in range(steps)]
+        start = time.perf_counter()
+        for action in actions:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+        return steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
+def _vector_rate(envs, steps: int, seed: int) -> float:
+    """Env-steps per second of a vector env under random actions (its own autoreset)."""
+    try:
+        envs.reset(seed=seed)
+        envs.action_space.seed(seed)
+        actions = [envs.action_space.sample() for _ in range(steps)]
+        start = time.perf_counter()
+        for action in actions:
+            envs.step(action)
+        return envs.num_envs * steps / (time.perf_counter() - start)
+    finally:
+        envs.close()
+
+
+def _sync_vector(entry: EnvEntry, num_envs: int):
+    """Gymnasium's SyncVectorEnv of ``num_envs`` copies (MO-Gymnasium's for vector rewards)."""
+    import gymnasium
+
+    if entry.is_multi_objective:  # SyncVectorEnv stores rewards in a float array of shape (N,)
+        from mo_gymnasium.wrappers.vector import MOSyncVectorEnv
+
+        return MOSyncVectorEnv([lambda: gymnasium.make(entry.id) for _ in range(num_envs)])
+    return gymnasium.make_vec(entry.id, num_envs=num_envs, vectorization_mode="sync")
+
+
+def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0) -> dict:
+    """Env-steps per second of ``env_id`` as a single env, a SyncVectorEnv and its native vector env.
+
+    Random actions from the (seeded) action space; timing excludes construction and the first
+    reset. Returns ``{"id", "num_envs", "steps", "seed", "steps_per_s": {"single", "sync",
+    "native"}, "native_over_sync", "skipped": {mode: reason}}``; a skipped mode is absent from
+    ``steps_per_s`` and ``native_over_sync`` is then None.
+    """
+    if num_envs < 1 or steps < 1:
+        raise ValueError(f"num_envs and steps must be >= 1, got {num_envs} and {steps}")
+    entry = envzoo.env_info(env_id)
+    entry.require_extra()
+    rates = {"single": _single_rate(entry, steps, seed)}
+    skipped = {}
+    if entry.is_multi_agent:
+        skipped["sync"] = skipped["native"] = "pettingzoo-parallel ids have no Gymnasium vector env"
+    else:
+        import gymnasium
+
+        rates["sync"] = _vector_rate(_sync_vector(entry, num_envs), steps, seed)
+        if entry.vector_entry_point:
+            rates["native"] = _vector_rate(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed)
+        else:
+            skipped["native"] = f"{entry.id} has no native vector env (no vector_entry_point)"
+    ratio = rates["native"] / rates["sync"] if "native" in rates else None
+    return {"id": entry.id, "num_envs": num_envs, "steps": steps, "seed": seed,
+            "steps_per_s": rates, "native_over_sync": ratio, "skipped": skipped}
+
+
+def cmd_bench(args) -> int:
+    result = bench(args.id, args.num_envs, args.steps, args.seed)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    labels = {"single": "single env", "sync": f"SyncVectorEnv x{args.num_envs}",
+              "native": f"native vector env x{args.num_envs}"}
+    rows = [[labels[mode], f"{rate:,.0f}"] for mode, rate in result["steps_per_s"].items()]
+    rows += [[labels[mode], f"skipped: {reason}"] for mode, reason in result["skipped"].items()]
+    print(f"{result['id']}: {args.steps} steps per mode, random actions, seed {args.seed}")
+    print(_table(["mode", "env-steps/s"], rows))
+    if result["native_over_sync"] is not None:
+        print(f"native / sync: {result['native_over_sync']:.1f}x")
+    return 0
+
+
+# ---------------------------------------------------------------------- tour
+def cmd_tour(args) -> int:
+    ready = envzoo.list_envs(installed=True)
+    skipped = envzoo.list_envs(installed=False)
+    progress = Progress(args.episodes * sum(len(entry.policies) for entry in ready))
+    runs = []
+    try:
+        for entry in ready:
+            for ref in entry.policies:
+                progress.label = f"{entry.id} {ref.name}"
+                results = _run(entry, ref.name, args.episodes, args.seed, args.max_steps, progress)
+                runs.append((entry, ref.name, _kpis(entry, results)))
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({
+            "episodes": args.episodes, "seed": args.seed, "max_steps": args.max_steps,
+            "results": [{"id": e.id, "policy": p, "metrics": _as_json(k)} for e, p, k in runs],
+            "skipped": [{"id": e.id, "extra": e.extra, "install": e.install_hint} for e in skipped],
+        }, indent=2))
+        return 0
+    print(f"Reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
+          f"(seeds from {args.seed}); mean ± std over episodes.")
+    for entry in ready:
+        mine = [(policy, kpis) for e, policy, kpis in runs if e is entry]
+        names = list(dict.fromkeys(name for _, kpis in mine for name in kpis))
+        rows = [[name] + [_mean_std(*kpis[name]) if name in kpis else "-" for _, kpis in mine] for name in names]
+        print(f"\n{entry.id}: {entry.summary}")
+        print(_table(["kpi"] + [policy for policy, _ in mine], rows))
+    if skipped:
+        print("\nSkipped (optional extra not installed):")
+        print("\n".join(f"  {e.id:<32} {e.install_hint}" for e in skipped))
+    return 0
+
+
+# ---------------------------------------------------------------------- arguments
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="envzoo", description=(
+        "Reinforcement-learning environments for applied domains. Run `envzoo tour` to try "
+        "every installed environment with its reference policies."))
+    parser.add_argument("--version", action="version", version=f"envzoo {envzoo.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="list the registry's environments")
+    listing.add_argument("--domain", help="only this domain, e.g. serverless")
+    listing.add_argument("--kind", choices=KINDS, help="only this kind")
+    listing.add_argument("--tag", help="only entries with this tag")
+    listing.set_defaults(run=cmd_list)
+
+    info = commands.add_parser("info", help="describe one environment")
+    info.add_argument("id", help="an envzoo id, e.g. envzoo/Serverless-v0")
+    info.set_defaults(run=cmd_info)
+
+    def add_run_options(sub, episodes: int, max_steps: int | None) -> None:
+        sub.add_argument("--episodes", type=_positive, default=episodes, help=f"episodes per policy ({episodes})")
+        sub.add_argument("--seed", type=int, default=0, help="seed of the first episode (0)")
+        sub.add_argument("--max-steps", type=_positive, default=max_steps,
+                         help="shorten episodes to this many steps" + (f" ({max_steps})" if max_steps else ""))
+        sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    evaluation = commands.add_parser("eval", help="evaluate a reference policy on an environment")
+    evaluation.add_argument("id", help="an envzoo id")
+    evaluation.add_argument("--policy", required=True, help="a reference policy (see `envzoo info ID`)")
+    add_run_options(evaluation, episodes=10, max_steps=None)
+    evaluation.set_defaults(run=cmd_eval)
+
+    benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env")
+    benchmark.add_argument("id", help="an envzoo id")
+    benchmark.add_argument("--num-envs", type=_positive, required=True, help="copies in the vector envs")
+    benchmark.add_argument("--steps", type=_positive, default=100, help="steps per mode (100)")
+    benchmark.add_argument("--seed", type=int, default=0, help="seed of envs and actions (0)")
+    benchmark.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    benchmark.set_defaults(run=cmd_bench)
+
+    tour = commands.add_parser("tour", help="run every installed environment's reference policies")
+    add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
+    tour.set_defaults(run=cmd_tour)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except EnvzooError as error:
+        print(f"envzoo: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

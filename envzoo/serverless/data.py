@@ -1,0 +1,91 @@
+"""Loader for the Azure Functions 2019 invocation trace format.
+
+The public trace (Shahrad et al., USENIX ATC 2020) has one file per day,
+``invocations_per_function_md.anon.dNN.csv``, with columns
+``HashOwner, HashApp, HashFunction, Trigger, 1, 2, ..., 1440``: the number of invocations of
+each function in each minute of the day. envzoo does not ship the trace (it is large and must be
+downloaded from its publisher); point the loader at your copy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from envzoo.core.errors import DataFormatError
+from envzoo.serverless.workloads import Trace
+
+ID_COLUMNS = ("HashOwner", "HashApp", "HashFunction", "Trigger")
+MINUTES = 1440
+
+
+def read_azure_invocations(path: str | Path) -> pd.DataFrame:
+    """Read and validate one day's invocation file; index = HashFunction, columns 1..1440.
+
+    Raises :class:`DataFormatError` naming the file, row and column of the first problem.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such Azure invocation file: {path}")
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise DataFormatError(f"{path}: not a readable CSV file ({error})") from None
+    expected = list(ID_COLUMNS) + [str(m) for m in range(1, MINUTES + 1)]
+    header = list(table.columns)
+    for position, (want, got) in enumerate(zip(expected, header + [None] * len(expected))):
+        if want != got:
+            raise DataFormatError(f"{path}: header column {position + 1} should be {want!r}, found "
+                                  f"{got!r} (expected {ID_COLUMNS} then minutes 1..{MINUTES})")
+    if len(header) != len(expected):
+        raise DataFormatError(f"{path}: {len(header)} header columns, expected {len(expected)}")
+    minute_columns = expected[len(ID_COLUMNS):]
+    counts = table[minute_columns].apply(pd.to_numeric, errors="coerce")
+    bad = counts.isna() | (counts < 0) | (counts != np.floor(counts))
+    if bad.to_numpy().any():
+        row, column = np.argwhere(bad.to_numpy())[0]
+        raise DataFormatError(
+            f"{path}: row {row + 2} (HashFunction {table['HashFunction'].iloc[row]!r}), column "
+            f"{minute_columns[column]!r}: {table[minute_columns[column]].iloc[row]!r} is not a "
+            "non-negative integer count")
+    counts.index = table["HashFunction"]
+    counts.columns = range(1, MINUTES + 1)
+    return counts.astype(np.int64)
+
+
+def load_azure_invocations(
+    paths: str | Path | list[str | Path],
+    functions: list[str] | int = 1,
+    scale: float = 1.0,
+    start_minute: int | None = 0,
+) -> Trace:
+    """A :class:`~envzoo.serverless.workloads.Trace` workload from Azure invocation files.
+
+    Args:
+        paths: one day's file, or several consecutive days (concatenated in the given order).
+        functions: a list of ``HashFunction`` values, or ``k`` to take the ``k`` functions with
+            the most invocations (one per simulated function, in that order).
+        scale: multiplies every rate (to fit a trace to a cluster's size).
+        start_minute: the minute episodes start at; None draws one at each reset.
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    days = [read_azure_invocations(p) for p in paths]
+    if isinstance(functions, int):
+        if functions < 1:
+            raise ValueError(f"functions must be >= 1, got {functions}")
+        totals = pd.concat([d.sum(axis=1) for d in days], axis=1).fillna(0).sum(axis=1)
+        names = list(totals.sort_values(ascending=False, kind="stable").index[:functions])
+    else:
+        names = list(functions)
+    rows = []
+    for name in names:
+        present = [d for d in days if name in d.index]
+        if not present:
+            raise ValueError(f"function {name!r} is in none of {[str(p) for p in paths]}")
+        # A function absent on some day had no invocations that day.
+        rows.append(np.concatenate([
+            d.loc[[name]].to_numpy().sum(axis=0) if name in d.index else np.zeros(MINUTES)
+            for d in days]))
+    return Trace(counts=np.array(rows, dtype=np.float64), scale=scale, start_minute=start_minute)

@@ -1,0 +1,61 @@
+"""Workload rates, the Azure trace loader and its errors."""
+
+import numpy as np
+import pytest
+
+from envzoo.core.errors import DataFormatError
+from envzoo.serverless.data import load_azure_invocations, read_azure_invocations
+from envzoo.serverless.sim import ServerlessSim, SimParams
+from envzoo.serverless.workloads import Diurnal, make_workload
+
+
+def write_trace(path, rows):
+    header = "HashOwner,HashApp,HashFunction,Trigger," + ",".join(str(m) for m in range(1, 1441))
+    lines = [header] + [f"o{i},a{i},{name},http," + ",".join(str(c) for c in counts)
+                        for i, (name, counts) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_diurnal_rate_averages_to_its_base_rate():
+    workload = Diurnal(rate=50.0, amplitude=0.8, period_s=3600)
+    t = np.arange(0, 3600, 0.5)[None, None, :]
+    rates = workload.rates(t, workload.start(np.full((3, 1, 2), 0.3)), None)
+    assert rates.mean() == pytest.approx(50.0, rel=1e-3)
+    assert rates.min() == pytest.approx(10.0, rel=1e-3) and rates.max() == pytest.approx(90.0, rel=1e-3)
+
+
+def test_trace_replays_per_minute_counts(tmp_path):
+    minutes = np.zeros(1440, dtype=int)
+    minutes[:10] = [600, 0, 1200, 60, 60, 60, 0, 0, 3000, 30]
+    busy = write_trace(tmp_path / "d01.csv", [("quiet", np.ones(1440, dtype=int)), ("busy", minutes)])
+    workload = load_azure_invocations(busy, functions=1)  # the function with most invocations
+    assert workload.counts.shape == (1, 1440) and workload.counts[0, 2] == 1200
+    params = SimParams(decision_interval_s=60.0)
+    sim = ServerlessSim(params, workload, 200)
+    sim.reset(np.arange(200), np.arange(1, 201, dtype=np.uint64))
+    arrived = [sim.advance(np.full(sim.shape, 0))["arrived"].mean() for _ in range(4)]
+    np.testing.assert_allclose(arrived, [600, 0, 1200, 60], rtol=0.02, atol=0.1)
+
+
+def test_trace_loader_names_file_row_and_column(tmp_path):
+    counts = np.ones(1440, dtype=object)
+    counts[99] = "lots"
+    path = write_trace(tmp_path / "bad.csv", [("ok", np.ones(1440, dtype=int)), ("broken", counts)])
+    with pytest.raises(DataFormatError, match=r"bad\.csv: row 3 \(HashFunction 'broken'\), column '100'"):
+        read_azure_invocations(path)
+    header = tmp_path / "header.csv"
+    header.write_text("HashOwner,HashApp,Function,Trigger,1\n")
+    with pytest.raises(DataFormatError, match="header column 3 should be 'HashFunction'"):
+        read_azure_invocations(header)
+    with pytest.raises(FileNotFoundError):
+        read_azure_invocations(tmp_path / "missing.csv")
+
+
+def test_unknown_workload_and_bad_options_are_explained():
+    with pytest.raises(ValueError, match="unknown workload 'sine'"):
+        make_workload("sine", 0.1)
+    with pytest.raises(ValueError, match="bad options for workload 'spike'"):
+        make_workload({"kind": "spike", "height": 3}, 0.1)
+    with pytest.raises(ValueError, match="needs `path`"):
+        make_workload("trace", 0.1)
