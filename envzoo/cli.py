@@ -211,10 +211,10 @@ def cmd_eval(args) -> int:
 
 
 # ---------------------------------------------------------------------- bench
-def _random_joint_actions(env, agents, steps: int, seed: int) -> list[dict]:
+def _random_joint_actions(env, steps: int, seed: int) -> list[dict]:
     for i, agent in enumerate(env.possible_agents):
         env.action_space(agent).seed(seed + i)
-    return [{agent: env.action_space(agent).sample() for agent in agents} for _ in range(steps)]
+    return [{agent: env.action_space(agent).sample() for agent in env.possible_agents} for _ in range(steps)]
 
 
 def _single_rate(entry: EnvEntry, steps: int, seed: int) -> float:
@@ -223,7 +223,7 @@ def _single_rate(entry: EnvEntry, steps: int, seed: int) -> float:
     try:
         if entry.is_multi_agent:
             env.reset(seed=seed)
-            actions = _random_joint_actions(env, env.possible_agents, steps, seed)
+            actions = _random_joint_actions(env, steps, seed)
             start = time.perf_counter()
             for action in actions:
                 env.step({agent: action[agent] for agent in env.agents})

@@ -74,7 +74,7 @@ def _count_renewals(seeds, horizon, expected, gap, log_block=None) -> np.ndarray
     counts = np.zeros(horizon.shape, dtype=np.int64)
     if horizon.size == 0:
         return counts
-    remaining = horizon.astype(np.float64)
+    remaining = horizon
     active = np.ones(horizon.shape, dtype=bool)
     start = 0
     while True:
@@ -109,20 +109,26 @@ def poisson(seeds: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return _count_renewals(seeds, mean, mean, lambda log_u: -log_u)
 
 
-def binomial(seeds: np.ndarray, trials, prob, log_block: np.ndarray | None = None) -> np.ndarray:
-    """Exact binomial(trials, prob) counts, one per seed (shapes broadcast to ``seeds.shape``)."""
-    trials = np.broadcast_to(np.asarray(trials), seeds.shape).astype(np.float64)
-    prob = np.broadcast_to(np.asarray(prob, dtype=np.float64), seeds.shape)
-    if np.any((prob < 0) | (prob > 1)):
-        raise ValueError("binomial probabilities must lie in [0, 1]")
+def binomial(seeds: np.ndarray, trials, prob, log_block: np.ndarray | None = None,
+             validate: bool = True) -> np.ndarray:
+    """Exact binomial(trials, prob) counts, one per seed (shapes broadcast to ``seeds.shape``).
+
+    ``validate=False`` skips the argument checks, for hot loops whose callers guarantee arrays
+    of ``seeds.shape`` with probabilities in [0, 1].
+    """
+    if validate:
+        trials = np.broadcast_to(np.asarray(trials), seeds.shape)
+        prob = np.broadcast_to(np.asarray(prob, dtype=np.float64), seeds.shape)
+        if np.any((prob < 0) | (prob > 1)):
+            raise ValueError("binomial probabilities must lie in [0, 1]")
     # Geometric gap on {1, 2, ...}: floor(log u / log(1 - p)) + 1. p = 0 never succeeds;
     # p = 1 succeeds at every trial.
     log_fail = np.log1p(-np.clip(prob, 1e-300, 1.0 - 1e-16))[..., None]
     counts = _count_renewals(
         seeds, trials, trials * prob, lambda log_u: np.floor(log_u / log_fail) + 1.0, log_block
     )
-    counts = np.where(prob >= 1.0, trials.astype(np.int64), counts)
-    return np.where(prob <= 0.0, 0, counts)
+    counts = np.where(prob >= 1.0, trials, counts)
+    return np.where(prob <= 0.0, 0, counts).astype(np.int64)
 
 
 def key_from_generator(generator: np.random.Generator, size: int | None = None) -> np.ndarray:

@@ -146,6 +146,7 @@ class ServerlessSim:
         self.in_service = np.zeros(shape, dtype=np.int64)
         self.ready = np.zeros(shape, dtype=np.int64)
         self.starting = np.zeros(shape + (self.ring,), dtype=np.int64)
+        self.n_starting = np.zeros(shape, dtype=np.int64)
         self.desired = np.zeros(shape, dtype=np.int64)
         self.kpa = KPAState.initial(params.kpa, shape)
         self.workload_memory = np.zeros(shape + (2,))
@@ -159,7 +160,7 @@ class ServerlessSim:
         self.tag_weight = np.zeros(tags)
         self.latency_hist = np.zeros(shape + (params.latency_bins.n,))
         self.totals = {name: np.zeros(shape) for name in COUNTERS}
-        self._concurrency_sum = np.zeros(shape)
+        self._in_flight_sum = np.zeros(shape, dtype=np.int64)  # since the last KPA tick
 
     # ------------------------------------------------------------------ reset
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
@@ -172,8 +173,8 @@ class ServerlessSim:
         self.keys[rows] = keys
         self.draws[rows] = 0
         self.time[rows] = 0.0
-        for array in (self.queue, self.in_service, self.starting, self.admitted_index,
-                      self.tag_state, self.latency_hist, self._concurrency_sum):
+        for array in (self.queue, self.in_service, self.starting, self.n_starting,
+                      self.admitted_index, self.tag_state, self.latency_hist, self._in_flight_sum):
             array[rows] = 0
         self.next_tag[rows] = 1
         self.tag_every[rows] = 1
@@ -216,31 +217,42 @@ class ServerlessSim:
         self._finished = np.zeros(self.shape + (S, M), dtype=bool)
         self._finished_latency = np.zeros(self.shape + (S, M))
         self._finished_weight = np.zeros(self.shape + (S, M))
+        self._queued_sum = np.zeros(self.shape, dtype=np.int64)
+        self._pods_sum = np.zeros(self.shape, dtype=np.int64)
+        admitted_before = self.totals["admitted"].copy()
+        per_pod_capacity = np.where(limit > 0, limit, _UNLIMITED)
         for s in range(S):
-            self._tick(s, limit, arrivals[..., s], completion_seeds[..., s],
+            self._tick(s, limit, per_pod_capacity, arrivals[..., s], completion_seeds[..., s],
                        completion_block[..., s, :], u_tags[..., s, :])
         self._record_latencies()
+        arrived = arrivals.sum(-1)
+        self.totals["arrived"] += arrived
+        self.totals["rejected"] += arrived - (self.totals["admitted"] - admitted_before)
+        self.totals["queue_seconds"] += self._queued_sum * dt
+        self.totals["pod_seconds"] += self._pods_sum * dt
 
         self.time += p.decision_interval_s
         stats = {name: self.totals[name] - before[name] for name in COUNTERS}
         stats.update(queue=self.queue.copy(), in_service=self.in_service.copy(),
-                     ready=self.ready.copy(), starting=self.starting.sum(-1),
+                     ready=self.ready.copy(), starting=self.n_starting.copy(),
                      desired=self.desired.copy(), rates=rates.mean(-1),
                      panic=(self.kpa.panic_until > self.time[:, None]).astype(np.float64))
         return stats
 
-    def _tick(self, s, limit, arrived, completion_seeds, completion_block, u_tags):
+    def _tick(self, s, limit, per_pod_capacity, arrived, completion_seeds, completion_block, u_tags):
         p, t = self.params, self.totals
         now = self.clock
         slot = now % self.ring
-        self.ready += self.starting[..., slot]
+        now_ready = self.starting[..., slot]
+        self.ready += now_ready
+        self.n_starting -= now_ready
         self.starting[..., slot] = 0
 
         # 2. completions
         per_pod = self.in_service / np.maximum(self.ready, 1)
         slowdown = 1.0 + p.service.contention * np.maximum(per_pod - 1.0, 0.0)
         prob = -np.expm1(-p.dt / (self.mean_service * slowdown))
-        done = rng.binomial(completion_seeds, self.in_service, prob, completion_block)
+        done = rng.binomial(completion_seeds, self.in_service, prob, completion_block, validate=False)
         self.in_service -= done
         t["completed"] += done
         # A tag is a sampled request with its own completion draw at the same per-request rate.
@@ -253,9 +265,7 @@ class ServerlessSim:
 
         # 3. arrivals into the buffer, and tags for every R-th admitted request
         admitted = np.minimum(arrived, p.service.queue_capacity - self.queue)
-        t["arrived"] += arrived
         t["admitted"] += admitted
-        t["rejected"] += arrived - admitted
         last = self.admitted_index + admitted
         new = np.where(self.next_tag <= last, (last - self.next_tag) // self.tag_every + 1, 0)
         if new.any():
@@ -274,8 +284,7 @@ class ServerlessSim:
         self.queue += admitted
 
         # 4. first come, first served starts up to the concurrency limit
-        capacity = np.where(limit > 0, self.ready * limit, np.where(self.ready > 0, _UNLIMITED, 0))
-        started = np.minimum(self.queue, np.maximum(capacity - self.in_service, 0))
+        started = np.minimum(self.queue, np.maximum(self.ready * per_pod_capacity - self.in_service, 0))
         self.queue -= started
         self.in_service += started
         queued = self.tag_state == QUEUED
@@ -283,16 +292,15 @@ class ServerlessSim:
             self.tag_position -= np.where(queued, started[..., None], 0)
             self.tag_state[queued & (self.tag_position < 0)] = SERVING
 
-        in_flight = self.queue + self.in_service
-        t["request_seconds"] += in_flight * p.dt
-        t["queue_seconds"] += self.queue * p.dt
-        t["pod_seconds"] += (self.ready + self.starting.sum(-1)) * p.dt
-        self._concurrency_sum += in_flight
+        self._in_flight_sum += self.queue + self.in_service
+        self._queued_sum += self.queue
+        self._pods_sum += self.ready + self.n_starting
         self.clock += 1
 
         if (s + 1) % p.ticks_per_kpa == 0:
-            observed = self._concurrency_sum / p.ticks_per_kpa
-            self._concurrency_sum[:] = 0.0
+            observed = self._in_flight_sum / p.ticks_per_kpa
+            t["request_seconds"] += self._in_flight_sum * p.dt
+            self._in_flight_sum[:] = 0
             now_s = self.time[:, None] + (s + 1) * p.dt
             self.desired = kpa_tick(self.kpa, observed, self.ready, limit, now_s, p.kpa)
             self._scale_to(self.desired, limit)
@@ -310,7 +318,7 @@ class ServerlessSim:
     def _scale_to(self, desired, limit):
         """Remove surplus pods (starting ones first) and start missing ones."""
         p = self.params
-        surplus = np.maximum(self.ready + self.starting.sum(-1) - desired, 0)
+        surplus = np.maximum(self.ready + self.n_starting - desired, 0)
         if surplus.any():
             # Starting pods, newest (latest ready time) first.
             newest_first = (self.clock - 1 - np.arange(self.ring)) % self.ring
@@ -318,14 +326,15 @@ class ServerlessSim:
             before = np.cumsum(starting, axis=-1) - starting
             removed = np.clip(surplus[..., None] - before, 0, starting)
             self.starting[..., newest_first] = starting - removed
+            self.n_starting -= removed.sum(-1)
             surplus = surplus - removed.sum(-1)
             # Ready pods, keeping enough for the requests they are serving (they drain).
             keep = np.where(limit > 0, -(-self.in_service // np.maximum(limit, 1)), self.in_service > 0)
             self.ready -= np.minimum(surplus, np.maximum(self.ready - keep, 0))
 
-        missing = np.maximum(desired - self.ready - self.starting.sum(-1), 0)
+        missing = np.maximum(desired - self.ready - self.n_starting, 0)
         if p.cluster_pods is not None:
-            used = (self.ready + self.starting.sum(-1)).sum(-1)
+            used = (self.ready + self.n_starting).sum(-1)
             granted = share_capacity(missing, np.maximum(p.cluster_pods - used, 0))
             self.totals["denied_pod_seconds"] += (missing - granted) * p.kpa.tick_s
             missing = granted
@@ -335,6 +344,7 @@ class ServerlessSim:
                 self.ready += missing
             else:
                 self.starting[..., (self.clock + p.cold_start_ticks) % self.ring] += missing
+                self.n_starting += missing
 
     # ------------------------------------------------------------------ metrics
     def episode_metrics(self, combine_functions: bool = False) -> dict[str, np.ndarray]:

@@ -97,7 +97,7 @@ def reset_stats(sim: ServerlessSim) -> dict[str, np.ndarray]:
     stats = {name: zeros for name in ("arrived", "admitted", "rejected", "completed",
                                        "request_seconds", "pod_seconds", "panic")}
     stats.update(queue=sim.queue, in_service=sim.in_service, ready=sim.ready,
-                 starting=sim.starting.sum(-1), desired=sim.desired)
+                 starting=sim.n_starting, desired=sim.desired)
     return stats
 
 
