@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -407,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     except EnvzooError as error:
         print(f"envzoo: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `envzoo list | head -1`: silence the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -204,7 +204,10 @@ class ServerlessSim:
         arrivals = rng.poisson(rng.draw_seeds(self.keys, self.draws + 1, (self.F, S)), rates * dt)
         completion_seeds = rng.draw_seeds(self.keys, self.draws + 2, (self.F, S))
         # Enough uniforms for the typical tick's completions in one block; rare overflow draws more.
-        busiest = float(np.max(self.in_service + self.queue, initial=0) + arrivals.max(initial=0))
+        # Requests in service are bounded by the waiting work and by the pods' concurrency.
+        could_serve = np.minimum(self.in_service + self.queue + arrivals.max(-1),
+                                 (self.ready + self.n_starting) * np.where(limit > 0, limit, _UNLIMITED))
+        busiest = float(np.max(could_serve, initial=0))
         expected = busiest * (1 - np.exp(-dt / self.mean_service.min()))
         completion_block = rng.log_uniforms(completion_seeds, int(expected + 4 * np.sqrt(expected) + 4))
         u_tags = rng.uniforms(self.keys, self.draws + 3, (self.F, S, M))

@@ -1,0 +1,184 @@
+"""The ``envzoo`` command, called in-process through ``envzoo.cli.main``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+import envzoo
+import envzoo.registry
+from envzoo.cli import bench, main
+
+SERVERLESS = "envzoo/Serverless-v0"
+SERVERLESS_IDS = ["envzoo/Serverless-v0", "envzoo/ServerlessMO-v0", "envzoo/ServerlessCluster-v0"]
+INSTALLED = envzoo.list_envs(installed=True)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def fake_registry(monkeypatch):
+    """Serverless-v0 with one cheap policy, and ServerlessMO-v0 needing a missing extra."""
+    real = envzoo.registry.entries()
+    single = dataclasses.replace(real[SERVERLESS], policies=real[SERVERLESS].policies[:1])
+    needs_extra = dataclasses.replace(real["envzoo/ServerlessMO-v0"], extra="train")
+    monkeypatch.setattr(envzoo.registry, "entries", lambda: {e.id: e for e in (single, needs_extra)})
+    monkeypatch.setattr(envzoo.registry, "missing_modules",
+                        lambda extra: ["stable_baselines3"] if extra == "train" else [])
+    return single, needs_extra
+
+
+def test_list_shows_every_serverless_id(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    for env_id in SERVERLESS_IDS:
+        assert env_id in lines
+        assert lines[env_id][2:4] == ["-", "yes"]  # no extra needed, so installed
+    assert lines["envzoo/ServerlessCluster-v0"][1] == "pettingzoo-parallel"
+
+
+def test_list_filters(capsys):
+    _, out, _ = run(capsys, "list", "--kind", "pettingzoo-parallel")
+    assert "envzoo/ServerlessCluster-v0" in out and "envzoo/Serverless-v0 " not in out
+    _, out, _ = run(capsys, "list", "--tag", "multi-objective")
+    assert "envzoo/ServerlessMO-v0" in out and "envzoo/ServerlessCluster-v0" not in out
+    code, out, err = run(capsys, "list", "--domain", "no-such-domain")
+    assert code == 0 and out == "" and "no registry entry" in err
+
+
+def test_info_shows_spaces_metrics_and_policies(capsys):
+    code, out, _ = run(capsys, "info", SERVERLESS)
+    assert code == 0
+    env = envzoo.make(SERVERLESS)
+    assert f"observation space: {env.observation_space}" in out
+    assert f"action space:      {env.action_space}" in out
+    for metric in envzoo.env_info(SERVERLESS).metrics:
+        assert metric in out
+    assert "FixedConcurrency {'concurrency': 4}" in out
+    assert "Schuler" in out and "pod_seconds" in out
+
+
+def test_info_multi_objective_shows_reward_space(capsys):
+    _, out, _ = run(capsys, "info", "envzoo/ServerlessMO-v0")
+    assert "reward space:" in out and "objectives:        throughput, latency, cost" in out
+
+
+def test_info_multi_agent_shows_agents_and_their_spaces(capsys):
+    entry = envzoo.env_info("envzoo/ServerlessCluster-v0")
+    _, out, _ = run(capsys, "info", entry.id)
+    env = envzoo.make(entry.id)
+    assert ", ".join(env.possible_agents) in out
+    assert str(env.observation_space(env.possible_agents[0])) in out
+    assert str(env.action_space(env.possible_agents[0])) in out
+
+
+@pytest.mark.parametrize("entry", INSTALLED, ids=lambda e: e.id)
+def test_eval_json_reports_every_registry_metric(capsys, entry):
+    policy = entry.policies[0].name
+    code, out, err = run(capsys, "eval", entry.id, "--policy", policy, "--episodes", "1",
+                         "--seed", "3", "--max-steps", "5", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["id"], report["policy"], report["episodes"], report["seed"]) == (entry.id, policy, 1, 3)
+    assert set(entry.metrics) <= set(report["metrics"])
+    for stats in report["metrics"].values():
+        assert math.isfinite(stats["mean"]) and stats["std"] == 0.0  # one episode
+    assert report["metrics"]["length"]["mean"] == 5
+    [episode] = report["per_episode"]
+    assert episode["seed"] == 3 and episode["length"] == 5 and set(entry.metrics) <= set(episode["metrics"])
+    if entry.is_multi_objective:
+        assert {f"return.{name}" for name in entry.objectives} <= set(report["metrics"])
+        assert len(episode["return"]) == len(entry.objectives)
+    assert "1/1" in err  # the progress bar
+
+
+def test_eval_table_is_reproducible(capsys):
+    argv = ["eval", SERVERLESS, "--policy", "fixed-4", "--episodes", "2", "--max-steps", "4"]
+    code, first, _ = run(capsys, *argv)
+    assert code == 0
+    assert "seeds 0-1" in first and "mean_latency_s" in first and "±" in first
+    assert run(capsys, *argv)[1] == first
+
+
+def test_unknown_id_exits_2_naming_it(capsys):
+    for argv in (["info", "envzoo/NoSuch-v0"], ["eval", "envzoo/NoSuch-v0", "--policy", "x"],
+                 ["bench", "envzoo/NoSuch-v0", "--num-envs", "2"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert "envzoo/NoSuch-v0" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_policy_exits_2_listing_known_ones(capsys):
+    code, _, err = run(capsys, "eval", SERVERLESS, "--policy", "no-such-policy", "--episodes", "1")
+    assert code == 2 and "no-such-policy" in err and "knative-default" in err
+
+
+def test_bad_arguments_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", SERVERLESS, "--policy", "fixed-4", "--episodes", "0"])
+    assert exit_info.value.code == 2
+    assert "--episodes" in capsys.readouterr().err
+
+
+def test_missing_extra(capsys, fake_registry):
+    _, needs_extra = fake_registry
+    hint = 'pip install "envzoo[train]"'
+    code, _, err = run(capsys, "eval", needs_extra.id, "--policy", "fixed-4")
+    assert code == 2 and hint in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run(capsys, "info", needs_extra.id)
+    assert code == 0 and hint in out and "observation space" not in out
+    _, out, _ = run(capsys, "list")
+    assert out.splitlines()[-1].split()[:4] == [needs_extra.id, "gymnasium", "train", "no"]
+
+
+def test_bench_measures_all_three_modes():
+    result = bench(SERVERLESS, num_envs=2, steps=3)
+    assert set(result["steps_per_s"]) == {"single", "sync", "native"} and not result["skipped"]
+    assert all(rate > 0 for rate in result["steps_per_s"].values())
+    assert result["native_over_sync"] == result["steps_per_s"]["native"] / result["steps_per_s"]["sync"]
+
+
+def test_bench_skips_what_an_id_lacks():
+    assert set(bench("envzoo/ServerlessMO-v0", num_envs=2, steps=2)["skipped"]) == {"native"}
+    result = bench("envzoo/ServerlessCluster-v0", num_envs=2, steps=2)
+    assert set(result["skipped"]) == {"sync", "native"}
+    assert result["steps_per_s"]["single"] > 0 and result["native_over_sync"] is None
+
+
+def test_bench_command_prints_rates_and_ratio(capsys):
+    code, out, _ = run(capsys, "bench", SERVERLESS, "--num-envs", "2", "--steps", "2")
+    assert code == 0
+    assert "SyncVectorEnv x2" in out and "native vector env x2" in out and "native / sync:" in out
+
+
+def test_tour_json_covers_every_installed_entry_and_policy(capsys):
+    code, out, err = run(capsys, "tour", "--episodes", "1", "--max-steps", "3", "--json")
+    assert code == 0
+    report = json.loads(out)
+    ran = {(r["id"], r["policy"]) for r in report["results"]}
+    assert ran == {(e.id, ref.name) for e in INSTALLED for ref in e.policies}
+    for result in report["results"]:
+        assert set(envzoo.env_info(result["id"]).metrics) <= set(result["metrics"])
+        assert all(math.isfinite(s["mean"]) for s in result["metrics"].values())
+    skipped = envzoo.list_envs(installed=False)
+    assert [s["id"] for s in report["skipped"]] == [e.id for e in skipped]
+    total = sum(len(e.policies) for e in INSTALLED)
+    assert f"{total}/{total}" in err
+
+
+def test_tour_table_lists_skipped_entries_with_install_hint(capsys, fake_registry):
+    single, needs_extra = fake_registry
+    code, out, _ = run(capsys, "tour", "--episodes", "1", "--max-steps", "3")
+    assert code == 0
+    assert f"{single.id}: {single.summary}" in out
+    assert single.policies[0].name in out and "mean_latency_s" in out
+    skipped = out.split("Skipped")[1]
+    assert needs_extra.id in skipped and 'pip install "envzoo[train]"' in skipped
