@@ -269,31 +269,40 @@ def _sync_vector(entry: EnvEntry, num_envs: int):
     return gymnasium.make_vec(entry.id, num_envs=num_envs, vectorization_mode="sync")
 
 
-def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0) -> dict:
+def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
+          modes: tuple[str, ...] = ("single", "sync", "native")) -> dict:
     """Env-steps per second of ``env_id`` as a single env, a SyncVectorEnv and its native vector env.
 
     Random actions from the (seeded) action space; timing excludes construction and the first
-    reset. Returns ``{"id", "num_envs", "steps", "seed", "steps_per_s": {"single", "sync",
-    "native"}, "native_over_sync", "skipped": {mode: reason}}``; a skipped mode is absent from
-    ``steps_per_s`` and ``native_over_sync`` is then None.
+    reset. ``modes`` chooses which of the three to measure. Returns ``{"id", "num_envs",
+    "steps", "seed", "steps_per_s": {"single", "sync", "native"}, "native_over_sync",
+    "skipped": {mode: reason}}``; a skipped mode is absent from ``steps_per_s`` and
+    ``native_over_sync`` is None unless both vector modes ran.
     """
     if num_envs < 1 or steps < 1:
         raise ValueError(f"num_envs and steps must be >= 1, got {num_envs} and {steps}")
+    unknown = set(modes) - {"single", "sync", "native"}
+    if unknown:
+        raise ValueError(f"unknown bench modes {sorted(unknown)}; use single, sync, native")
     entry = envzoo.env_info(env_id)
     entry.require_extra()
-    rates = {"single": _single_rate(entry, steps, seed)}
-    skipped = {}
+    rates, skipped = {}, {}
+    if "single" in modes:
+        rates["single"] = _single_rate(entry, steps, seed)
+    vector_modes = [mode for mode in ("sync", "native") if mode in modes]
     if entry.is_multi_agent:
-        skipped["sync"] = skipped["native"] = "pettingzoo-parallel ids have no Gymnasium vector env"
+        for mode in vector_modes:
+            skipped[mode] = "pettingzoo-parallel ids have no Gymnasium vector env"
     else:
         import gymnasium
 
-        rates["sync"] = _vector_rate(_sync_vector(entry, num_envs), steps, seed)
-        if entry.vector_entry_point:
+        if "sync" in vector_modes:
+            rates["sync"] = _vector_rate(_sync_vector(entry, num_envs), steps, seed)
+        if "native" in vector_modes and entry.vector_entry_point:
             rates["native"] = _vector_rate(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed)
-        else:
+        elif "native" in vector_modes:
             skipped["native"] = f"{entry.id} has no native vector env (no vector_entry_point)"
-    ratio = rates["native"] / rates["sync"] if "native" in rates else None
+    ratio = rates["native"] / rates["sync"] if {"native", "sync"} <= set(rates) else None
     return {"id": entry.id, "num_envs": num_envs, "steps": steps, "seed": seed,
             "steps_per_s": rates, "native_over_sync": ratio, "skipped": skipped}
 

@@ -139,5 +139,10 @@ def objectives(task: ServerlessTask, stats: dict) -> np.ndarray:
 
 
 def scalar_reward(task: ServerlessTask, vector: np.ndarray) -> np.ndarray:
-    """The scalar reward: ``weights · objectives``."""
-    return vector @ np.asarray(task.weights)
+    """The scalar reward: ``weights · objectives``.
+
+    Written out term by term so that a batch and a single instance round identically (a matrix
+    product may sum in a different order).
+    """
+    w = task.weights
+    return vector[..., 0] * w[0] + vector[..., 1] * w[1] + vector[..., 2] * w[2]
