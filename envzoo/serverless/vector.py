@@ -55,10 +55,10 @@ class ServerlessVectorEnv(VectorEnv):
         self._stats = None
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        if isinstance(seed, int) or seed is None:
+            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
         if seed is not None or self._stats is None:
             self.seeds.seed(seed)
-        if seed is not None:
-            self._np_random, self._np_random_seed = None, None  # the batch seed, not a generator
         rows = np.arange(self.num_envs)
         self.sim.reset(rows, self.seeds.next_keys(rows))
         self.levels[:] = self.initial_level
