@@ -23,11 +23,14 @@ def check_action(space: spaces.Space, action, hint: str = ""):
 
 def check_batch_action(space: spaces.Discrete, actions, num_envs: int, hint: str = "") -> np.ndarray:
     """Validate a batch of Discrete actions (shape (num_envs,)) and return them as int64."""
+    expects = f"one integer in [{space.start}, {space.start + space.n}) per sub-env, shape ({num_envs},)"
     array = np.asarray(actions)
     if array.shape != (num_envs,):
-        raise InvalidActionError(f"expected {num_envs} actions (shape ({num_envs},)), got shape {array.shape}")
+        raise InvalidActionError(f"actions {actions!r} have shape {array.shape}; the batched {space} "
+                                 f"expects {expects}. {hint}")
     if not np.issubdtype(array.dtype, np.integer):
-        raise InvalidActionError(f"actions must be integers, got dtype {array.dtype}: {array!r}")
+        raise InvalidActionError(f"actions {actions!r} have dtype {array.dtype}; the batched {space} "
+                                 f"expects {expects}. {hint}")
     array = array.astype(np.int64)
     bad = (array < space.start) | (array >= space.start + space.n)
     if bad.any():

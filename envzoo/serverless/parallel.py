@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -114,19 +112,20 @@ class ServerlessClusterEnv(ParallelEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"fn_{i}" for i in range(len(rates))]
         self.agents = []
+        self._observation_spaces = {agent: self.task.observation_space(extra=len(CLUSTER_FEATURES))
+                                    for agent in self.possible_agents}
+        self._action_spaces = {agent: spaces.Discrete(self.task.n_levels) for agent in self.possible_agents}
         self.sim = self.task.new_sim(1, len(rates))
         self._np_random, _ = seeding.np_random(None)
         self._levels = np.zeros((1, len(rates)), dtype=np.int64)
         self._stats = None
         self._steps = 0
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent):
-        return self.task.observation_space(extra=len(CLUSTER_FEATURES))
+        return self._observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent):
-        return spaces.Discrete(self.task.n_levels)
+        return self._action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
@@ -141,12 +140,14 @@ class ServerlessClusterEnv(ParallelEnv):
     def step(self, actions):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        missing = set(self.agents) - set(actions)
-        if missing:
-            raise InvalidActionError(f"actions are missing for agents {sorted(missing)}; give one per live agent")
-        for i, agent in enumerate(self.possible_agents):
-            self._levels[0, i] = check_action(self.action_space(agent), actions[agent],
-                                              f"(agent {agent}) {self.task.action_hint()}")
+        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
+        if missing or unknown:
+            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
+                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        # Check every action before changing any state.
+        levels = [check_action(self.action_space(agent), actions[agent], f"(agent {agent}) {self.task.action_hint()}")
+                  for agent in self.possible_agents]
+        self._levels[0] = levels
         self._stats = stats = self.sim.advance(np.asarray(self.task.levels)[self._levels])
         self._steps += 1
         rewards_per_function = serverless_task.scalar_reward(

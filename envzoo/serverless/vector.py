@@ -82,7 +82,9 @@ class ServerlessVectorEnv(VectorEnv):
             "cost": stats["pod_seconds"][:, 0].copy(),
             "metrics": {k: v[:, 0] for k, v in self.sim.episode_metrics().items()},
         }
-        info = with_masks(raw_info, np.ones(self.num_envs, dtype=bool))
+        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
+        # info (empty) here, and the finished step's info in final_info.
+        info = with_masks(raw_info, ~truncated)
         if truncated.any():
             info.update(final_step_info(raw_info, observations, truncated))
             self._autoreset(truncated, stats)

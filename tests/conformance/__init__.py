@@ -1,0 +1,1 @@
+"""Conformance suite: every registry entry, every face, the ecosystems' own checkers."""

@@ -1,0 +1,56 @@
+"""Multi-objective faces (entries with ``objectives``), as MO-Gymnasium defines them: a
+``reward_space`` of ``reward_dim == len(objectives)`` components that contains every reward."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from .support import action_sequence, entry_params, is_multi_objective, make_env
+
+HORIZON = 40
+STEPS = 100
+
+
+def _reward_attr(env, name):
+    # Gymnasium 1.x wrappers do not forward attributes; get_wrapper_attr looks through them
+    # (MO-Gymnasium's own wrappers read env.unwrapped.reward_space).
+    return env.get_wrapper_attr(name)
+
+
+@pytest.mark.parametrize("entry", entry_params(is_multi_objective))
+def test_reward_space_and_dim(entry, closing):
+    env = closing(make_env(entry, HORIZON))
+    reward_space = _reward_attr(env, "reward_space")
+    assert isinstance(reward_space, spaces.Box), f"reward_space is {reward_space!r}"
+    assert reward_space.shape == (len(entry.objectives),)
+    assert _reward_attr(env, "reward_dim") == len(entry.objectives)
+    assert env.unwrapped.reward_space is reward_space
+
+
+@pytest.mark.parametrize("entry", entry_params(is_multi_objective))
+def test_rewards_inside_reward_space(entry, closing):
+    env = closing(make_env(entry, HORIZON))
+    reward_space = _reward_attr(env, "reward_space")
+    env.reset(seed=5)
+    for t, action in enumerate(action_sequence(env, entry, STEPS, seed=5)):
+        _, reward, terminated, truncated, _ = env.step(action)
+        assert isinstance(reward, np.ndarray), f"step {t}: reward is a {type(reward).__name__}"
+        assert reward.dtype == reward_space.dtype, \
+            f"step {t}: reward dtype {reward.dtype} != reward_space dtype {reward_space.dtype}"
+        # contains() as it is, without casting: what MO-Gymnasium users call.
+        assert reward_space.contains(reward), f"step {t}: {reward!r} not in {reward_space}"
+        if terminated or truncated:
+            env.reset()
+
+
+@pytest.mark.parametrize("entry", entry_params(is_multi_objective))
+def test_linear_reward_with_unit_weights_is_the_component_sum(entry, closing):
+    from mo_gymnasium.wrappers import LinearReward
+
+    env = closing(LinearReward(make_env(entry, HORIZON), weight=np.ones(len(entry.objectives))))
+    env.reset(seed=1)
+    for action in action_sequence(env, entry, 10, seed=1):
+        _, reward, _, _, info = env.step(action)
+        assert np.isclose(reward, np.sum(info["vector_reward"], dtype=np.float64))

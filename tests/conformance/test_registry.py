@@ -1,0 +1,231 @@
+"""Registry-level promises: declared metrics are what the env reports, declared reference policies
+run, ``import envzoo`` stays light, ids are registered with their ecosystems, and a malformed
+registry document is rejected with an error naming the entry and the field."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import envzoo
+from envzoo.core.errors import RegistryError
+from envzoo.registry import entries, load_attr, parse_registry
+
+from .support import (
+    REPO_ROOT, action_sequence, all_entries, entry_params, is_gymnasium, is_parallel, make_env,
+)
+
+METRICS_HORIZON = 4
+
+
+# ---------------------------------------------------------------------- metrics and costs
+@pytest.mark.parametrize("entry", entry_params())
+def test_declared_metrics_are_the_reported_metrics(entry, closing):
+    env = closing(make_env(entry, METRICS_HORIZON))
+    env.reset(seed=0)
+    for action in action_sequence(env, entry, METRICS_HORIZON + 1, 0):
+        if is_parallel(entry):
+            _, _, _, _, infos = env.step({agent: action[agent] for agent in env.agents})
+            if not env.agents:
+                break
+        else:
+            _, _, terminated, truncated, infos = env.step(action)
+            if terminated or truncated:
+                break
+    else:
+        pytest.fail(f"the episode did not end after {METRICS_HORIZON} steps")
+    final = infos.items() if is_parallel(entry) else [("the env", infos)]
+    for who, info in final:
+        assert "metrics" in info, f"{who}: no info['metrics'] at the end of the episode"
+        assert sorted(info["metrics"]) == sorted(entry.metrics), \
+            f"{who}: info['metrics'] keys {sorted(info['metrics'])} != registry metrics {sorted(entry.metrics)}"
+
+
+# ---------------------------------------------------------------------- reference policies
+def _policy_params():
+    params = []
+    for param in entry_params():
+        entry = param.values[0]
+        for ref in entry.policies:
+            params.append(pytest.param(entry, ref.name, id=f"{entry.id}-{ref.name}", marks=param.marks))
+    return params
+
+
+@pytest.mark.parametrize("entry, name", _policy_params())
+def test_reference_policy_runs(entry, name, closing):
+    env = closing(make_env(entry, 5))
+    policy = envzoo.make_policy(entry.id, name, env)
+    policy.reset(seed=3)
+    observation, info = env.reset(seed=3)
+    for t in range(5):
+        action = policy(observation, info)
+        if is_parallel(entry):
+            assert set(action) == set(env.agents), f"step {t}: actions for {sorted(action)}, agents {env.agents}"
+            for agent, agent_action in action.items():
+                assert env.action_space(agent).contains(agent_action), f"step {t}: {agent}: {agent_action!r}"
+        else:
+            assert env.action_space.contains(action), f"step {t}: {action!r} not in {env.action_space}"
+        observation, _, terminated, truncated, info = env.step(action)
+        if (not env.agents) if is_parallel(entry) else (terminated or truncated):
+            policy.reset(seed=None)
+            observation, info = env.reset()
+
+
+# ---------------------------------------------------------------------- registration
+@pytest.mark.parametrize("entry", entry_params())
+def test_entry_points_resolve_and_register(entry):
+    import gymnasium
+    import pettingzoo
+
+    assert entry.entry_point.startswith(f"envzoo.{entry.domain}."), \
+        f"entry point {entry.entry_point} is outside the domain package envzoo.{entry.domain}"
+    assert callable(load_attr(entry.entry_point))
+    if entry.vector_entry_point:
+        assert callable(load_attr(entry.vector_entry_point))
+    for ref in entry.policies:
+        assert callable(ref.load()), f"policy {ref.name}: {ref.entry_point}"
+    if is_gymnasium(entry):
+        spec = gymnasium.spec(entry.id)
+        assert spec.entry_point == entry.entry_point
+        assert spec.vector_entry_point == entry.vector_entry_point
+        assert spec.max_episode_steps == entry.max_episode_steps
+        assert spec.kwargs == entry.kwargs
+        assert entry.id not in pettingzoo.parallel_registry
+    else:
+        spec = pettingzoo.parallel_registry[entry.id]
+        assert spec.max_cycles == entry.max_episode_steps
+        assert entry.id not in gymnasium.registry
+    assert envzoo.env_info(entry.id) is entry
+    assert entry.id in [e.id for e in envzoo.list_envs(domain=entry.domain, kind=entry.kind)]
+
+
+@pytest.mark.parametrize("entry", entry_params())
+def test_envzoo_make_gives_the_ecosystem_face(entry, closing):
+    import gymnasium
+    import pettingzoo
+
+    env = closing(envzoo.make(entry.id))
+    expected = pettingzoo.ParallelEnv if is_parallel(entry) else gymnasium.Env
+    assert isinstance(env, expected)
+    assert type(env.unwrapped if is_gymnasium(entry) else env) is load_attr(entry.entry_point)
+
+
+def test_gymnasium_ids_work_with_the_module_prefix_in_a_fresh_process():
+    """Gymnasium 1.x has no plugins: ``gymnasium.make("envzoo:<id>")`` imports envzoo itself."""
+    ids = [param.values[0].id for param in entry_params(is_gymnasium) if not param.marks]
+    if not ids:
+        pytest.skip("no installed gymnasium entries")
+    code = (
+        "import gymnasium\n"
+        f"for env_id in {ids!r}:\n"
+        "    env = gymnasium.make('envzoo:' + env_id)\n"
+        "    env.reset(seed=0)\n"
+        "    env.close()\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=REPO_ROOT, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr
+
+
+def test_registry_ids_are_unique_and_listed():
+    ids = [entry.id for entry in all_entries()]
+    assert ids and len(ids) == len(set(ids))
+    assert [entry.id for entry in envzoo.list_envs()] == list(entries())
+
+
+HEAVY = ("torch", "jax", "jaxlib", "libsumo", "traci", "sumolib", "jpype", "orekit_jpype",
+         "textworld", "tensorflow", "ray", "stable_baselines3")
+
+
+def test_import_envzoo_is_light():
+    domains = sorted({entry.domain for entry in all_entries()})
+    code = (
+        "import json, sys, time\n"
+        "start = time.perf_counter()\n"
+        "import envzoo\n"
+        "elapsed = time.perf_counter() - start\n"
+        "print(json.dumps({'seconds': elapsed, 'modules': sorted(sys.modules)}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=REPO_ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    print(f"import envzoo took {report['seconds'] * 1000:.0f} ms in a fresh process")
+    modules = report["modules"]
+    domain_modules = [m for m in modules if any(m == f"envzoo.{d}" or m.startswith(f"envzoo.{d}.") for d in domains)]
+    assert domain_modules == [], f"import envzoo imported domain modules {domain_modules}"
+    heavy = [m for m in modules if m.split(".")[0] in HEAVY]
+    assert heavy == [], f"import envzoo imported heavy dependencies {sorted({m.split('.')[0] for m in heavy})}"
+
+
+# ---------------------------------------------------------------------- malformed documents
+GOOD_ENTRY = """\
+  - id: envzoo/Example-v0
+    kind: gymnasium
+    domain: example
+    summary: An example.
+    entry_point: envzoo.example.env:ExampleEnv
+    metrics: [score]
+"""
+
+
+def _document(*entries_text: str) -> str:
+    return "envs:\n" + "".join(entries_text)
+
+
+def test_a_good_document_parses():
+    parsed = parse_registry(_document(GOOD_ENTRY))
+    assert list(parsed) == ["envzoo/Example-v0"]
+    assert parsed["envzoo/Example-v0"].metrics == ("score",)
+
+
+MALFORMED = {
+    "missing field": (GOOD_ENTRY.replace("    summary: An example.\n", ""), "summary"),
+    "bad kind": (GOOD_ENTRY.replace("kind: gymnasium", "kind: gym"), "kind"),
+    "bad id (no namespace)": (GOOD_ENTRY.replace("id: envzoo/Example-v0", "id: Example-v0"), "id"),
+    "bad id (no version)": (GOOD_ENTRY.replace("id: envzoo/Example-v0", "id: envzoo/Example"), "id"),
+    "bad entry point": (GOOD_ENTRY.replace("envzoo.example.env:ExampleEnv", "envzoo.example.env.ExampleEnv"),
+                        "entry_point"),
+    "bad vector entry point": (GOOD_ENTRY + "    vector_entry_point: not a path\n", "vector_entry_point"),
+    "unknown field": (GOOD_ENTRY + "    max_steps: 10\n", "max_steps"),
+    "wrong type": (GOOD_ENTRY.replace("metrics: [score]", "metrics: score"), "metrics"),
+    "list of non-strings": (GOOD_ENTRY.replace("metrics: [score]", "metrics: [1, 2]"), "metrics"),
+    "bad max_episode_steps": (GOOD_ENTRY + "    max_episode_steps: 0\n", "max_episode_steps"),
+    "unknown extra": (GOOD_ENTRY + "    extra: no-such-extra\n", "extra"),
+    "vector entry point on a parallel kind": (
+        GOOD_ENTRY.replace("kind: gymnasium", "kind: pettingzoo-parallel")
+        + "    vector_entry_point: envzoo.example.vector:ExampleVectorEnv\n", "vector_entry_point"),
+    "bad policy": (GOOD_ENTRY + "    policies: {greedy: not-an-entry-point}\n", "policies.greedy"),
+    "policy with unknown keys": (
+        GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', args: {}}}\n",
+        "policies.greedy"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_malformed_entry_names_entry_and_field(case):
+    text, field = MALFORMED[case]
+    second = GOOD_ENTRY.replace("Example-v0", "Other-v0")
+    with pytest.raises(RegistryError) as raised:
+        parse_registry(_document(second, text))  # the bad entry is the second one (#1)
+    message = str(raised.value)
+    assert repr(field) in message, f"the error does not name the field {field!r}: {message}"
+    assert "#1" in message, f"the error does not name the entry: {message}"
+
+
+def test_duplicate_id_names_entry_and_field():
+    with pytest.raises(RegistryError) as raised:
+        parse_registry(_document(GOOD_ENTRY, GOOD_ENTRY))
+    message = str(raised.value)
+    assert "#1" in message and "envzoo/Example-v0" in message and "'id'" in message and "duplicate" in message
+
+
+@pytest.mark.parametrize("text", ["", "envs: {}", "- a\n- b", "envs: [1]", "envs:\n  - [not, a, mapping]",
+                                  "envs: [\n", "envs:\n  - id: envzoo/A-v0\n"])
+def test_malformed_document_raises_registry_error(text):
+    with pytest.raises(RegistryError):
+        parse_registry(text)
