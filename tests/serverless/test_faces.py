@@ -82,6 +82,7 @@ def test_cluster_shares_capacity_and_reports_cluster_metrics():
     ({"workload": {"kind": "diurnal", "amplitude": 2}}, "amplitude"),
     ({"render_mode": "human"}, "render_mode"),
 ])
+@pytest.mark.filterwarnings("ignore:.*render_mode='human' that is not in the possible:UserWarning")
 def test_bad_arguments_are_explained(kwargs, message):
     with pytest.raises(ValueError, match=message):
         gym.make("envzoo/Serverless-v0", **kwargs).reset(seed=0)
