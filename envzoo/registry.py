@@ -32,9 +32,8 @@ from typing import Any
 
 import yaml
 
-from envzoo.core.errors import RegistryError
+from envzoo.core.errors import MissingExtraError, RegistryError
 from envzoo.core.extras import EXTRA_MODULES, missing_modules
-from envzoo.core.errors import MissingExtraError
 
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 KINDS = ("gymnasium", "pettingzoo-parallel")
@@ -131,7 +130,7 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     unknown = set(raw) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
         raise _fail(where, sorted(unknown)[0], f"unknown field; allowed: {sorted({**_REQUIRED, **_OPTIONAL})}")
-    for name, kind in _REQUIRED.items():
+    for name in _REQUIRED:
         if name not in raw:
             raise _fail(where, name, "missing (required)")
     for name, kind in {**_REQUIRED, **_OPTIONAL}.items():

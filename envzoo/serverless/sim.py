@@ -159,6 +159,11 @@ class ServerlessSim:
         self.tag_arrival = np.zeros(tags, dtype=np.int64)
         self.tag_weight = np.zeros(tags)
         self.latency_hist = np.zeros(shape + (params.latency_bins.n,))
+        # Tags that completed in each tick of the current interval, recorded once per interval.
+        per_tick = shape + (params.ticks_per_step, params.latency_tags)
+        self._finished = np.zeros(per_tick, dtype=bool)
+        self._finished_latency = np.zeros(per_tick)
+        self._finished_weight = np.zeros(per_tick)
         self.totals = {name: np.zeros(shape) for name in COUNTERS}
         self._in_flight_sum = np.zeros(shape, dtype=np.int64)  # since the last KPA tick
 
@@ -217,9 +222,7 @@ class ServerlessSim:
         in_system = self.queue + self.in_service + rates.max(-1) * 5 * self.mean_service
         self.tag_every = np.maximum(1, np.ceil(2 * in_system / M)).astype(np.int64)
 
-        self._finished = np.zeros(self.shape + (S, M), dtype=bool)
-        self._finished_latency = np.zeros(self.shape + (S, M))
-        self._finished_weight = np.zeros(self.shape + (S, M))
+        self._finished.fill(False)  # latency and weight are read only where a tag finished
         self._queued_sum = np.zeros(self.shape, dtype=np.int64)
         self._pods_sum = np.zeros(self.shape, dtype=np.int64)
         admitted_before = self.totals["admitted"].copy()
@@ -238,7 +241,7 @@ class ServerlessSim:
         stats = {name: self.totals[name] - before[name] for name in COUNTERS}
         stats.update(queue=self.queue.copy(), in_service=self.in_service.copy(),
                      ready=self.ready.copy(), starting=self.n_starting.copy(),
-                     desired=self.desired.copy(), rates=rates.mean(-1),
+                     desired=self.desired.copy(),
                      panic=(self.kpa.panic_until > self.time[:, None]).astype(np.float64))
         return stats
 

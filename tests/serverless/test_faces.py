@@ -6,7 +6,7 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envzoo
+import envzoo  # noqa: F401  (registers the ids)
 from envzoo.serverless.policies import BestFixedConcurrency, FixedConcurrency, KnativeDefault
 from envzoo.serverless.task import DEFAULT_WEIGHTS
 
