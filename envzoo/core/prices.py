@@ -1,0 +1,91 @@
+"""Aligned price panels: the one representation of OHLCV market data that finance envs read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from envzoo.core.errors import DataFormatError
+
+FIELDS = ("open", "high", "low", "close", "volume")
+
+
+@dataclass(frozen=True)
+class PricePanel:
+    """Prices of N assets at T common timestamps.
+
+    Attributes:
+        times: (T,) ``datetime64[ns]``, strictly increasing.
+        assets: N asset names.
+        fields: name -> (T, N) float64 array. ``close`` is required; ``open``, ``high``, ``low``
+            and ``volume`` are optional. Prices are finite and > 0; volume finite and >= 0.
+        periods_per_year: bars per year, for annualising (252 daily stocks, 365 daily crypto,
+            17520 for 30-minute crypto bars).
+        source: where the data came from (file, package dataset, generator and seed).
+    """
+
+    times: np.ndarray
+    assets: tuple[str, ...]
+    fields: dict[str, np.ndarray] = field(repr=False)
+    periods_per_year: float
+    source: str = ""
+
+    def __post_init__(self):
+        times = np.asarray(self.times).astype("datetime64[ns]")
+        object.__setattr__(self, "times", times)
+        object.__setattr__(self, "assets", tuple(str(a) for a in self.assets))
+        if "close" not in self.fields:
+            raise DataFormatError(f"{self.source}: a price panel needs a 'close' field; got {sorted(self.fields)}")
+        unknown = set(self.fields) - set(FIELDS)
+        if unknown:
+            raise DataFormatError(f"{self.source}: unknown fields {sorted(unknown)}; allowed {FIELDS}")
+        if times.ndim != 1 or (times.size > 1 and np.any(np.diff(times) <= np.timedelta64(0))):
+            raise DataFormatError(f"{self.source}: timestamps must be strictly increasing")
+        if self.periods_per_year <= 0:
+            raise ValueError(f"periods_per_year must be > 0, got {self.periods_per_year}")
+        shape = (times.size, len(self.assets))
+        for name, values in self.fields.items():
+            values = np.asarray(values, dtype=np.float64)
+            if values.shape != shape:
+                raise DataFormatError(f"{self.source}: field {name!r} has shape {values.shape}, expected {shape}")
+            bad = ~np.isfinite(values) | ((values <= 0) if name != "volume" else (values < 0))
+            if bad.any():
+                row, column = np.argwhere(bad)[0]
+                raise DataFormatError(
+                    f"{self.source}: {name} of {self.assets[column]!r} at {times[row]} is {values[row, column]!r}; "
+                    "prices must be finite and > 0 (volume >= 0)")
+            self.fields[name] = values
+
+    @property
+    def n_times(self) -> int:
+        return self.times.size
+
+    @property
+    def n_assets(self) -> int:
+        return len(self.assets)
+
+    def field(self, name: str) -> np.ndarray:
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise KeyError(f"this panel has no {name!r} field; it has {sorted(self.fields)}") from None
+
+    def between(self, start=None, end=None) -> "PricePanel":
+        """Rows with ``start <= time < end`` (either may be None)."""
+        keep = np.ones(self.n_times, dtype=bool)
+        if start is not None:
+            keep &= self.times >= np.datetime64(start, "ns")
+        if end is not None:
+            keep &= self.times < np.datetime64(end, "ns")
+        return PricePanel(self.times[keep], self.assets, {k: v[keep] for k, v in self.fields.items()},
+                          self.periods_per_year, self.source)
+
+    def select(self, assets) -> "PricePanel":
+        """Columns for the given asset names (in that order)."""
+        missing = [a for a in assets if a not in self.assets]
+        if missing:
+            raise KeyError(f"assets {missing} are not in this panel ({', '.join(self.assets)})")
+        index = [self.assets.index(a) for a in assets]
+        return PricePanel(self.times, tuple(assets), {k: v[:, index] for k, v in self.fields.items()},
+                          self.periods_per_year, self.source)

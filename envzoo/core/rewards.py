@@ -1,0 +1,78 @@
+"""Risk-adjusted reward signals over a stream of per-step returns, batched over instances."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class DifferentialSharpe:
+    """Moody & Saffell's differential Sharpe ratio (1998, 2001).
+
+    Exponential moving estimates A (first moment) and B (second moment) of the returns R with
+    rate η; the reward is the sensitivity of the Sharpe ratio to the newest return,
+
+        D_t = (B_{t-1} ΔA_t − ½ A_{t-1} ΔB_t) / (B_{t-1} − A_{t-1}²)^{3/2},
+        ΔA_t = R_t − A_{t-1},  ΔB_t = R_t² − B_{t-1},
+
+    then A ← A + η ΔA, B ← B + η ΔB. D is 0 while B − A² is still 0 (first step).
+    """
+
+    def __init__(self, batch: int, eta: float = 0.01):
+        if not 0 < eta <= 1:
+            raise ValueError(f"eta must lie in (0, 1], got {eta}")
+        self.eta = eta
+        self.first = np.zeros(batch)
+        self.second = np.zeros(batch)
+
+    def reset(self, rows) -> None:
+        self.first[rows] = 0.0
+        self.second[rows] = 0.0
+
+    def __call__(self, returns: np.ndarray) -> np.ndarray:
+        delta_first = returns - self.first
+        delta_second = returns**2 - self.second
+        variance = self.second - self.first**2
+        safe = np.where(variance > 1e-18, variance, 1.0)
+        reward = np.where(variance > 1e-18,
+                          (self.second * delta_first - 0.5 * self.first * delta_second) / safe**1.5, 0.0)
+        self.first = self.first + self.eta * delta_first
+        self.second = self.second + self.eta * delta_second
+        return reward
+
+
+class RollingWindow:
+    """The last ``length`` returns of each instance, for rolling Sharpe and Sortino rewards."""
+
+    def __init__(self, batch: int, length: int):
+        if length < 2:
+            raise ValueError(f"the reward window must hold at least 2 returns, got {length}")
+        self.values = np.zeros((batch, length))
+        self.count = np.zeros(batch, dtype=np.int64)
+
+    def reset(self, rows) -> None:
+        self.values[rows] = 0.0
+        self.count[rows] = 0
+
+    def push(self, returns: np.ndarray) -> None:
+        self.values = np.roll(self.values, -1, axis=1)
+        self.values[:, -1] = returns
+        self.count = np.minimum(self.count + 1, self.values.shape[1])
+
+    def _filled(self):
+        age = np.arange(self.values.shape[1])[::-1]
+        return age[None, :] < self.count[:, None]
+
+    def sharpe(self) -> np.ndarray:
+        """mean / sample std of the returns in the window (0 with fewer than 2, or no spread)."""
+        filled, n = self._filled(), np.maximum(self.count, 1)
+        mean = np.where(filled, self.values, 0.0).sum(1) / n
+        spread = np.where(filled, (self.values - mean[:, None]) ** 2, 0.0).sum(1) / np.maximum(self.count - 1, 1)
+        std = np.sqrt(spread)
+        return np.where((self.count > 1) & (std > 1e-12), mean / np.where(std > 1e-12, std, 1.0), 0.0)
+
+    def sortino(self) -> np.ndarray:
+        """mean / downside deviation of the returns in the window (0 without a losing return)."""
+        filled, n = self._filled(), np.maximum(self.count, 1)
+        mean = np.where(filled, self.values, 0.0).sum(1) / n
+        downside = np.sqrt(np.where(filled, np.minimum(self.values, 0.0) ** 2, 0.0).sum(1) / n)
+        return np.where(downside > 1e-12, mean / np.where(downside > 1e-12, downside, 1.0), 0.0)

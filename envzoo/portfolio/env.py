@@ -1,0 +1,194 @@
+"""Portfolio management on a price panel, after Jiang, Xu & Liang's EIIE framework (2017)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.core.rng import key_from_generator
+from envzoo.portfolio.task import PortfolioTask
+
+
+def split_observation(env, observation) -> tuple[np.ndarray, np.ndarray]:
+    """(prices (F, N, W), weights (N+1,)) from a Dict or flat observation of ``env``."""
+    if isinstance(observation, dict):
+        return observation["prices"], observation["weights"]
+    task = env.unwrapped.task
+    size = len(task.universe.features) * task.n_assets * task.window
+    prices = np.asarray(observation[:size]).reshape(len(task.universe.features), task.n_assets, task.window)
+    return prices, np.asarray(observation[size:])
+
+
+def flatten(observations: dict[str, np.ndarray]) -> np.ndarray:
+    """The flat face of batched Dict observations: prices.ravel() then weights, per row."""
+    batch = observations["weights"].shape[0]
+    return np.concatenate([observations["prices"].reshape(batch, -1), observations["weights"]], axis=1)
+
+
+class PortfolioEnv(gym.Env):
+    """
+    ## Description
+
+    Allocate wealth between cash and N assets, rebalancing every bar, as in Jiang, Xu & Liang's
+    EIIE framework (2017): the observation is the recent price tensor normalised by the latest
+    close plus the previous portfolio weights (their portfolio-vector memory), the action is the
+    new portfolio vector, and each rebalance pays a proportional commission through the exact
+    transaction-cost shrinkage factor μ. Also covers the Sharpe-rewarded robo-advisor setting
+    (``reward="rolling_sharpe"``, random asset subsets per episode) and constrained long/short
+    portfolios (``allow_short``, ``max_weight``, ``max_leverage``, ``max_turnover``).
+
+    Data (``data``): ``"sp500-stocks"`` (default: 20 S&P 500 stocks, daily adjusted close,
+    1990–2022, shipped from skfolio), ``"sp500-index"`` / ``"nasdaq-index"`` (daily OHLCV, shipped
+    from arch), ``"synthetic-crypto-30m"`` / ``"synthetic-stocks-daily"`` (generated), or any
+    :class:`~envzoo.core.prices.PricePanel` (see :mod:`envzoo.core.price_loaders` for CSV,
+    Parquet and Binance klines).
+
+    ## Action Space
+
+    Long-only (default): ``Box(0, 1, (N+1,), float32)``, cash first. Raw actions are normalised,
+    ``w = a / Σ a`` (all cash when Σ a = 0), so a point on the simplex is used as given. Risky
+    weights above ``max_weight`` are cut to it and the excess goes to cash.
+
+    With ``allow_short=True``: ``Box(-1, 1, (N+1,))``; ``a[1:]`` are the risky weights (``a[0]``
+    is ignored), scaled down together if their gross exposure Σ|w_i| exceeds ``max_leverage``,
+    then each cut to ±``max_weight``; cash is ``1 − Σ w_i``. No borrow fee or margin call is
+    modelled; the episode terminates if the value reaches 0.
+
+    ``max_turnover`` (optional) limits Σ_{i≥1} |w_i − w'_i| per step by moving only part of the
+    way from the current holdings w' towards the target.
+
+    ## Observation Space
+
+    ``Dict(prices=Box(0, inf, (F, N, W)), weights=Box(lo, hi, (N+1,)))`` (``observation="dict"``)
+    or the flat ``Box`` of ``prices.ravel()`` followed by ``weights`` (``observation="flat"``):
+
+    - ``prices[f, i, k]``: feature f (``features``, default the available of close, high, low) of
+      asset i at bar t − W + 1 + k, divided by asset i's close at bar t (so the last close is 1);
+    - ``weights``: the portfolio vector chosen at the previous step (cash first).
+
+    ## Rewards
+
+    ``reward`` names one of: ``"log_return"`` (EIIE: log(μ_t · w_t · y_{t+1})),
+    ``"differential_sharpe"`` (Moody & Saffell, rate ``dsr_eta``), ``"rolling_sharpe"`` (mean /
+    std of the last ``reward_window`` log returns), ``"sortino"`` (mean / downside deviation of
+    the same window), ``"return_minus_turnover"`` (log return − ``turnover_penalty`` · Σ|Δw|).
+    ``PortfolioMO-v0`` returns (log return, −risk, −(1 − μ)).
+
+    ## Costs
+
+    ``info["cost"]``: the value lost to commission this step, V_t (1 − μ_t), with V_0 = 1.
+    Commission ``commission`` (0.25 %, as in the paper) on both buys and sells; ``exact_cost``
+    chooses the iterative μ (default) or its first-order approximation 1 − c Σ|w'_i − w_i|
+    (always used with shorts). ``cash_rate`` is the per-bar return on cash (default 0).
+
+    ## Starting State
+
+    All in cash. ``split="train"``: the episode starts at a bar drawn uniformly from the train
+    period (before ``test_start``, default the first 80 % of the bars) and lasts
+    ``episode_steps`` bars; when ``n_assets`` is below the number of assets in the data, a random
+    subset is drawn per episode (``sample_assets``). ``split="test"``: one deterministic backtest
+    from ``test_start`` to the end of the data, on the first ``n_assets`` assets.
+
+    ## Episode End
+
+    Truncated at the end of the episode's period; terminated if the portfolio value reaches 0.
+
+    ## Metrics
+
+    ``info["metrics"]`` at every step, for the episode so far: ``fapv``, ``annual_return``,
+    ``annual_volatility``, ``sharpe``, ``sortino``, ``max_drawdown``, ``calmar`` (see
+    :mod:`envzoo.core.performance`; annualised with the data's periods per year: 252 for daily
+    stocks, 17520 for 30-minute crypto bars), ``turnover`` (mean Σ|Δw| per step) and
+    ``costs_paid`` (sum of ``info["cost"]``).
+
+    ## Arguments
+
+    ``data``, ``features``, ``window`` (50), ``n_assets`` (all), ``assets`` (names; fixes the
+    universe), ``sample_assets`` (True), ``split`` ("train"), ``test_start`` (a date),
+    ``episode_steps`` (252), ``commission`` (0.0025), ``exact_cost`` (True), ``cash_rate`` (0),
+    ``reward`` ("log_return"), ``reward_window`` (20), ``dsr_eta`` (0.01), ``turnover_penalty``
+    (0.001), ``risk`` ("squared" or "downside", for the MO face), ``allow_short`` (False),
+    ``max_leverage`` (1), ``max_weight`` (1), ``max_turnover`` (None), ``observation``
+    ("dict" or "flat"), ``render_mode`` ("ansi").
+
+    ## References
+
+    Z. Jiang, D. Xu, J. Liang. *A Deep Reinforcement Learning Framework for the Financial
+    Portfolio Management Problem.* arXiv:1706.10059, 2017. J. Moody, M. Saffell. *Learning to
+    trade via direct reinforcement.* IEEE TNN 2001.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    vector_reward = False
+
+    def __init__(self, observation: str = "dict", render_mode: str | None = None, **task_kwargs):
+        if observation not in ("dict", "flat"):
+            raise ValueError(f"observation must be 'dict' or 'flat', got {observation!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.flat = observation == "flat"
+        self.render_mode = render_mode
+        self.task = PortfolioTask(1, **task_kwargs)
+        self.observation_space = self.task.observation_space(self.flat)
+        self.action_space = self.task.action_space()
+        if self.vector_reward:
+            self.reward_space = gym.spaces.Box(np.array([-np.inf, -np.inf, -1.0], np.float32),
+                                               np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
+            self.reward_dim = 3
+        self._started = False
+
+    # Accessors used by reference policies (documented there).
+    close_index = property(lambda self: self.task.universe.close_index)
+    n_assets = property(lambda self: self.task.n_assets)
+    window = property(lambda self: self.task.window)
+
+    def current_close(self) -> np.ndarray:
+        return self.task.universe.close[self.task.t[0], self.task.assets[0]]
+
+    def future_close(self) -> np.ndarray:
+        """Closes at the episode's last bar: for hindsight *oracle* policies only."""
+        return self.task.universe.close[self.task.end[0], self.task.assets[0]]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task.reset(np.array([0]), key_from_generator(self.np_random, 1))
+        self._started = True
+        return self._observation(), {}
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        action = np.asarray(action)
+        if action.shape != self.action_space.shape or not np.issubdtype(action.dtype, np.number):
+            raise InvalidActionError(f"action {action!r} does not fit the action space {self.action_space}")
+        if not self.action_space.contains(action.astype(np.float32)):
+            raise InvalidActionError(f"action {action!r} is outside the action space {self.action_space}: "
+                                     "each entry must be finite and within the bounds")
+        result = self.task.step(action[None])
+        reward = result["objectives"][0].astype(np.float32) if self.vector_reward else float(result["reward"][0])
+        terminated, truncated = bool(result["terminated"][0]), bool(result["truncated"][0])
+        if terminated or truncated:
+            self._started = False
+        info = {"cost": float(result["cost"][0]),
+                "metrics": {k: float(v[0]) for k, v in self.task.metrics().items()}}
+        return self._observation(), reward, terminated, truncated, info
+
+    def _observation(self):
+        observations = self.task.observations()
+        if self.flat:
+            return flatten(observations)[0]
+        return {name: value[0] for name, value in observations.items()}
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        task = self.task
+        names = [task.universe.panel.assets[i] for i in task.assets[0]]
+        weights = " ".join(f"{n}={w:.2f}" for n, w in zip(["cash", *names], task.book.holdings[0]) if abs(w) >= 0.005)
+        date = str(task.universe.panel.times[task.t[0]])[:16]
+        return f"{date} value={task.book.value[0]:.4f} {weights}\n"

@@ -1,0 +1,91 @@
+"""Native vector env for ``Portfolio-v0``: batched start dates and asset subsets."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.core.seeding import InstanceSeeds
+from envzoo.core.vector import final_step_info, with_masks
+from envzoo.portfolio.env import flatten
+from envzoo.portfolio.task import PortfolioTask
+
+
+class PortfolioVectorEnv(VectorEnv):
+    """``num_envs`` copies of :class:`~envzoo.portfolio.env.PortfolioEnv` in one batch.
+
+    Each sub-env draws its own episode start and asset subset; sub-env i with ``reset(seed=s)``
+    follows the trajectory of a single env reset with seed ``s + i`` for the same actions.
+    Autoreset is Gymnasium's ``SAME_STEP`` mode (see ``Serverless-v0``'s vector env). Arguments
+    are those of ``Portfolio-v0`` plus ``num_envs``; ``max_episode_steps`` is accepted for
+    ``gymnasium.make_vec`` and must be None (episodes end with their data period).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 1, observation: str = "dict", max_episode_steps: int | None = None,
+                 **task_kwargs):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        if max_episode_steps is not None:
+            raise ValueError("Portfolio episodes end with their data period: set episode_steps, not max_episode_steps")
+        if observation not in ("dict", "flat"):
+            raise ValueError(f"observation must be 'dict' or 'flat', got {observation!r}")
+        self.num_envs, self.flat = num_envs, observation == "flat"
+        self.task = PortfolioTask(num_envs, **task_kwargs)
+        self.single_observation_space = self.task.observation_space(self.flat)
+        self.single_action_space = self.task.action_space()
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.seeds = InstanceSeeds(num_envs)
+        self._started = False
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        if isinstance(seed, int) or seed is None:
+            super().reset(seed=seed)
+        if seed is not None or not self._started:
+            self.seeds.seed(seed)
+        rows = np.arange(self.num_envs)
+        self.task.reset(rows, self.seeds.next_keys(rows))
+        self._started = True
+        return self._observations(), {}
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        expected = self.action_space.shape
+        if actions.shape != expected or not np.issubdtype(actions.dtype, np.number):
+            raise InvalidActionError(f"actions of shape {actions.shape} do not fit the batched action space "
+                                     f"{self.action_space} (shape {expected})")
+        low, high = self.single_action_space.low, self.single_action_space.high
+        bad = ~np.isfinite(actions) | (actions < low) | (actions > high)
+        if bad.any():
+            row = int(np.argwhere(bad)[0, 0])
+            raise InvalidActionError(f"action {actions[row]!r} of sub-env {row} is outside {self.single_action_space}")
+        result = self.task.step(actions)
+        rewards = result["objectives"].astype(np.float32) if getattr(self, "vector_reward", False) else result["reward"]
+        terminated, truncated = result["terminated"], result["truncated"]
+        observations = self._observations()
+        raw_info = {"cost": result["cost"], "metrics": self.task.metrics()}
+        done = terminated | truncated
+        info = with_masks(raw_info, ~done)
+        if done.any():
+            info.update(final_step_info(raw_info, _rows(observations, self.num_envs), done))
+            rows = np.flatnonzero(done)
+            self.task.reset(rows, self.seeds.next_keys(rows))
+            observations = self._observations()
+        return observations, rewards, terminated, truncated, info
+
+    def _observations(self):
+        observations = self.task.observations()
+        return flatten(observations) if self.flat else observations
+
+
+def _rows(observations, n):
+    """Per-sub-env view of batched observations (dicts are split row by row)."""
+    if isinstance(observations, dict):
+        return [{k: v[i] for k, v in observations.items()} for i in range(n)]
+    return observations
