@@ -108,7 +108,6 @@ def _kpis(entry: EnvEntry, results: list[EpisodeResult]) -> dict[str, tuple[floa
     """Mean and std of the return(s), the length and the metrics, in the registry's order."""
     stats = summarize(results)
     if entry.is_multi_objective:
-        del stats["return"]
         returns = np.array([r.episode_return for r in results], dtype=np.float64)
         stats.update({f"return.{name}": (float(returns[:, i].mean()), float(returns[:, i].std()))
                       for i, name in enumerate(entry.objectives)})

@@ -79,7 +79,7 @@ def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
     """Mean and standard deviation of each metric (and the return) over episodes."""
     names = list(results[0].metrics) if results else []
     table = {name: np.array([r.metrics.get(name, np.nan) for r in results]) for name in names}
-    returns = [np.sum(r.episode_return) if np.ndim(r.episode_return) else r.episode_return for r in results]
-    table["return"] = np.array(returns, dtype=np.float64)
+    if results and np.ndim(results[0].episode_return) == 0:  # vector returns have no single sum
+        table["return"] = np.array([r.episode_return for r in results], dtype=np.float64)
     table["length"] = np.array([r.length for r in results], dtype=np.float64)
     return {name: (float(np.mean(v)), float(np.std(v))) for name, v in table.items()}

@@ -123,6 +123,8 @@ class ServerlessEnv(gym.Env):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
         self.task = serverless_task.make_task(**task_kwargs)
+        if initial_level is not None and not isinstance(initial_level, (int, np.integer)):
+            raise ValueError(f"initial_level must be an integer index, got {initial_level!r}")
         self.initial_level = self.task.n_levels - 1 if initial_level is None else int(initial_level)
         if not 0 <= self.initial_level < self.task.n_levels:
             raise ValueError(f"initial_level must index concurrency_levels {self.task.levels}, got {initial_level}")

@@ -11,9 +11,10 @@ buffered by the activator) over a stable window and a shorter panic window, and 
     panic_pods   = ceil(panic_avg / target)                          ceil(up_rate * ready)]
     over_panic   = panic_pods / ready >= panic_threshold
 
-It enters panic mode when ``over_panic`` first holds, stays in it while ``over_panic`` holds and
-for one stable window after, and while panicking never scales down
-(``desired = max(panic_pods, desired_before)``); otherwise ``desired = stable_pods``. A desired
+It enters panic mode when the unclamped ``ceil(panic_avg / target) / ready`` reaches
+``panic_threshold``, stays in it while that holds and until one stable window has passed since
+it last held, and while panicking takes the larger of the stable and panic counts and never
+goes below the highest count of the current panic; otherwise ``desired = stable_pods``. A desired
 scale of zero removes the last pod only after ``scale_to_zero_grace_s``. ``min_scale`` and
 ``max_scale`` bound the result.
 """
@@ -65,6 +66,21 @@ class KPAParams:
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"KPAParams.{name} must be > 0, got {getattr(self, name)!r}")
+        if not 0 < self.target_utilization <= 1:
+            raise ValueError(f"KPAParams.target_utilization is a fraction in (0, 1] (Knative's 70 % is 0.7), "
+                             f"got {self.target_utilization}")
+        if self.panic_threshold < 1:
+            raise ValueError(f"KPAParams.panic_threshold is a ratio >= 1 (Knative's 200 % is 2.0), got {self.panic_threshold}")
+        if not 0 < self.panic_window_pct <= 100:
+            raise ValueError(f"KPAParams.panic_window_pct must lie in (0, 100], got {self.panic_window_pct}")
+        if self.max_scale_up_rate <= 1:
+            raise ValueError(f"KPAParams.max_scale_up_rate must be > 1 (Knative's default is 1000), got {self.max_scale_up_rate}")
+        ticks = self.stable_window_s / self.tick_s
+        if abs(ticks - round(ticks)) > 1e-9:
+            raise ValueError(f"KPAParams.stable_window_s = {self.stable_window_s} must be a multiple of tick_s = {self.tick_s}")
+        for name in ("initial_scale", "min_scale", "max_scale"):
+            if not isinstance(getattr(self, name), (int, np.integer)):
+                raise ValueError(f"KPAParams.{name} must be an integer, got {getattr(self, name)!r}")
         if self.max_scale_down_rate < 1:
             raise ValueError("KPAParams.max_scale_down_rate must be >= 1 "
                              f"(got {self.max_scale_down_rate}); 1 forbids scaling down")
@@ -93,7 +109,8 @@ class KPAState:
 
     samples: np.ndarray  # (B, F, stable_ticks) observed concurrency per tick, newest last
     n_samples: np.ndarray  # ticks observed so far (capped at stable_ticks)
-    panic_until: np.ndarray  # time until which panic mode lasts; -inf when not panicking
+    panic_since: np.ndarray  # last time the panic threshold was crossed; nan when not panicking
+    max_panic_pods: np.ndarray  # the highest count decided during the current panic
     desired: np.ndarray  # last decision
     zero_since: np.ndarray  # time the decision first became 0; nan otherwise
 
@@ -102,7 +119,8 @@ class KPAState:
         return cls(
             samples=np.zeros(shape + (params.stable_ticks,)),
             n_samples=np.zeros(shape, dtype=np.int64),
-            panic_until=np.full(shape, -np.inf),
+            panic_since=np.full(shape, np.nan),
+            max_panic_pods=np.zeros(shape, dtype=np.int64),
             desired=np.full(shape, params.initial_scale, dtype=np.int64),
             zero_since=np.full(shape, np.nan),
         )
@@ -110,7 +128,8 @@ class KPAState:
     def reset_rows(self, rows: np.ndarray, params: KPAParams) -> None:
         self.samples[rows] = 0.0
         self.n_samples[rows] = 0
-        self.panic_until[rows] = -np.inf
+        self.panic_since[rows] = np.nan
+        self.max_panic_pods[rows] = 0
         self.desired[rows] = params.initial_scale
         self.zero_since[rows] = np.nan
 
@@ -149,12 +168,17 @@ def kpa_tick(
     stable_pods = np.clip(np.ceil(stable_avg / target), down_limit, up_limit)
     panic_pods = np.clip(np.ceil(panic_avg / target), down_limit, up_limit)
 
-    over_panic = panic_pods / ready >= params.panic_threshold
+    # The panic test uses the unclamped panic count, as Knative does.
+    over_panic = np.ceil(panic_avg / target) / ready >= params.panic_threshold
     now = np.broadcast_to(now, over_panic.shape)
-    state.panic_until = np.where(over_panic, now + params.stable_window_s, state.panic_until)
-    panicking = now < state.panic_until
-    desired = np.where(panicking, np.maximum(panic_pods, state.desired), stable_pods)
-    desired = desired.astype(np.int64)
+    calmed = ~over_panic & (state.panic_since + params.stable_window_s < now)
+    state.panic_since = np.where(over_panic, now, np.where(calmed, np.nan, state.panic_since))
+    state.max_panic_pods = np.where(calmed, 0, state.max_panic_pods)
+    panicking = ~np.isnan(state.panic_since)
+    # In panic: the larger of the stable and panic counts, and never below the panic maximum.
+    in_panic = np.maximum(np.maximum(stable_pods, panic_pods), state.max_panic_pods)
+    state.max_panic_pods = np.where(panicking, in_panic, state.max_panic_pods)
+    desired = np.where(panicking, in_panic, stable_pods).astype(np.int64)
     state.desired = desired
 
     # Scale to zero only after the grace period; until then a running pod stays.

@@ -11,6 +11,7 @@ from envzoo.core.rng import key_from_generator
 from envzoo.core.spaces import check_action
 from envzoo.core.errors import InvalidActionError
 from envzoo.serverless import task as serverless_task
+from envzoo.serverless.workloads import Workload, make_workload
 
 CLUSTER_FEATURES = ("cluster_free_fraction", "cluster_share", "unscheduled_pods")
 
@@ -74,7 +75,10 @@ class ServerlessClusterEnv(ParallelEnv):
     - ``rates``: mean arrival rate of each function (req/s); its length sets F. Default
       ``(60, 30, 15, 8)``.
     - ``workload``: the arrival process kind (``"diurnal"`` by default) or a dict of options
-      (without ``rate``, which comes from ``rates``); see ``Serverless-v0``.
+      (without ``rate``, which comes from ``rates``); see ``Serverless-v0``. A trace
+      (``{"kind": "trace", "path": ..., "functions": 4}`` or a
+      :class:`~envzoo.serverless.workloads.Trace`) brings its own per-function rates, and
+      ``rates`` is then ignored.
     - ``mean_service_s``: one value, or one per function. Default ``(1.0, 0.5, 2.0, 1.0)``.
     - ``cluster_pods``: cluster capacity in pods (default 40).
     - ``max_cycles``: steps per episode (default 360).
@@ -99,25 +103,25 @@ class ServerlessClusterEnv(ParallelEnv):
                  max_cycles: int = 360, render_mode: str | None = None, **task_kwargs):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        rates = tuple(float(r) for r in np.atleast_1d(rates))
-        options = {"kind": workload} if isinstance(workload, str) else dict(workload)
-        if "rate" in options:
-            raise ValueError("give per-function arrival rates with `rates`, not inside `workload`")
-        self.task = serverless_task.make_task(
-            workload={**options, "rate": rates}, mean_service_s=mean_service_s,
-            cluster_pods=cluster_pods, **task_kwargs)
+        workload, n_functions = _cluster_workload(workload, rates)
+        self.task = serverless_task.make_task(workload=workload, mean_service_s=mean_service_s,
+                                              cluster_pods=cluster_pods, **task_kwargs)
+        kpa = self.task.sim.kpa
+        if cluster_pods < n_functions * max(kpa.initial_scale, kpa.min_scale):
+            raise ValueError(f"cluster_pods = {cluster_pods} cannot hold the {n_functions} functions' "
+                             f"initial or minimum pods ({max(kpa.initial_scale, kpa.min_scale)} each)")
         if max_cycles < 1:
             raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
         self.max_cycles = max_cycles
         self.render_mode = render_mode
-        self.possible_agents = [f"fn_{i}" for i in range(len(rates))]
+        self.possible_agents = [f"fn_{i}" for i in range(n_functions)]
         self.agents = []
         self._observation_spaces = {agent: self.task.observation_space(extra=len(CLUSTER_FEATURES))
                                     for agent in self.possible_agents}
         self._action_spaces = {agent: spaces.Discrete(self.task.n_levels) for agent in self.possible_agents}
-        self.sim = self.task.new_sim(1, len(rates))
+        self.sim = self.task.new_sim(1, n_functions)
         self._np_random, _ = seeding.np_random(None)
-        self._levels = np.zeros((1, len(rates)), dtype=np.int64)
+        self._levels = np.zeros((1, n_functions), dtype=np.int64)
         self._stats = None
         self._steps = 0
 
@@ -191,3 +195,17 @@ class ServerlessClusterEnv(ParallelEnv):
 
     def close(self):
         pass
+
+
+def _cluster_workload(workload, rates):
+    """The cluster's workload spec and its number of functions: rate-based kinds take ``rates``."""
+    if isinstance(workload, Workload):
+        return workload, workload.n_functions() or 1
+    options = {"kind": workload} if isinstance(workload, str) else dict(workload)
+    if options.get("kind") == "trace":
+        trace = make_workload(options, dt=1.0)
+        return trace, trace.n_functions() or 1
+    if "rate" in options:
+        raise ValueError("give per-function arrival rates with `rates`, not inside `workload`")
+    rates = tuple(float(r) for r in np.atleast_1d(rates))
+    return {**options, "rate": rates}, len(rates)

@@ -49,9 +49,10 @@ class FixedConcurrency(_ConstantLevel):
 class BestFixedConcurrency(_ConstantLevel):
     """The fixed limit with the highest mean return on this env's workload, found by search.
 
-    Every level is simulated for ``search_episodes`` episodes of ``search_steps`` steps on seeds
-    disjoint from evaluation seeds (``search_seed`` onwards), all in one batched simulator; the
-    best level is then held. This is the tuned static baseline Schuler et al. compare against.
+    Every level is simulated for ``search_episodes`` episodes of ``search_steps`` steps, all in
+    one batched simulator, with episode keys drawn from ``SeedSequence(search_seed)`` (not from
+    the evaluation seeds) and shared by every level (common random numbers, so levels are
+    compared on the same arrivals); the best level is then held. This is the tuned static baseline Schuler et al. compare against.
     For a cluster env one level is chosen for all functions, maximising the summed reward.
     """
 
@@ -60,7 +61,8 @@ class BestFixedConcurrency(_ConstantLevel):
         task = _task(env)
         n_functions = len(getattr(env, "possible_agents", [None]))
         sim = task.new_sim(task.n_levels * search_episodes, n_functions)
-        keys = np.random.SeedSequence(search_seed).generate_state(sim.B, dtype=np.uint64)
+        episode_keys = np.random.SeedSequence(search_seed).generate_state(search_episodes, dtype=np.uint64)
+        keys = np.tile(episode_keys, task.n_levels)
         sim.reset(np.arange(sim.B), keys)
         levels = np.repeat(np.asarray(task.levels), search_episodes)[:, None]
         totals = np.zeros(sim.B)

@@ -15,8 +15,10 @@ Time is discretised in ticks of ``dt`` seconds. In each tick, for each function:
 4. buffered requests start, first come first served, up to the concurrency limit of the ready
    pods (``containerConcurrency``; 0 means unlimited, Knative's default);
 5. every ``kpa.tick_s`` the KPA (:mod:`envzoo.serverless.kpa`) sees the tick's average
-   concurrency and sets the desired scale; surplus pods go (still-starting ones first, busy
-   ones drain first), missing pods start a cold start of ``cold_start_s`` seconds. In a cluster
+   concurrency and sets the desired scale; surplus pods go, still-starting ones first; a removed
+   ready pod takes its even share of the in-flight requests and *drains*: it accepts no new
+   request, keeps costing pod-seconds, and terminates once its requests complete. Missing pods
+   start a cold start of ``cold_start_s`` seconds. In a cluster
    of finite ``cluster_pods``, pods beyond the free capacity are not scheduled; the free
    capacity is shared in proportion to the pods each function asks for.
 
@@ -24,11 +26,14 @@ With exponential service and no contention this is the M/M/c queue in discrete t
 ``dt → 0``: counts are drawn exactly (binomial, Poisson) by :mod:`envzoo.core.rng`.
 
 Latency. A request arriving in tick ``a`` and completing in tick ``d`` has latency
-``(d − a) · dt``. The mean latency follows from Little's law on the counts (exact). Its
-distribution (p95, p99) comes from *tagged* requests: every R-th admitted request (R set each
-decision step so that the ``latency_tags`` slots suffice) is followed individually through the
-queue and service, and weighted by R, which makes the histogram an unbiased sample of all
-requests; a tag that finds no free slot is counted in ``tags_dropped``.
+``(d − a) · dt``. The mean latency follows from Little's law on the counts: request-seconds in
+the system over admitted requests (requests still in the system when an episode ends count with
+the time they have spent so far). Its distribution (p95, p99) comes from *tagged* requests: every
+R-th admitted request is followed individually through the queue and service and weighted by R.
+R is set each interval so that the ``latency_tags`` slots suffice even if every arrival of the
+interval is still waiting at its end; a tag that nevertheless finds no free slot is counted in
+``tags_dropped`` (that sample is lost). A tagged request completes at the rate of requests on
+ready pods, also when the pod it would be on is draining.
 """
 
 from __future__ import annotations
@@ -98,8 +103,13 @@ class SimParams:
                              f"of kpa.tick_s = {self.kpa.tick_s}")
         if self.cluster_pods is not None and self.cluster_pods < 1:
             raise ValueError(f"cluster_pods must be >= 1 or None, got {self.cluster_pods}")
-        if self.latency_tags < 1:
-            raise ValueError("latency_tags must be >= 1")
+        if not isinstance(self.latency_tags, (int, np.integer)) or self.latency_tags < 1:
+            raise ValueError(f"latency_tags must be an integer >= 1, got {self.latency_tags!r}")
+        cold = self.service.cold_start_s / self.dt
+        if abs(cold - round(cold)) > 1e-9:
+            raise ValueError(f"cold_start_s = {self.service.cold_start_s} must be a multiple of dt = {self.dt}")
+        if self.cluster_pods is not None and self.cluster_pods < self.kpa.min_scale:
+            raise ValueError(f"cluster_pods = {self.cluster_pods} cannot hold min_scale = {self.kpa.min_scale} pods")
 
     @property
     def ticks_per_step(self) -> int:
@@ -147,6 +157,8 @@ class ServerlessSim:
         self.ready = np.zeros(shape, dtype=np.int64)
         self.starting = np.zeros(shape + (self.ring,), dtype=np.int64)
         self.n_starting = np.zeros(shape, dtype=np.int64)
+        self.draining = np.zeros(shape, dtype=np.int64)  # removed pods finishing their requests
+        self.draining_load = np.zeros(shape, dtype=np.int64)  # requests on draining pods
         self.desired = np.zeros(shape, dtype=np.int64)
         self.kpa = KPAState.initial(params.kpa, shape)
         self.workload_memory = np.zeros(shape + (2,))
@@ -166,6 +178,8 @@ class ServerlessSim:
         self._finished_weight = np.zeros(per_tick)
         self.totals = {name: np.zeros(shape) for name in COUNTERS}
         self._in_flight_sum = np.zeros(shape, dtype=np.int64)  # since the last KPA tick
+        self._queued_sum = np.zeros(shape, dtype=np.int64)  # since the start of the interval
+        self._pods_sum = np.zeros(shape, dtype=np.int64)
 
     # ------------------------------------------------------------------ reset
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
@@ -178,7 +192,7 @@ class ServerlessSim:
         self.keys[rows] = keys
         self.draws[rows] = 0
         self.time[rows] = 0.0
-        for array in (self.queue, self.in_service, self.starting, self.n_starting,
+        for array in (self.queue, self.in_service, self.starting, self.n_starting, self.draining, self.draining_load,
                       self.admitted_index, self.tag_state, self.latency_hist, self._in_flight_sum):
             array[rows] = 0
         self.next_tag[rows] = 1
@@ -208,6 +222,7 @@ class ServerlessSim:
         rates = self.workload.rates(offsets, self.workload_memory, u_workload)
         arrivals = rng.poisson(rng.draw_seeds(self.keys, self.draws + 1, (self.F, S)), rates * dt)
         completion_seeds = rng.draw_seeds(self.keys, self.draws + 2, (self.F, S))
+        draining_seeds = rng.draw_seeds(self.keys, self.draws + 4, (self.F, S))
         # Enough uniforms for the typical tick's completions in one block; rare overflow draws more.
         # Requests in service are bounded by the waiting work and by the pods' concurrency.
         could_serve = np.minimum(self.in_service + self.queue + arrivals.max(-1),
@@ -216,20 +231,22 @@ class ServerlessSim:
         expected = busiest * (1 - np.exp(-dt / self.mean_service.min()))
         completion_block = rng.log_uniforms(completion_seeds, int(expected + 4 * np.sqrt(expected) + 4))
         u_tags = rng.uniforms(self.keys, self.draws + 3, (self.F, S, M))
-        self.draws += 4
+        self.draws += 5
 
-        # Sample every R-th request, R chosen so that the tags in flight fit the slots.
-        in_system = self.queue + self.in_service + rates.max(-1) * 5 * self.mean_service
+        # Sample every R-th request, R chosen so that the tags in flight fit the slots even if
+        # every arrival of the interval is still in the system at its end.
+        in_system = (self.queue + self.in_service + self.draining_load
+                     + rates.max(-1) * (p.decision_interval_s + 5 * self.mean_service))
         self.tag_every = np.maximum(1, np.ceil(2 * in_system / M)).astype(np.int64)
 
         self._finished.fill(False)  # latency and weight are read only where a tag finished
-        self._queued_sum = np.zeros(self.shape, dtype=np.int64)
-        self._pods_sum = np.zeros(self.shape, dtype=np.int64)
+        self._queued_sum[:] = 0
+        self._pods_sum[:] = 0
         admitted_before = self.totals["admitted"].copy()
         per_pod_capacity = np.where(limit > 0, limit, _UNLIMITED)
         for s in range(S):
             self._tick(s, limit, per_pod_capacity, arrivals[..., s], completion_seeds[..., s],
-                       completion_block[..., s, :], u_tags[..., s, :])
+                       completion_block[..., s, :], u_tags[..., s, :], draining_seeds[..., s])
         self._record_latencies()
         arrived = arrivals.sum(-1)
         self.totals["arrived"] += arrived
@@ -239,13 +256,14 @@ class ServerlessSim:
 
         self.time += p.decision_interval_s
         stats = {name: self.totals[name] - before[name] for name in COUNTERS}
-        stats.update(queue=self.queue.copy(), in_service=self.in_service.copy(),
+        stats.update(queue=self.queue.copy(), in_service=self.in_service + self.draining_load,
                      ready=self.ready.copy(), starting=self.n_starting.copy(),
                      desired=self.desired.copy(),
-                     panic=(self.kpa.panic_until > self.time[:, None]).astype(np.float64))
+                     panic=(~np.isnan(self.kpa.panic_since)).astype(np.float64))
         return stats
 
-    def _tick(self, s, limit, per_pod_capacity, arrived, completion_seeds, completion_block, u_tags):
+    def _tick(self, s, limit, per_pod_capacity, arrived, completion_seeds, completion_block, u_tags,
+              draining_seeds):
         p, t = self.params, self.totals
         now = self.clock
         slot = now % self.ring
@@ -254,13 +272,17 @@ class ServerlessSim:
         self.n_starting -= now_ready
         self.starting[..., slot] = 0
 
-        # 2. completions
-        per_pod = self.in_service / np.maximum(self.ready, 1)
-        slowdown = 1.0 + p.service.contention * np.maximum(per_pod - 1.0, 0.0)
-        prob = -np.expm1(-p.dt / (self.mean_service * slowdown))
+        # 2. completions, on ready pods and on draining ones
+        prob = self._completion_probability(self.in_service, self.ready)
         done = rng.binomial(completion_seeds, self.in_service, prob, completion_block, validate=False)
         self.in_service -= done
         t["completed"] += done
+        if self.draining_load.any():
+            drained = rng.binomial(draining_seeds, self.draining_load,
+                                   self._completion_probability(self.draining_load, self.draining), validate=False)
+            self.draining_load -= drained
+            t["completed"] += drained
+            self.draining = np.minimum(self.draining, self.draining_load)  # idle ones terminate
         # A tag is a sampled request with its own completion draw at the same per-request rate.
         finished = (self.tag_state == SERVING) & (u_tags < prob[..., None])
         if finished.any():
@@ -298,9 +320,9 @@ class ServerlessSim:
             self.tag_position -= np.where(queued, started[..., None], 0)
             self.tag_state[queued & (self.tag_position < 0)] = SERVING
 
-        self._in_flight_sum += self.queue + self.in_service
+        self._in_flight_sum += self.queue + self.in_service + self.draining_load
         self._queued_sum += self.queue
-        self._pods_sum += self.ready + self.n_starting
+        self._pods_sum += self.ready + self.n_starting + self.draining
         self.clock += 1
 
         if (s + 1) % p.ticks_per_kpa == 0:
@@ -310,6 +332,12 @@ class ServerlessSim:
             now_s = self.time[:, None] + (s + 1) * p.dt
             self.desired = kpa_tick(self.kpa, observed, self.ready, limit, now_s, p.kpa)
             self._scale_to(self.desired, limit)
+
+    def _completion_probability(self, requests, pods):
+        """Per-request completion probability in one tick, with contention on ``pods`` pods."""
+        per_pod = requests / np.maximum(pods, 1)
+        slowdown = 1.0 + self.params.service.contention * np.maximum(per_pod - 1.0, 0.0)
+        return -np.expm1(-self.params.dt / (self.mean_service * slowdown))
 
     def _record_latencies(self):
         """Add the interval's completed tags to the latency histogram and totals."""
@@ -334,13 +362,18 @@ class ServerlessSim:
             self.starting[..., newest_first] = starting - removed
             self.n_starting -= removed.sum(-1)
             surplus = surplus - removed.sum(-1)
-            # Ready pods, keeping enough for the requests they are serving (they drain).
-            keep = np.where(limit > 0, -(-self.in_service // np.maximum(limit, 1)), self.in_service > 0)
-            self.ready -= np.minimum(surplus, np.maximum(self.ready - keep, 0))
+            # Ready pods: load is balanced evenly, so the removed ones take their share of the
+            # requests with them and drain (no new work) until those complete.
+            removed = np.minimum(surplus, self.ready)
+            moved = self.in_service * removed // np.maximum(self.ready, 1)
+            self.ready -= removed
+            self.in_service -= moved
+            self.draining_load += moved
+            self.draining += np.minimum(removed, moved)
 
         missing = np.maximum(desired - self.ready - self.n_starting, 0)
         if p.cluster_pods is not None:
-            used = (self.ready + self.n_starting).sum(-1)
+            used = (self.ready + self.n_starting + self.draining).sum(-1)
             granted = share_capacity(missing, np.maximum(p.cluster_pods - used, 0))
             self.totals["denied_pod_seconds"] += (missing - granted) * p.kpa.tick_s
             missing = granted

@@ -46,7 +46,7 @@ class ServerlessTask:
     def action_hint(self) -> str:
         return f"Action i sets the concurrency limit to concurrency_levels[i] of {self.levels} (0 = unlimited)."
 
-    def observation_space(self, n_functions_seen: int = 1, extra: int = 0) -> spaces.Box:
+    def observation_space(self, extra: int = 0) -> spaces.Box:
         size = len(FEATURES) + self.n_levels + extra
         return spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
 
@@ -69,6 +69,8 @@ def make_task(
     latency_tags: int = 32,
 ) -> ServerlessTask:
     """Validate the env arguments shared by every face and build the task."""
+    if any(not isinstance(level, (int, np.integer)) for level in concurrency_levels):
+        raise ValueError(f"concurrency_levels must be integers (0 = unlimited), got {concurrency_levels!r}")
     levels = tuple(int(level) for level in concurrency_levels)
     if not levels or any(level < 0 for level in levels) or len(set(levels)) != len(levels):
         raise ValueError(f"concurrency_levels must be distinct integers >= 0 (0 = unlimited), got {concurrency_levels!r}")
@@ -104,12 +106,11 @@ def reset_stats(sim: ServerlessSim) -> dict[str, np.ndarray]:
 def observe(task: ServerlessTask, sim: ServerlessSim, stats: dict, level_index: np.ndarray) -> np.ndarray:
     """Observations (B, F, features + levels), float32, all finite and >= 0."""
     interval = task.sim.decision_interval_s
-    latency = stats["request_seconds"] / np.maximum(stats["admitted"], 1)
     columns = [
         stats["arrived"] / interval,
         stats["completed"] / interval,
         stats["rejected"] / interval,
-        latency,
+        interval_latency(stats),
         stats["queue"],
         stats["in_service"],
         stats["ready"],
@@ -133,9 +134,13 @@ def objectives(task: ServerlessTask, stats: dict) -> np.ndarray:
     """
     interval = task.sim.decision_interval_s
     throughput = stats["completed"] / interval
-    latency = stats["request_seconds"] / np.maximum(stats["admitted"], 1)
     pods = stats["pod_seconds"] / interval
-    return np.stack([throughput, -latency, -pods], axis=-1)
+    return np.stack([throughput, -interval_latency(stats), -pods], axis=-1)
+
+
+def interval_latency(stats: dict) -> np.ndarray:
+    """Little's-law mean time in system of an interval: request-seconds / admitted requests."""
+    return stats["request_seconds"] / np.maximum(stats["admitted"], 1)
 
 
 def scalar_reward(task: ServerlessTask, vector: np.ndarray) -> np.ndarray:

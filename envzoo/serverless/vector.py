@@ -38,9 +38,13 @@ class ServerlessVectorEnv(VectorEnv):
                  initial_level: int | None = None, **task_kwargs):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
         self.task = serverless_task.make_task(**task_kwargs)
+        if initial_level is not None and not isinstance(initial_level, (int, np.integer)):
+            raise ValueError(f"initial_level must be an integer index, got {initial_level!r}")
         self.initial_level = self.task.n_levels - 1 if initial_level is None else int(initial_level)
         if not 0 <= self.initial_level < self.task.n_levels:
             raise ValueError(f"initial_level must index concurrency_levels {self.task.levels}")

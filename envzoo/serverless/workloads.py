@@ -9,6 +9,7 @@ function.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,7 +60,8 @@ class Diurnal(Workload):
     """Sinusoidal day cycle: ``rate · (1 + amplitude · sin(2π (t/period + phase)))``.
 
     ``period_s`` defaults to one hour so that an episode sees a whole (compressed) day; the phase
-    is drawn uniformly at reset unless ``phase`` (a fraction of the period) is given.
+    is drawn uniformly at reset, independently per function, unless ``phase`` (a fraction of the
+    period) is given.
     """
 
     rate: np.ndarray = 50.0
@@ -74,6 +76,8 @@ class Diurnal(Workload):
             raise ValueError(f"amplitude must lie in [0, 1], got {self.amplitude}")
         if self.period_s <= 0:
             raise ValueError(f"period_s must be > 0, got {self.period_s}")
+        if self.phase is not None and not 0 <= self.phase < 1:
+            raise ValueError(f"phase is a fraction of the period in [0, 1), got {self.phase}")
 
     def start(self, u):
         memory = np.zeros_like(u)
@@ -184,6 +188,9 @@ class Trace(Workload):
             raise ValueError("trace counts must be finite and non-negative")
         if self.scale < 0:
             raise ValueError(f"scale must be >= 0, got {self.scale}")
+        minutes = self.counts.shape[1]
+        if self.start_minute is not None and not 0 <= self.start_minute < minutes:
+            raise ValueError(f"start_minute must lie in [0, {minutes}) for this trace, got {self.start_minute}")
 
     def n_functions(self) -> int | None:
         return self.counts.shape[0] if self.counts.shape[0] > 1 else None
@@ -192,9 +199,10 @@ class Trace(Workload):
         minutes = self.counts.shape[1]
         memory = np.zeros_like(u)
         if self.start_minute is None:
-            memory[..., 0] = np.floor(u[..., 0] * minutes)
+            # One start per instance: the functions of a trace stay aligned in time.
+            memory[..., 0] = np.floor(u[:, :1, 0] * minutes)
         else:
-            memory[..., 0] = self.start_minute % minutes
+            memory[..., 0] = self.start_minute
         return memory
 
     def rates(self, t, memory, u):
@@ -222,7 +230,10 @@ def make_workload(spec, dt: float) -> Workload:
         if kind == "trace" and "path" in options:
             from envzoo.serverless.data import load_azure_invocations
 
-            return load_azure_invocations(options.pop("path"), **options)
+            try:
+                return load_azure_invocations(options.pop("path"), **options)
+            except TypeError as error:
+                raise ValueError(f"bad options for the trace workload: {error}") from None
         if kind == "trace" and "counts" not in options:
             raise ValueError("the trace workload needs `path` (an Azure Functions invocations CSV) "
                              "or `counts` (per-minute counts, one row per function)")
@@ -233,6 +244,6 @@ def make_workload(spec, dt: float) -> Workload:
             workload = WORKLOADS[kind](**options)
         except TypeError as error:
             raise ValueError(f"bad options for workload {kind!r}: {error}") from None
-    if isinstance(workload, Bursty):
-        workload.dt = dt
+    if isinstance(workload, Bursty) and workload.dt != dt:
+        workload = dataclasses.replace(workload, dt=dt)  # never change the caller's object
     return workload

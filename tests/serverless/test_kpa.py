@@ -9,14 +9,13 @@ from envzoo.serverless.kpa import KPAParams, KPAState, concurrency_target, kpa_t
 
 
 class ReferenceKPA:
-    """Knative's autoscaler rule, one service at a time, written from the documentation."""
+    """Knative's ``autoscaler.go`` scaling step, one service at a time, transcribed branch by branch."""
 
     def __init__(self, params: KPAParams):
         self.p = params
         self.history: list[float] = []
-        self.panic_since = None
+        self.panic_time = None
         self.max_panic_pods = 0
-        self.desired = params.initial_scale
         self.zero_since = None
 
     def tick(self, concurrency, ready, limit, now):
@@ -26,26 +25,35 @@ class ReferenceKPA:
         panic = self.history[-p.panic_ticks:]
         target = (limit if limit > 0 else p.default_target) * p.target_utilization
         ready_count = max(1, ready)
-        up = math.ceil(p.max_scale_up_rate * ready_count)
-        down = math.floor(ready_count / p.max_scale_down_rate)
-        stable_pods = min(max(math.ceil(sum(stable) / len(stable) / target), down), up)
-        panic_pods = min(max(math.ceil(sum(panic) / len(panic) / target), down), up)
-        over = panic_pods / ready_count >= p.panic_threshold
-        if over:
-            self.panic_since = now
-        in_panic = self.panic_since is not None and now < self.panic_since + p.stable_window_s
-        if in_panic:
-            self.desired = max(panic_pods, self.desired)
-        else:
-            self.panic_since = None
-            self.desired = stable_pods
-        if self.desired == 0:
+        max_up = math.ceil(p.max_scale_up_rate * ready_count)
+        max_down = math.floor(ready_count / p.max_scale_down_rate)
+        dspc = math.ceil(sum(stable) / len(stable) / target)
+        dppc = math.ceil(sum(panic) / len(panic) / target)
+        stable_pods = min(max(dspc, max_down), max_up)
+        panic_pods = min(max(dppc, max_down), max_up)
+        over = dppc / ready_count >= p.panic_threshold
+        if self.panic_time is None and over:
+            self.panic_time = now
+        elif over:
+            self.panic_time = now
+        elif self.panic_time is not None and self.panic_time + p.stable_window_s < now:
+            self.panic_time = None
+            self.max_panic_pods = 0
+        desired = stable_pods
+        if self.panic_time is not None:
+            desired = max(desired, panic_pods)
+            if desired > self.max_panic_pods:
+                self.max_panic_pods = desired
+            elif desired < self.max_panic_pods:
+                desired = self.max_panic_pods
+        # The pod autoscaler keeps the last pod for the grace period before scaling to zero.
+        if desired == 0:
             self.zero_since = now if self.zero_since is None else self.zero_since
             if now - self.zero_since < p.scale_to_zero_grace_s and ready > 0:
                 return max(1, p.min_scale)
         else:
             self.zero_since = None
-        return min(max(self.desired, p.min_scale), p.max_scale)
+        return min(max(desired, p.min_scale), p.max_scale)
 
 
 def scripted_load():
@@ -63,7 +71,11 @@ def scripted_load():
 
 
 @pytest.mark.parametrize("limit", [0, 1, 10])
-@pytest.mark.parametrize("params", [KPAParams(), KPAParams(stable_window_s=30, panic_window_pct=20, max_scale_down_rate=4, min_scale=1)])
+@pytest.mark.parametrize("params", [
+    KPAParams(),
+    KPAParams(stable_window_s=30, panic_window_pct=20, max_scale_down_rate=4, min_scale=1),
+    KPAParams(max_scale_up_rate=1.5),  # the clamp must not hide panic
+])
 def test_batched_kpa_matches_reference_step_by_step(limit, params):
     load, ready = scripted_load()
     state = KPAState.initial(params, (1, 1))
