@@ -326,11 +326,13 @@ def cmd_bench(args) -> int:
 def cmd_tour(args) -> int:
     ready = envzoo.list_envs(installed=True)
     skipped = envzoo.list_envs(installed=False)
-    progress = Progress(args.episodes * sum(len(entry.policies) for entry in ready))
+    runnable = {entry.id: [ref for ref in entry.policies if ref.installed] for entry in ready}
+    skipped_policies = [(entry, ref) for entry in ready for ref in entry.policies if not ref.installed]
+    progress = Progress(args.episodes * sum(len(refs) for refs in runnable.values()))
     runs = []
     try:
         for entry in ready:
-            for ref in entry.policies:
+            for ref in runnable[entry.id]:
                 progress.label = f"{entry.id} {ref.name}"
                 results = _run(entry, ref.name, args.episodes, args.seed, args.max_steps, progress)
                 runs.append((entry, ref.name, _kpis(entry, results)))
@@ -341,6 +343,8 @@ def cmd_tour(args) -> int:
             "episodes": args.episodes, "seed": args.seed, "max_steps": args.max_steps,
             "results": [{"id": e.id, "policy": p, "metrics": _as_json(k)} for e, p, k in runs],
             "skipped": [{"id": e.id, "extra": e.extra, "install": e.install_hint} for e in skipped],
+            "skipped_policies": [{"id": e.id, "policy": r.name, "extra": r.extra, "install": r.install_hint}
+                                 for e, r in skipped_policies],
         }, indent=2))
         return 0
     print(f"Reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
@@ -351,9 +355,10 @@ def cmd_tour(args) -> int:
         rows = [[name] + [_mean_std(*kpis[name]) if name in kpis else "-" for _, kpis in mine] for name in names]
         print(f"\n{entry.id}: {entry.summary}")
         print(_table(["kpi"] + [policy for policy, _ in mine], rows))
-    if skipped:
+    if skipped or skipped_policies:
         print("\nSkipped (optional extra not installed):")
         print("\n".join(f"  {e.id:<32} {e.install_hint}" for e in skipped))
+        print("\n".join(f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies))
     return 0
 
 

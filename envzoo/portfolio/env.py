@@ -96,7 +96,8 @@ class PortfolioEnv(gym.Env):
 
     ## Metrics
 
-    ``info["metrics"]`` at every step, for the episode so far: ``fapv``, ``annual_return``,
+    ``info["metrics"]`` at every step, for the episode so far (so also at its end, however it
+    ends): ``fapv``, ``annual_return``,
     ``annual_volatility``, ``sharpe``, ``sortino``, ``max_drawdown``, ``calmar`` (see
     :mod:`envzoo.core.performance`; annualised with the data's periods per year: 252 for daily
     stocks, 17520 for 30-minute crypto bars), ``turnover`` (mean Σ|Δw| per step) and

@@ -36,12 +36,16 @@ def transaction_factor(holdings: np.ndarray, target: np.ndarray, commission: flo
         return 1.0 - commission * np.abs(holdings[..., 1:] - target[..., 1:]).sum(-1)
     c = commission
     mu = np.full(holdings.shape[:-1], 1.0 - 2 * c + c * c)
+    converged = np.zeros(mu.shape, dtype=bool)
     for _ in range(max_iterations):
         sold = np.maximum(holdings[..., 1:] - mu[..., None] * target[..., 1:], 0.0).sum(-1)
         updated = (1.0 - c * holdings[..., 0] - (2 * c - c * c) * sold) / (1.0 - c * target[..., 0])
-        if np.all(np.abs(updated - mu) < tolerance):
-            return updated
-        mu = updated
+        # Each row stops at its own convergence, so its result does not depend on the batch.
+        change = np.abs(updated - mu)
+        mu = np.where(converged, mu, updated)
+        converged |= change < tolerance
+        if converged.all():
+            break
     return mu
 
 

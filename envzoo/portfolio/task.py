@@ -183,21 +183,23 @@ class PortfolioTask:
         self.turnover_sum += result["turnover"]
         self.costs_paid += result["cost"]
         r = result["log_return"]
-        self.recent.push(r)
-        dsr = self.dsr(r)
-        scalar = {
-            "log_return": r,
-            "differential_sharpe": dsr,
-            "rolling_sharpe": self.recent.sharpe(),
-            "sortino": self.recent.sortino(),
-            "return_minus_turnover": r - self.turnover_penalty * result["turnover"],
-        }[self.reward_name]
+        result["reward"] = self._reward(r, result["turnover"])
         risk = r**2 if self.risk == "squared" else np.minimum(r, 0.0) ** 2
-        result["reward"] = scalar
         result["objectives"] = np.stack([r, -risk, -(1.0 - result["mu"])], axis=1)
         result["terminated"] = self.book.value <= 0
         result["truncated"] = (self.t >= self.end) & ~result["terminated"]
         return result
+
+    def _reward(self, log_return: np.ndarray, turnover: np.ndarray) -> np.ndarray:
+        """The scalar reward named by ``reward`` (only its own statistics are updated)."""
+        if self.reward_name == "log_return":
+            return log_return
+        if self.reward_name == "differential_sharpe":
+            return self.dsr(log_return)
+        if self.reward_name == "return_minus_turnover":
+            return log_return - self.turnover_penalty * turnover
+        self.recent.push(log_return)
+        return self.recent.sharpe() if self.reward_name == "rolling_sharpe" else self.recent.sortino()
 
     def observations(self) -> dict[str, np.ndarray]:
         prices = self.universe.window(self.t, self.assets, self.window).astype(np.float32)

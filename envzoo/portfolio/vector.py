@@ -18,9 +18,12 @@ class PortfolioVectorEnv(VectorEnv):
 
     Each sub-env draws its own episode start and asset subset; sub-env i with ``reset(seed=s)``
     follows the trajectory of a single env reset with seed ``s + i`` for the same actions.
-    Autoreset is Gymnasium's ``SAME_STEP`` mode (see ``Serverless-v0``'s vector env). Arguments
-    are those of ``Portfolio-v0`` plus ``num_envs``; ``max_episode_steps`` is accepted for
-    ``gymnasium.make_vec`` and must be None (episodes end with their data period).
+    Autoreset is Gymnasium's ``SAME_STEP`` mode (see ``Serverless-v0``'s vector env): a finished
+    episode's last observation, cost and metrics are in ``info["final_obs"]`` and
+    ``info["final_info"]``; ``info["metrics"]`` holds the running metrics of the others. Arguments
+    are those of ``Portfolio-v0`` plus ``num_envs`` and ``max_episode_steps`` (an extra
+    truncation, as Gymnasium's ``TimeLimit`` adds to the single env; episodes otherwise end with
+    their data period).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -29,8 +32,9 @@ class PortfolioVectorEnv(VectorEnv):
                  **task_kwargs):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if max_episode_steps is not None:
-            raise ValueError("Portfolio episodes end with their data period: set episode_steps, not max_episode_steps")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        self.max_episode_steps = max_episode_steps
         if observation not in ("dict", "flat"):
             raise ValueError(f"observation must be 'dict' or 'flat', got {observation!r}")
         self.num_envs, self.flat = num_envs, observation == "flat"
@@ -68,9 +72,11 @@ class PortfolioVectorEnv(VectorEnv):
         result = self.task.step(actions)
         rewards = result["objectives"].astype(np.float32) if getattr(self, "vector_reward", False) else result["reward"]
         terminated, truncated = result["terminated"], result["truncated"]
+        if self.max_episode_steps is not None:
+            truncated = truncated | (~terminated & (self.task.t - self.task.start >= self.max_episode_steps))
         observations = self._observations()
-        raw_info = {"cost": result["cost"], "metrics": self.task.metrics()}
         done = terminated | truncated
+        raw_info = {"cost": result["cost"], "metrics": self.task.metrics()}
         info = with_masks(raw_info, ~done)
         if done.any():
             info.update(final_step_info(raw_info, _rows(observations, self.num_envs), done))

@@ -252,3 +252,10 @@ def finite_leaves(value, path: str = "value"):
     elif isinstance(value, (float, np.floating, int, np.integer)) and not isinstance(value, bool):
         if not np.isfinite(value):
             yield path, value
+
+
+def sub_env(observations, i):
+    """Sub-env i's observation from a batched one (dict observations are batched per key)."""
+    if isinstance(observations, dict):
+        return {key: sub_env(value, i) for key, value in observations.items()}
+    return observations[i]

@@ -195,8 +195,9 @@ def test_invalid_actions_rejected_vector(entry, closing):
     seeded = copy.deepcopy(vector.action_space)
     seeded.seed(4)
     good = seeded.sample()
-    batches = [good[:-1], np.concatenate([good, good[:1]]), good[None], good.astype(np.float64),
-               "a string", None, list(good)[:-1], good[0]]
+    batches = [good[:-1], np.concatenate([good, good[:1]]), good[None], "a string", None, list(good)[:-1], good[0]]
+    if np.issubdtype(np.asarray(good).dtype, np.integer):  # floats are no discrete actions
+        batches.append(good.astype(np.float64))
     for bad in invalid_actions(single):
         if isinstance(bad, (int, np.integer, float, np.floating)) and not isinstance(bad, bool):
             batch = good.astype(np.asarray(bad).dtype if np.asarray(bad).dtype.kind in "iu" else np.float64)

@@ -80,7 +80,7 @@ def test_vector_env_close_twice_and_garbage_collected(entry):
 
     vector = gymnasium.make_vec(entry.id, num_envs=2)
     vector.reset(seed=0)
-    vector.step(np.zeros(vector.num_envs, dtype=vector.action_space.dtype))
+    vector.step(vector.action_space.sample())
     vector.close()
     vector.close()
     ref = weakref.ref(vector.unwrapped)

@@ -56,6 +56,9 @@ def _policy_params():
 
 @pytest.mark.parametrize("entry, name", _policy_params())
 def test_reference_policy_runs(entry, name, closing):
+    ref = entry.policy(name)
+    if not ref.installed:
+        pytest.skip(f"policy {name} needs an extra: {ref.install_hint}")
     env = closing(make_env(entry, 5))
     policy = envzoo.make_policy(entry.id, name, env)
     policy.reset(seed=3)

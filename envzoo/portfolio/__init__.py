@@ -1,0 +1,1 @@
+"""Portfolio management: allocate wealth across assets (EIIE setting, robo-advisory, constrained portfolios)."""
