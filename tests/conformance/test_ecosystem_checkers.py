@@ -19,6 +19,8 @@ ALLOWED_WARNINGS = [
     # Observations are rates, counts and times that have no finite upper bound (queue lengths,
     # request rates, pods); the envs document Box(0, inf). Gymnasium only suggests a bound.
     (UserWarning, r"A Box observation space maximum value is infinity", "any"),
+    # Trading-v0 observes log returns and MACD differences, which have no finite lower bound.
+    (UserWarning, r"A Box observation space minimum value is -infinity", "any"),
     # check_env must see the LinearReward wrapper (the unwrapped multi-objective env returns a
     # vector reward by design, which check_env rejects); it warns whenever it gets a wrapper.
     (UserWarning, r"is different from the unwrapped version", "scalarized"),
