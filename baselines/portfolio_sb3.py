@@ -36,14 +36,16 @@ class SB3Policy(Policy):
 
 def main() -> None:
     from stable_baselines3 import PPO
-    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    train = make_vec_env(ENV_ID, n_envs=4, seed=args.seed, env_kwargs={"observation": "flat"})
+    train = DummyVecEnv([lambda: Monitor(gym.make(ENV_ID, observation="flat")) for _ in range(4)])
+    train.seed(args.seed)
     model = PPO("MlpPolicy", train, n_steps=512, batch_size=256, learning_rate=3e-4, gamma=0.99,
                 seed=args.seed, verbose=0)
     model.learn(total_timesteps=args.timesteps)

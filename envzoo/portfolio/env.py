@@ -39,7 +39,8 @@ class PortfolioEnv(gym.Env):
     portfolios (``allow_short``, ``max_weight``, ``max_leverage``, ``max_turnover``).
 
     Data (``data``): ``"sp500-stocks"`` (default: 20 S&P 500 stocks, daily adjusted close,
-    1990–2022, shipped from skfolio), ``"sp500-index"`` / ``"nasdaq-index"`` (daily OHLCV, shipped
+    1990–2022, shipped from skfolio), ``"factor-etfs"`` (5 factor ETFs, 2014–2022, skfolio),
+    ``"sp500-index"`` / ``"nasdaq-index"`` (daily OHLCV, shipped
     from arch), ``"synthetic-crypto-30m"`` / ``"synthetic-stocks-daily"`` (generated), or any
     :class:`~envzoo.core.prices.PricePanel` (see :mod:`envzoo.core.price_loaders` for CSV,
     Parquet and Binance klines).
