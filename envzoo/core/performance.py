@@ -4,7 +4,8 @@ For a value path V_0, V_1, ..., V_T with simple period returns r_t = V_t / V_{t-
 ``N`` periods per year:
 
 - ``fapv``: final accumulated portfolio value V_T / V_0 (Jiang et al. 2017);
-- ``annual_return``: compound annual growth rate fapv^(N/T) - 1;
+- ``annual_return``: compound annual growth rate fapv^(N/T) - 1 (its log saturates at 700:
+  extrapolating a handful of 30-minute bars to a year can exceed any float);
 - ``annual_volatility``: sample standard deviation of r times sqrt(N);
 - ``sharpe``: sqrt(N) · mean(r - r_f) / std(r), with a per-period risk-free rate r_f (default 0);
 - ``sortino``: sqrt(N) · mean(r - r_f) / sqrt(mean(min(r - r_f, 0)^2));
@@ -19,7 +20,18 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Cap on the log of annualised growth, so that annualising a few lucky bars stays finite.
+MAX_LOG_GROWTH = 700.0
+
 METRICS = ("fapv", "annual_return", "annual_volatility", "sharpe", "sortino", "max_drawdown", "calmar")
+
+
+def _annualised(fapv, years):
+    """fapv^(1/years) − 1, computed in logs; a ruined path (fapv = 0) gives −1, and the
+    exponent saturates at 700 so that extrapolating a few lucky bars stays finite."""
+    with np.errstate(divide="ignore"):
+        exponent = np.log(np.asarray(fapv, dtype=np.float64)) / years
+    return np.expm1(np.clip(exponent, -np.inf, MAX_LOG_GROWTH))
 
 
 def _ratio(numerator, denominator):
@@ -70,7 +82,7 @@ class RunningPerformance:
         per_year = self.periods_per_year
         fapv = self.value / self.initial
         years = np.maximum(n, 1) / per_year
-        annual_return = np.where(n > 0, fapv ** (1.0 / years) - 1.0, 0.0)
+        annual_return = np.where(n > 0, _annualised(fapv, years), 0.0)
         mean = self.sum_returns / np.maximum(n, 1)
         variance = np.where(n > 1, (self.sum_squares - n * mean**2) / np.maximum(n - 1, 1), 0.0)
         std = np.sqrt(np.maximum(variance, 0.0))
@@ -94,7 +106,7 @@ def performance_from_values(values, periods_per_year: float, risk_free_rate: flo
     excess = returns - risk_free_rate
     periods = returns.size
     fapv = values[-1] / values[0]
-    annual_return = fapv ** (periods_per_year / periods) - 1.0 if periods else 0.0
+    annual_return = float(_annualised(np.array(fapv), periods / periods_per_year)) if periods else 0.0
     std = returns.std(ddof=1) if periods > 1 else 0.0
     downside = np.sqrt(np.mean(np.minimum(excess, 0.0) ** 2)) if periods else 0.0
     drawdown = float(np.max(1.0 - values / np.maximum.accumulate(values)))

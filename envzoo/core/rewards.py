@@ -40,8 +40,17 @@ class DifferentialSharpe:
         return reward
 
 
+#: Floor on the standard and downside deviations of the rolling rewards (per-step returns):
+#: without it one tiny loss after a run of gains turns the Sortino reward from 0 to ~1e4.
+DEVIATION_FLOOR = 1e-4
+
+
 class RollingWindow:
-    """The last ``length`` returns of each instance, for rolling Sharpe and Sortino rewards."""
+    """The last ``length`` returns of each instance, for rolling Sharpe and Sortino rewards.
+
+    Both ratios divide by ``max(deviation, DEVIATION_FLOOR)``, so they stay bounded while the
+    window has (almost) no spread or no loss.
+    """
 
     def __init__(self, batch: int, length: int):
         if length < 2:
@@ -63,16 +72,16 @@ class RollingWindow:
         return age[None, :] < self.count[:, None]
 
     def sharpe(self) -> np.ndarray:
-        """mean / sample std of the returns in the window (0 with fewer than 2, or no spread)."""
+        """mean / sample std of the returns in the window (0 with fewer than 2 returns)."""
         filled, n = self._filled(), np.maximum(self.count, 1)
         mean = np.where(filled, self.values, 0.0).sum(1) / n
         spread = np.where(filled, (self.values - mean[:, None]) ** 2, 0.0).sum(1) / np.maximum(self.count - 1, 1)
         std = np.sqrt(spread)
-        return np.where((self.count > 1) & (std > 1e-12), mean / np.where(std > 1e-12, std, 1.0), 0.0)
+        return np.where(self.count > 1, mean / np.maximum(std, DEVIATION_FLOOR), 0.0)
 
     def sortino(self) -> np.ndarray:
-        """mean / downside deviation of the returns in the window (0 without a losing return)."""
+        """mean / downside deviation of the returns in the window."""
         filled, n = self._filled(), np.maximum(self.count, 1)
         mean = np.where(filled, self.values, 0.0).sum(1) / n
         downside = np.sqrt(np.where(filled, np.minimum(self.values, 0.0) ** 2, 0.0).sum(1) / n)
-        return np.where(downside > 1e-12, mean / np.where(downside > 1e-12, downside, 1.0), 0.0)
+        return np.where(self.count > 0, mean / np.maximum(downside, DEVIATION_FLOOR), 0.0)

@@ -54,7 +54,8 @@ class PortfolioEnv(gym.Env):
     With ``allow_short=True``: ``Box(-1, 1, (N+1,))``; ``a[1:]`` are the risky weights (``a[0]``
     is ignored), scaled down together if their gross exposure Σ|w_i| exceeds ``max_leverage``,
     then each cut to ±``max_weight``; cash is ``1 − Σ w_i``. No borrow fee or margin call is
-    modelled; the episode terminates if the value reaches 0.
+    modelled. Liability is limited: a portfolio whose value would fall to 0 or below is worth 0
+    and the episode terminates (its log return is floored at log 1e-12).
 
     ``max_turnover`` (optional) limits Σ_{i≥1} |w_i − w'_i| per step by moving only part of the
     way from the current holdings w' towards the target.
@@ -81,7 +82,9 @@ class PortfolioEnv(gym.Env):
     ``info["cost"]``: the value lost to commission this step, V_t (1 − μ_t), with V_0 = 1.
     Commission ``commission`` (0.25 %, as in the paper) on both buys and sells; ``exact_cost``
     chooses the iterative μ (default) or its first-order approximation 1 − c Σ|w'_i − w_i|
-    (always used with shorts). ``cash_rate`` is the per-bar return on cash (default 0).
+    (always used with shorts). ``cash_rate`` is the per-bar return on cash (default 0). EIIE's
+    *cash bias* is a learnable bias of the policy network for the cash weight: it belongs to the
+    agent; the env's part is cash as asset 0, always available, with this optional return.
 
     ## Starting State
 
@@ -108,7 +111,8 @@ class PortfolioEnv(gym.Env):
 
     ``data``, ``features``, ``window`` (50), ``n_assets`` (all), ``assets`` (names; fixes the
     universe), ``sample_assets`` (True), ``split`` ("train"), ``test_start`` (a date),
-    ``episode_steps`` (252), ``commission`` (0.0025), ``exact_cost`` (True), ``cash_rate`` (0),
+    ``episode_steps`` (252), ``commission`` (0.0025), ``exact_cost`` (None: exact unless
+    ``allow_short``), ``cash_rate`` (0),
     ``reward`` ("log_return"), ``reward_window`` (20), ``dsr_eta`` (0.01), ``turnover_penalty``
     (0.001), ``risk`` ("squared" or "downside", for the MO face), ``allow_short`` (False),
     ``max_leverage`` (1), ``max_weight`` (1), ``max_turnover`` (None), ``observation``
@@ -139,7 +143,8 @@ class PortfolioEnv(gym.Env):
         self.observation_space = self.task.observation_space(self.flat)
         self.action_space = self.task.action_space()
         if self.vector_reward:
-            self.reward_space = gym.spaces.Box(np.array([-np.inf, -np.inf, -1.0], np.float32),
+            lowest_cost = -np.inf if self.task.allow_short else -1.0  # −(1 − μ), μ in [0, 1] long-only
+            self.reward_space = gym.spaces.Box(np.array([-np.inf, -np.inf, lowest_cost], np.float32),
                                                np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
             self.reward_dim = 3
         self._started = False

@@ -18,6 +18,9 @@ import numpy as np
 
 from envzoo.core.prices import PricePanel
 
+#: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
+RUIN = 1e-12
+
 
 def transaction_factor(holdings: np.ndarray, target: np.ndarray, commission: float,
                        exact: bool = True, tolerance: float = 1e-13, max_iterations: int = 100) -> np.ndarray:
@@ -107,13 +110,15 @@ class PortfolioBook:
         relatives = relatives.copy()
         relatives[:, 0] = 1.0 + cash_rate
         growth_before_cost = (target * relatives).sum(-1)
-        growth = mu * growth_before_cost
+        # Limited liability: a (leveraged or short) portfolio that loses everything is worth 0
+        # and is finished; it never owes more than it had.
+        ruined = (mu * growth_before_cost <= RUIN) | (mu <= 0)
+        growth = np.where(ruined, 0.0, mu * growth_before_cost)
         turnover = np.abs(target[:, 1:] - self.holdings[:, 1:]).sum(-1)
-        cost = self.value * (1.0 - mu)
+        cost = self.value * np.minimum(1.0 - mu, 1.0)
         self.value = self.value * growth
-        with np.errstate(invalid="ignore", divide="ignore"):
-            drifted = target * relatives / growth_before_cost[:, None]
-        self.holdings = np.where(growth_before_cost[:, None] > 0, drifted, target)
+        safe = np.where(ruined, 1.0, growth_before_cost)[:, None]
+        self.holdings = np.where(ruined[:, None], target, target * relatives / safe)
         self.previous_target = target.copy()
-        return {"growth": growth, "mu": mu, "turnover": turnover, "cost": cost,
-                "log_return": np.log(np.maximum(growth, 1e-300))}
+        return {"growth": growth, "mu": mu, "turnover": turnover, "cost": cost, "ruined": ruined,
+                "log_return": np.log(np.maximum(growth, RUIN))}

@@ -17,8 +17,6 @@ from envzoo.core.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.sim import PortfolioBook, Universe
 
 REWARDS = ("log_return", "differential_sharpe", "rolling_sharpe", "sortino", "return_minus_turnover")
-OBJECTIVES = ("log_return", "risk", "turnover_cost")
-EXTRA_METRICS = ("turnover", "costs_paid")
 
 
 def resolve_panel(data) -> PricePanel:
@@ -42,7 +40,7 @@ class PortfolioTask:
     def __init__(self, batch: int, data="sp500-stocks", features=None, window: int = 50,
                  n_assets: int | None = None, assets=None, sample_assets: bool = True,
                  split: str = "train", test_start=None, episode_steps: int = 252,
-                 commission: float = 0.0025, exact_cost: bool = True, cash_rate: float = 0.0,
+                 commission: float = 0.0025, exact_cost: bool | None = None, cash_rate: float = 0.0,
                  reward: str = "log_return", reward_window: int = 20, dsr_eta: float = 0.01,
                  turnover_penalty: float = 0.001, risk: str = "squared",
                  allow_short: bool = False, max_leverage: float = 1.0, max_weight: float = 1.0,
@@ -64,10 +62,24 @@ class PortfolioTask:
             raise ValueError(f"unknown reward {reward!r}; choose one of {REWARDS}")
         if risk not in ("squared", "downside"):
             raise ValueError(f"risk must be 'squared' or 'downside', got {risk!r}")
+        numbers = {"commission": commission, "cash_rate": cash_rate, "turnover_penalty": turnover_penalty,
+                   "max_leverage": max_leverage, "max_weight": max_weight, "dsr_eta": dsr_eta,
+                   "max_turnover": 1.0 if max_turnover is None else max_turnover}
+        for name, value in numbers.items():
+            if not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         if commission < 0 or commission >= 1 or turnover_penalty < 0:
             raise ValueError("commission must lie in [0, 1) and turnover_penalty be >= 0")
+        if cash_rate <= -1:
+            raise ValueError(f"cash_rate is a per-bar return and must be > -1, got {cash_rate}")
         if max_weight <= 0 or max_leverage < 1 or (max_turnover is not None and max_turnover <= 0):
             raise ValueError("need max_weight > 0, max_leverage >= 1 and max_turnover > 0 (or None)")
+        if max_leverage != 1 and not allow_short:
+            raise ValueError("max_leverage only applies with allow_short=True (long-only weights sum to 1)")
+        if exact_cost and allow_short:
+            raise ValueError("the exact transaction factor assumes long-only weights; with allow_short "
+                             "the first-order cost 1 - c·Σ|Δw| is used (leave exact_cost unset)")
+        exact_cost = not allow_short if exact_cost is None else exact_cost
         if episode_steps < 1:
             raise ValueError(f"episode_steps must be >= 1, got {episode_steps}")
         self.batch, self.window, self.split = batch, window, split
@@ -108,7 +120,9 @@ class PortfolioTask:
     # ------------------------------------------------------------------ spaces
     @property
     def weight_bounds(self) -> tuple[float, float]:
-        return (-self.max_leverage, 1.0 + self.max_leverage) if self.allow_short else (0.0, 1.0)
+        # With shorts, a partial rebalance (max_turnover) from drifted holdings can leave any
+        # weights; long-only weights stay on the simplex.
+        return (-np.inf, np.inf) if self.allow_short else (0.0, 1.0)
 
     def observation_space(self, flat: bool) -> spaces.Space:
         F, N, W = len(self.universe.features), self.n_assets, self.window
@@ -176,8 +190,8 @@ class PortfolioTask:
             raise InvalidActionError(f"actions must be finite numbers, got {actions!r}")
         target = self.targets(actions)
         relatives = self.universe.relatives(self.t, self.assets)
-        result = self.book.rebalance_and_move(target, relatives, self.commission,
-                                              self.exact_cost and not self.allow_short, self.cash_rate)
+        result = self.book.rebalance_and_move(target, relatives, self.commission, self.exact_cost,
+                                              self.cash_rate)
         self.t += 1
         self.performance.update(self.book.value)
         self.turnover_sum += result["turnover"]
@@ -186,7 +200,7 @@ class PortfolioTask:
         result["reward"] = self._reward(r, result["turnover"])
         risk = r**2 if self.risk == "squared" else np.minimum(r, 0.0) ** 2
         result["objectives"] = np.stack([r, -risk, -(1.0 - result["mu"])], axis=1)
-        result["terminated"] = self.book.value <= 0
+        result["terminated"] = result["ruined"]
         result["truncated"] = (self.t >= self.end) & ~result["terminated"]
         return result
 

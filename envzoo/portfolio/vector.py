@@ -70,7 +70,7 @@ class PortfolioVectorEnv(VectorEnv):
             row = int(np.argwhere(bad)[0, 0])
             raise InvalidActionError(f"action {actions[row]!r} of sub-env {row} is outside {self.single_action_space}")
         result = self.task.step(actions)
-        rewards = result["objectives"].astype(np.float32) if getattr(self, "vector_reward", False) else result["reward"]
+        rewards = result["reward"]
         terminated, truncated = result["terminated"], result["truncated"]
         if self.max_episode_steps is not None:
             truncated = truncated | (~terminated & (self.task.t - self.task.start >= self.max_episode_steps))

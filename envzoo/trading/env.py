@@ -14,7 +14,6 @@ from envzoo.core.spaces import check_action
 from envzoo.trading import indicators as ind
 
 REWARDS = ("pnl", "log_return")
-EXTRA_METRICS = ("turnover", "trades", "costs_paid", "exposure")
 LONG_ONLY_POSITIONS = (0.0, 0.5, 1.0)
 LONG_SHORT_POSITIONS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 DEFAULT_TEST_START = "2015-01-01"

@@ -127,9 +127,41 @@ def test_rolling_sharpe_and_sortino_match_numpy():
         window.push(np.array([r]))
         recent = np.array(history[max(0, i - 3):i + 1])
         if recent.size > 1:
-            assert window.sharpe()[0] == pytest.approx(recent.mean() / recent.std(ddof=1))
+            assert window.sharpe()[0] == pytest.approx(recent.mean() / max(recent.std(ddof=1), 1e-4))
         downside = np.sqrt(np.mean(np.minimum(recent, 0) ** 2))
-        assert window.sortino()[0] == pytest.approx(recent.mean() / downside if downside > 0 else 0.0)
+        assert window.sortino()[0] == pytest.approx(recent.mean() / max(downside, 1e-4))
+
+
+def test_sortino_reward_stays_bounded_after_a_tiny_loss():
+    window = RollingWindow(1, 21)
+    for _ in range(20):
+        window.push(np.array([0.01]))
+    window.push(np.array([-1e-6]))
+    assert window.sortino()[0] <= 0.01 / 1e-4
+
+
+def test_limited_liability_ends_a_ruined_short(panel):
+    env = PortfolioEnv(data=panel, window=5, allow_short=True, max_leverage=3.0, max_weight=3.0,
+                       commission=0.0)
+    env.reset(seed=0)
+    # Triple the price of the shorted asset over the next bar (restored afterwards).
+    t, asset = env.task.t[0], env.task.assets[0, 0]
+    original = env.task.universe.close[t + 1, asset]
+    env.task.universe.close[t + 1, asset] = env.task.universe.close[t, asset] * 3
+    try:
+        _, reward, terminated, _, info = env.step(np.array([0, -1, 0, 0, 0], np.float32))
+    finally:
+        env.task.universe.close[t + 1, asset] = original
+    assert terminated and env.task.book.value[0] == 0.0
+    assert np.isfinite(reward) and all(np.isfinite(v) for v in info["metrics"].values())
+    assert info["metrics"]["max_drawdown"] == 1.0
+
+
+def test_arguments_must_be_finite_and_consistent(panel):
+    for kwargs in ({"cash_rate": -2}, {"max_weight": float("nan")}, {"commission": float("nan")},
+                   {"max_leverage": 2.0}, {"allow_short": True, "exact_cost": True}):
+        with pytest.raises(ValueError):
+            PortfolioEnv(data=panel, **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, message", [
