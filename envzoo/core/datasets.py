@@ -20,6 +20,7 @@ All are daily stock-market bars: ``periods_per_year`` = 252.
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from dataclasses import dataclass
 from importlib import resources
 
@@ -96,3 +97,27 @@ def from_arch(name: str) -> PricePanel:
     return align_bars({_ARCH[name]: bars.astype(float)}, periods_per_year=TRADING_DAYS, max_fill=0,
                       source=f"arch {arch.__version__}, arch.data.{name}.load()")
 
+
+SYNTHETIC_PERIODS = 5000
+
+
+@lru_cache(maxsize=8)
+def _named_panel(name: str) -> PricePanel:
+    """A shipped or synthetic panel by name, built once per process (envs never modify it)."""
+    if name.startswith("synthetic"):
+        from envzoo.core.synthetic_market import synthetic_market
+
+        preset = name.removeprefix("synthetic").removeprefix("-") or "stocks-daily"
+        return synthetic_market(preset, n_periods=SYNTHETIC_PERIODS, seed=0)
+    return load_dataset(name)
+
+
+def resolve_panel(data) -> PricePanel:
+    """A PricePanel from a panel, a shipped dataset name (see :data:`DATASETS`), or
+    ``"synthetic-<preset>"`` (``"synthetic"`` alone: ``stocks-daily``), 5000 bars, seed 0."""
+    if isinstance(data, PricePanel):
+        return data
+    if not isinstance(data, str):
+        raise TypeError(f"data must be a PricePanel or a dataset name ({', '.join(DATASETS)}, "
+                        f"synthetic-<preset>), got {type(data).__name__}")
+    return _named_panel(data)

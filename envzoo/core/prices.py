@@ -89,3 +89,32 @@ class PricePanel:
         index = [self.assets.index(a) for a in assets]
         return PricePanel(self.times, tuple(assets), {k: v[:, index] for k, v in self.fields.items()},
                           self.periods_per_year, self.source)
+
+
+def split_period(times: np.ndarray, split: str, first_usable: int, episode_steps: int,
+                 test_start=None) -> tuple[int, int, str]:
+    """First and last decision bars of a train or test period, and the test start date.
+
+    A decision at bar t is marked at bar t + 1, so the train period's last decision bar is the
+    bar before ``test_start`` (nothing of the test period is seen in training) and the test
+    period ends one bar before the data. ``first_usable`` is the first bar with a full history
+    (observation window, indicator warm-up). ``test_start`` defaults to the bar 80 % into the
+    data. Raises ValueError when the train period cannot hold one episode or the test period
+    is empty.
+    """
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    T = times.size
+    split_at = int(0.8 * T) if test_start is None else int(np.searchsorted(times, np.datetime64(test_start, "ns")))
+    start_date = str(times[min(split_at, T - 1)])[:10]
+    if split == "train":
+        first, last = first_usable, split_at - 1
+        if last - first < episode_steps:
+            raise ValueError(f"the train period (before {start_date}) has {max(last - first, 0)} steps after the "
+                             f"first {first_usable} bars of history, fewer than episode_steps = {episode_steps}: "
+                             "move test_start later or shorten episode_steps")
+    else:
+        first, last = max(split_at, first_usable), T - 1
+        if last - first < 1:
+            raise ValueError(f"the test period (from {start_date}) has no step: move test_start earlier")
+    return first, last, start_date

@@ -12,26 +12,12 @@ from gymnasium import spaces
 from envzoo.core import rng
 from envzoo.core.errors import InvalidActionError
 from envzoo.core.performance import RunningPerformance
-from envzoo.core.prices import PricePanel
+from envzoo.core.datasets import resolve_panel
+from envzoo.core.prices import split_period
 from envzoo.core.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.sim import PortfolioBook, Universe
 
 REWARDS = ("log_return", "differential_sharpe", "rolling_sharpe", "sortino", "return_minus_turnover")
-
-
-def resolve_panel(data) -> PricePanel:
-    """A PricePanel from a panel, a shipped dataset name, or ``"synthetic-<preset>"``."""
-    if isinstance(data, PricePanel):
-        return data
-    if not isinstance(data, str):
-        raise ValueError(f"data must be a PricePanel or a dataset name, got {type(data).__name__}")
-    if data.startswith("synthetic-"):
-        from envzoo.core.synthetic_market import synthetic_market
-
-        return synthetic_market(data.removeprefix("synthetic-"), seed=0)
-    from envzoo.core.datasets import load_dataset
-
-    return load_dataset(data)
 
 
 class PortfolioTask:
@@ -56,8 +42,6 @@ class PortfolioTask:
             raise ValueError(f"n_assets must lie in [1, {panel.n_assets}] (assets in the data), got {n_assets}")
         if window < 2:
             raise ValueError(f"window must be >= 2 bars, got {window}")
-        if split not in ("train", "test"):
-            raise ValueError(f"split must be 'train' or 'test', got {split!r}")
         if reward not in REWARDS:
             raise ValueError(f"unknown reward {reward!r}; choose one of {REWARDS}")
         if risk not in ("squared", "downside"):
@@ -88,7 +72,8 @@ class PortfolioTask:
         self.cash_rate, self.reward_name, self.risk = cash_rate, reward, risk
         self.turnover_penalty, self.allow_short = turnover_penalty, allow_short
         self.max_leverage, self.max_weight, self.max_turnover = max_leverage, max_weight, max_turnover
-        self._set_periods(panel, test_start)
+        self.first_bar, self.last_bar, self.test_start = split_period(
+            panel.times, split, window - 1, episode_steps, test_start)
 
         self.book = PortfolioBook(batch, self.n_assets)
         self.performance = RunningPerformance(batch, panel.periods_per_year)
@@ -101,21 +86,6 @@ class PortfolioTask:
         self.assets = np.tile(np.arange(self.n_assets), (batch, 1))
         self.turnover_sum = np.zeros(batch)
         self.costs_paid = np.zeros(batch)
-
-    def _set_periods(self, panel: PricePanel, test_start) -> None:
-        """First and last decision bars of the train and test periods."""
-        T = panel.n_times
-        split_at = int(0.8 * T) if test_start is None else int(np.searchsorted(panel.times, np.datetime64(test_start, "ns")))
-        if self.split == "train":
-            first, last = self.window - 1, split_at - 1  # last bar whose next bar is still train
-            if last - first < self.episode_steps:
-                raise ValueError(f"the train period has {max(last - first, 0)} steps after the {self.window}-bar "
-                                 f"window, fewer than episode_steps = {self.episode_steps}")
-        else:
-            first, last = max(split_at, self.window - 1), T - 1
-            if last - first < 1:
-                raise ValueError("the test period is empty: move test_start earlier")
-        self.first_bar, self.last_bar = first, last
 
     # ------------------------------------------------------------------ spaces
     @property

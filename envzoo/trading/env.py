@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.performance import RunningPerformance
-from envzoo.core.prices import PricePanel
+from envzoo.core.datasets import resolve_panel
+from envzoo.core.prices import PricePanel, split_period
 from envzoo.core.spaces import check_action
 from envzoo.trading import indicators as ind
 
@@ -17,32 +17,13 @@ REWARDS = ("pnl", "log_return")
 LONG_ONLY_POSITIONS = (0.0, 0.5, 1.0)
 LONG_SHORT_POSITIONS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 DEFAULT_TEST_START = "2015-01-01"
-SYNTHETIC_PERIODS = 5000
 # The log-return reward of a step that wipes out the equity: log(_RUIN_FLOOR) (finite).
 _RUIN_FLOOR = 1e-12
 
 
-@lru_cache(maxsize=8)
-def _named_panel(name: str) -> PricePanel:
-    """A shipped or synthetic panel by name, read once per process (envs never modify it)."""
-    if name == "synthetic":
-        from envzoo.core.synthetic_market import synthetic_market
-
-        return synthetic_market("stocks-daily", n_assets=1, n_periods=SYNTHETIC_PERIODS, seed=0)
-    from envzoo.core.datasets import load_dataset
-
-    return load_dataset(name)
-
-
 def load_panel(data, asset: str | None = None) -> PricePanel:
     """The one-asset panel the env trades: a dataset name, ``"synthetic"`` or a PricePanel."""
-    if isinstance(data, PricePanel):
-        panel = data
-    elif isinstance(data, str):
-        panel = _named_panel(data)
-    else:
-        raise TypeError(f"data must be a dataset name ('sp500-index', 'nasdaq-index', 'synthetic') or a "
-                         f"PricePanel, got {type(data).__name__}")
+    panel = resolve_panel(data)
     if asset is None:
         asset = panel.assets[0]
     elif asset not in panel.assets:
@@ -253,22 +234,10 @@ class TradingEnv(gym.Env):
         times, T = self.times, self.closes.size
         if test_start is None:
             default = np.datetime64(DEFAULT_TEST_START, "ns")
-            covered = times[min(self.warmup + self.episode_steps, T - 1)] < default < times[-1]
-            split_at = int(np.searchsorted(times, default)) if covered else int(0.8 * T)
-        else:
-            split_at = int(np.searchsorted(times, np.datetime64(test_start, "ns")))
-        self.test_start = str(times[min(split_at, T - 1)])[:10]
-        if self.split == "train":
-            first, last = self.warmup, split_at - 1
-            if last - first < self.episode_steps:
-                raise ValueError(f"the train period (before {self.test_start}) has {max(last - first, 0)} steps "
-                                 f"after the indicators' {self.warmup}-bar warm-up, fewer than episode_steps = "
-                                 f"{self.episode_steps}: move test_start later or shorten episode_steps")
-        else:
-            first, last = max(split_at, self.warmup), T - 1
-            if last - first < 1:
-                raise ValueError(f"the test period (from {self.test_start}) has no step: move test_start earlier")
-        self.first_bar, self.last_bar = first, last
+            if times[min(self.warmup + self.episode_steps, T - 1)] < default < times[-1]:
+                test_start = DEFAULT_TEST_START
+        self.first_bar, self.last_bar, self.test_start = split_period(
+            times, self.split, self.warmup, self.episode_steps, test_start)
 
     def _observation_space(self) -> spaces.Box:
         n = len(self.feature_names)
