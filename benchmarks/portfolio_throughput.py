@@ -8,12 +8,11 @@ import argparse
 import importlib.util
 import os
 import platform
-import time
 
 import gymnasium as gym
 import numpy as np
 
-from envzoo.cli import bench
+from envzoo.cli import bench, gymnasium_rate
 
 ENV_ID = "envzoo/Portfolio-v0"
 
@@ -23,16 +22,7 @@ def anytrading_rate(steps: int) -> float:
     import gym_anytrading  # noqa: F401  (registers stocks-v0)
 
     # Its env shares observation buffers between steps; Gymnasium's checker warns about that.
-    env = gym.make("stocks-v0", disable_env_checker=True)
-    env.reset(seed=0)
-    env.action_space.seed(0)
-    actions = [env.action_space.sample() for _ in range(steps)]
-    start = time.perf_counter()
-    for action in actions:
-        _, _, terminated, truncated, _ = env.step(action)
-        if terminated or truncated:
-            env.reset()
-    return steps / (time.perf_counter() - start)
+    return gymnasium_rate(gym.make("stocks-v0", disable_env_checker=True), steps)
 
 
 def main() -> None:

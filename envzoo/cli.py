@@ -230,17 +230,22 @@ def _single_rate(entry: EnvEntry, steps: int, seed: int) -> float:
                 if not env.agents:
                     env.reset()
             return steps / (time.perf_counter() - start)
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-        actions = [env.action_space.sample() for _ in range(steps)]
-        start = time.perf_counter()
-        for action in actions:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-        return steps / (time.perf_counter() - start)
+        return gymnasium_rate(env, steps, seed)
     finally:
         env.close()
+
+
+def gymnasium_rate(env, steps: int, seed: int = 0) -> float:
+    """Steps per second of a Gymnasium env under seeded random actions, resets included."""
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    actions = [env.action_space.sample() for _ in range(steps)]
+    start = time.perf_counter()
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - start)
 
 
 def _vector_rate(envs, steps: int, seed: int) -> float:

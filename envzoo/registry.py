@@ -41,8 +41,23 @@ _ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+class _NeedsExtra:
+    """What an object that may need an optional extra (``self.extra``) says about it."""
+
+    extra: str | None
+
+    @property
+    def installed(self) -> bool:
+        """Whether the optional extra it needs is installed."""
+        return not missing_modules(self.extra)
+
+    @property
+    def install_hint(self) -> str | None:
+        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
+
+
 @dataclass(frozen=True)
-class PolicyRef:
+class PolicyRef(_NeedsExtra):
     """A reference policy: a factory ``entry_point(env, **kwargs)``, and the extra it needs."""
 
     name: str
@@ -50,20 +65,12 @@ class PolicyRef:
     kwargs: dict[str, Any] = field(default_factory=dict)
     extra: str | None = None
 
-    @property
-    def installed(self) -> bool:
-        return not missing_modules(self.extra)
-
-    @property
-    def install_hint(self) -> str | None:
-        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
-
     def load(self):
         return load_attr(self.entry_point)
 
 
 @dataclass(frozen=True)
-class EnvEntry:
+class EnvEntry(_NeedsExtra):
     """One registry entry; see the module docstring for the fields."""
 
     id: str
@@ -89,15 +96,6 @@ class EnvEntry:
     @property
     def is_multi_objective(self) -> bool:
         return bool(self.objectives)
-
-    @property
-    def installed(self) -> bool:
-        """Whether the optional extra this env needs is installed."""
-        return not missing_modules(self.extra)
-
-    @property
-    def install_hint(self) -> str | None:
-        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
 
     def policy(self, name: str) -> PolicyRef:
         for ref in self.policies:
