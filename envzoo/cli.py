@@ -362,8 +362,9 @@ def cmd_tour(args) -> int:
         print(_table(["kpi"] + [policy for policy, _ in mine], rows))
     if skipped or skipped_policies:
         print("\nSkipped (optional extra not installed):")
-        print("\n".join(f"  {e.id:<32} {e.install_hint}" for e in skipped))
-        print("\n".join(f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies))
+        lines = [f"  {e.id:<32} {e.install_hint}" for e in skipped]
+        lines += [f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies]
+        print("\n".join(lines))
     return 0
 
 
