@@ -1,0 +1,209 @@
+"""Market making on the Avellaneda–Stoikov model: quote bid and ask depths every dt."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.core.rng import key_from_generator
+from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
+
+
+def action_space(params) -> spaces.Box:
+    """``Box(0, max_depth, (2,), float32)``: (bid depth, ask depth)."""
+    return spaces.Box(0.0, np.float32(params.max_depth), shape=(2,), dtype=np.float32)
+
+
+def observation_space(params) -> spaces.Box:
+    """(time remaining / T, inventory, mid − s0, PnL); see the env docstring."""
+    bound = float(params.inventory_bound)
+    low = np.array([0.0, -bound, -np.inf, -np.inf], dtype=np.float32)
+    high = np.array([1.0, bound, np.inf, np.inf], dtype=np.float32)
+    return spaces.Box(low, high, dtype=np.float32)
+
+
+def action_hint(params) -> str:
+    return (f"An action is (bid depth, ask depth) in price units, each in [0, {params.max_depth}] "
+            f"(max_depth); the quotes are mid − bid depth and mid + ask depth.")
+
+
+def validate_depths(space: spaces.Box, action, hint: str) -> np.ndarray:
+    """``action`` as float64 depths of shape ``space.shape`` (via float32, the space's dtype),
+    or :class:`InvalidActionError` naming the space. Nothing is clipped."""
+    array = np.asarray(action) if not isinstance(action, (str, dict)) else None
+    if array is None or array.dtype.kind not in "iuf" or array.shape != space.shape:
+        raise InvalidActionError(f"action {action!r} does not fit the action space {space}: expected "
+                                 f"{space.shape[-1]} numbers per quote pair, shape {space.shape}. {hint}")
+    as_space = array.astype(np.float32)
+    bad = ~np.isfinite(as_space) | (as_space < space.low) | (as_space > space.high)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        row = f" (sub-env {where[0]})" if array.ndim == 2 else ""
+        raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}: every depth "
+                                 f"must be finite and within the bounds. {hint}")
+    return as_space.astype(np.float64)
+
+
+class AvellanedaStoikovEnv(gym.Env):
+    """
+    ## Description
+
+    A market maker quotes one unit on each side of the Avellaneda–Stoikov (2008) market, the
+    continuous-quote setting of mbt-gym. The mid price is an arithmetic Brownian motion
+    dS = σ dW; market orders reach a quote at depth δ from the mid as a Poisson stream of
+    intensity A·exp(−k·δ). Every ``dt`` the agent chooses its bid and ask depths; the episode
+    runs from t = 0 to the horizon T and the inventory is liquidated at the mid at T. The
+    simulator is :mod:`envzoo.marketmaking.avellaneda_stoikov` (its docstring gives the exact
+    step): per side at most one fill per step, with probability 1 − exp(−λ(δ)·dt) (default,
+    ``fill_probability="poisson"``) or the paper's min(λ(δ)·dt, 1) (``"linear"``); exact
+    Gaussian mid increments (default) or the paper's ±σ√dt (``mid_noise="binary"``). Fills are
+    at the quotes posted around the mid at the start of the step; the mid then moves.
+
+    Defaults are the paper's simulation: s0 = 100, T = 1, σ = 2, dt = 0.005 (200 steps),
+    A = 140, k = 1.5, q0 = 0.
+
+    ## Action Space
+
+    ``Box(0, max_depth, (2,), float32)``: (δᵇ, δᵃ), the bid depth and the ask depth in price
+    units; the agent buys at S − δᵇ and sells at S + δᵃ. Quotes cannot cross the mid (depths are
+    ≥ 0); a depth of ``max_depth`` (default 5, fill probability ≈ 4·10⁻⁴ per step) is in effect
+    no quote. Actions outside the space raise :class:`~envzoo.core.errors.InvalidActionError`;
+    nothing is clipped.
+
+    ## Observation Space
+
+    ``Box(float32)`` of 4 features, after the step:
+
+    | index | feature | bounds |
+    |---|---|---|
+    | 0 | time_remaining: (T − t) / T, 1 at the start, 0 at T | [0, 1] |
+    | 1 | inventory q (units; 0 after the liquidation at T) | ±max_inventory, or ±(\\|q0\\| + T/dt) |
+    | 2 | mid_offset: S − s0 (price units) | (−inf, inf) |
+    | 3 | pnl: W − W0, mark-to-market wealth W = cash + q·S minus its start q0·s0 | (−inf, inf) |
+
+    (time, q, S − s0) is the Markov state of the model (as in mbt-gym); the PnL is added so that the
+    state is also Markov for the terminal CARA reward, which depends on the wealth.
+
+    ## Rewards
+
+    ``reward`` chooses one (W is the mark-to-market wealth, ΔW its change over the step, net of
+    fees and, at T, of the liquidation penalty α·q_T²):
+
+    - ``"pnl"`` (default): ΔW. The return of an episode is its PnL, W_T − W0.
+    - ``"cj"``: Cartea–Jaimungal's inventory-penalised PnL, ΔW − φ·q²·dt with q the inventory
+      held over the step (after its fills) and φ = ``running_penalty`` (default 0.01); the
+      terminal −α·q_T² is inside ΔW at the last step.
+    - ``"cara"``: the paper's objective, the exponential utility of terminal wealth:
+      −exp(−γ·(W_T − W0)) at the step that reaches T, 0 before, with γ = ``risk_aversion``
+      (default 0.1). Measuring wealth from W0 multiplies the paper's utility by the positive
+      constant exp(γ·W0), which changes no preference. The exponent is capped at 700 so that
+      the reward stays finite.
+
+    ## Costs
+
+    ``info["cost"]`` is a dict of two costs of the step: ``fees``, the maker fees paid
+    (``fee_rate`` × fill price per fill; 0 with the default fee-free market), and
+    ``inventory_risk``, q²·dt with q the inventory held over the step — the integrand of the
+    Cartea–Jaimungal running penalty, for constrained RL on inventory risk.
+
+    ## Starting State
+
+    t = 0, mid s0, cash 0, inventory ``initial_inventory`` (default 0): the same at every reset.
+    The seed drives the mid path and the fills.
+
+    ## Episode End
+
+    At t = T (``terminal_time / dt`` steps, 200 by default) the episode *terminates*: T is part
+    of the problem (time remaining is observed and the inventory is liquidated), so nothing is
+    to be bootstrapped past it. The env needs no ``max_episode_steps``; a ``TimeLimit`` from
+    ``gymnasium.make(..., max_episode_steps=n)`` truncates earlier episodes without liquidation.
+    Stepping after termination raises ``RuntimeError`` until ``reset()``.
+
+    ## Metrics
+
+    ``info["metrics"]`` at every step, over the episode so far:
+    ``pnl`` (W − W0, net of fees, after the liquidation at T), ``final_inventory`` (q after the
+    latest step's fills, before the liquidation at T: the paper's "final q"), ``mean_inventory``,
+    ``mean_abs_inventory``, ``max_abs_inventory`` (including q0), ``bid_fills``, ``ask_fills``,
+    ``fees_paid``, ``mean_spread`` (mean quoted δᵇ + δᵃ), ``sharpe`` (mean / sample standard
+    deviation of the per-step ΔW, not annualised; 0 with fewer than two steps or no variation),
+    ``max_drawdown`` (largest fall of W − W0 from its running peak, in price units: wealth starts
+    at 0, so no ratio is defined), ``agent_steps``.
+
+    ## Arguments
+
+    - ``initial_price`` (s0 = 100), ``terminal_time`` (T = 1), ``volatility`` (σ = 2),
+      ``dt`` (0.005; T/dt must be whole), ``arrival_rate`` (A = 140), ``fill_exponent``
+      (k = 1.5).
+    - ``max_depth`` (5.0): the upper bound of the action space.
+    - ``max_inventory`` (None): |q| limit; a fill that would pass it does not happen (checked
+      against the inventory at the start of the step).
+    - ``initial_inventory`` (0), ``fee_rate`` (0.0, fraction of the fill price, ≥ 0).
+    - ``reward`` (``"pnl"``, ``"cj"``, ``"cara"``), ``running_penalty`` (φ = 0.01, "cj" only),
+      ``terminal_penalty`` (α = 0: liquidation cost α·q_T², in the wealth of every reward),
+      ``risk_aversion`` (γ = 0.1, "cara" only).
+    - ``fill_probability`` (``"poisson"`` or ``"linear"``), ``mid_noise`` (``"gaussian"`` or
+      ``"binary"``): the discretisation; ``"linear"`` and ``"binary"`` are the paper's.
+    - ``render_mode``: ``"ansi"``.
+
+    ## References
+
+    M. Avellaneda, S. Stoikov. *High-frequency trading in a limit order book.* Quantitative
+    Finance 8(3):217–224, 2008. Á. Cartea, S. Jaimungal, J. Penalva. *Algorithmic and
+    High-Frequency Trading.* Cambridge University Press, 2015 (inventory penalties).
+    J. Jerome, L. Sánchez-Betancourt, R. Savani, M. Herdegen. *Model-based gym environments for
+    limit order book trading* (mbt-gym). ICAIF 2022, arXiv:2209.07823.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, render_mode: str | None = None, **kwargs):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.params = make_params(**kwargs)
+        self.sim = ASSimulator(self.params, 1)
+        self.action_space = action_space(self.params)
+        self.observation_space = observation_space(self.params)
+        self._hint = action_hint(self.params)
+        self._started = False
+        self._last_depths = np.zeros(2)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.sim.reset(np.array([0]), key_from_generator(self.np_random, 1))
+        self._started = True
+        self._last_depths = np.zeros(2)
+        return self.sim.observe()[0], {}
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("call reset() before step() (the episode has ended or never started)")
+        depths = validate_depths(self.action_space, action, self._hint)
+        result = self.sim.advance(depths[:1], depths[1:])
+        reward = float(self.sim.rewards(result)[0])
+        terminated = bool(result["terminal"][0])
+        if terminated:
+            self._started = False
+        self._last_depths = depths
+        info = {
+            "cost": {name: float(value[0]) for name, value in self.sim.costs(result).items()},
+            "metrics": {name: float(value[0]) for name, value in self.sim.metrics().items()},
+        }
+        return self.sim.observe()[0], reward, terminated, False, info
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        sim, p = self.sim, self.params
+        t = sim.step[0] * p.dt
+        bid, ask = self._last_depths
+        return (f"t={t:.3f}/{p.terminal_time:g} mid={sim.mid[0]:.3f} depths bid={bid:.3f} ask={ask:.3f} "
+                f"q={sim.inventory[0]:+.0f} pnl={sim.pnl()[0]:+.3f} "
+                f"fills bid={sim.bid_fills[0]:.0f} ask={sim.ask_fills[0]:.0f}\n")

@@ -1,0 +1,88 @@
+"""Native vector env for ``MarketMakingAS-v0``: all sub-envs in one batched simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envzoo.core.seeding import InstanceSeeds
+from envzoo.core.vector import final_step_info, with_masks
+from envzoo.marketmaking.as_env import action_hint, action_space, observation_space, validate_depths
+from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
+
+
+class AvellanedaStoikovVectorEnv(VectorEnv):
+    """``num_envs`` copies of :class:`~envzoo.marketmaking.as_env.AvellanedaStoikovEnv`,
+    simulated together.
+
+    ``gymnasium.make_vec("envzoo/MarketMakingAS-v0", num_envs=N)`` builds it. Sub-env i with
+    ``reset(seed=s)`` follows exactly the trajectory of a single env reset with seed ``s + i``
+    (as in ``SyncVectorEnv``), for the same actions; ``step`` has no Python loop over sub-envs.
+
+    Autoreset is Gymnasium's ``SAME_STEP`` mode: when a sub-env's episode ends (it reaches T,
+    or ``max_episode_steps`` steps pass), the same ``step`` call starts its next episode and
+    returns that episode's first observation; the finished episode's last observation, cost and
+    metrics are in ``info["final_obs"]`` and ``info["final_info"]`` (masked by
+    ``info["_final_obs"]``). ``max_episode_steps`` (default None: episodes end at T only)
+    truncates like Gymnasium's ``TimeLimit`` on the single env, including its flag at a step
+    that also reaches T.
+
+    Actions have shape (N, 2) (bid depth, ask depth per sub-env); rewards are float64 of shape
+    (N,); ``info["cost"]`` is a dict of (N,) arrays (``fees``, ``inventory_risk``) and
+    ``info["metrics"]`` a dict of (N,) arrays. Arguments are those of ``MarketMakingAS-v0``
+    plus ``num_envs`` and ``max_episode_steps``.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = max_episode_steps
+        self.params = make_params(**kwargs)
+        self.sim = ASSimulator(self.params, self.num_envs)
+        self.single_action_space = action_space(self.params)
+        self.single_observation_space = observation_space(self.params)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.seeds = InstanceSeeds(self.num_envs)
+        self._hint = action_hint(self.params)
+        self._started = False
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        if isinstance(seed, int) or seed is None:
+            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
+        if seed is not None or not self._started:
+            self.seeds.seed(seed)
+        rows = np.arange(self.num_envs)
+        self.sim.reset(rows, self.seeds.next_keys(rows))
+        self._started = True
+        return self.sim.observe(), {}
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        depths = validate_depths(self.action_space, actions, self._hint)
+        result = self.sim.advance(depths[:, 0], depths[:, 1])
+        rewards = self.sim.rewards(result)
+        terminated = result["terminal"].copy()
+        if self.max_episode_steps is not None:
+            truncated = self.sim.step >= self.max_episode_steps
+        else:
+            truncated = np.zeros(self.num_envs, dtype=bool)
+        observations = self.sim.observe()
+        raw_info = {"cost": self.sim.costs(result), "metrics": self.sim.metrics()}
+        done = terminated | truncated
+        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
+        # info (empty) here, and the finished step's info in final_info.
+        info = with_masks(raw_info, ~done)
+        if done.any():
+            info.update(final_step_info(raw_info, observations, done))
+            rows = np.flatnonzero(done)
+            self.sim.reset(rows, self.seeds.next_keys(rows))
+            observations = self.sim.observe()
+        return observations, rewards, terminated, truncated, info
