@@ -1,0 +1,69 @@
+"""Reference quoting policies for ``MarketMaking-v0``: fixed levels, inventory-skewed levels,
+random. They read the observation's last row (the current step) and the env's action grid."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.policy import Policy
+
+
+def _pair_action(env, bid_level: int, ask_level: int) -> int:
+    pairs = env.unwrapped.quote_pairs
+    if (bid_level, ask_level) not in pairs:
+        raise ValueError(f"(bid level, ask level) = ({bid_level}, {ask_level}) is not in the env's grid {pairs}")
+    return 1 + pairs.index((bid_level, ask_level))
+
+
+class FixedLevels(Policy):
+    """Always quote the same (bid level, ask level) pair of the book (default (4, 4))."""
+
+    def __init__(self, env, bid_level: int = 4, ask_level: int = 4):
+        super().__init__(env)
+        self.action = _pair_action(env, bid_level, ask_level)
+
+    def __call__(self, observation, info):
+        return self.action
+
+
+class InventorySkew(Policy):
+    """Quote ``base`` levels on both sides while the inventory is within ``band`` of the limit;
+    beyond it, quote the side that reduces inventory at ``near`` and the other at ``far``; at the
+    limit, flatten. Inventory is read from the observation's ``inventory`` column (in [-1, 1])."""
+
+    def __init__(self, env, base: int = 4, near: int = 0, far: int = 9, band: float = 0.3):
+        super().__init__(env)
+        if not 0 < band < 1:
+            raise ValueError(f"band must lie in (0, 1), got {band}")
+        self.column = env.unwrapped.observation_names.index("inventory")
+        self.band = band
+        self.neutral = _pair_action(env, base, base)
+        self.long = _pair_action(env, far, near)   # long: sell eagerly, buy reluctantly
+        self.short = _pair_action(env, near, far)
+        self.flatten = env.unwrapped.flatten_action
+
+    def __call__(self, observation, info):
+        inventory = float(np.asarray(observation)[-1, self.column])
+        if abs(inventory) >= 1.0:
+            return self.flatten
+        if inventory > self.band:
+            return self.long
+        if inventory < -self.band:
+            return self.short
+        return self.neutral
+
+
+class RandomQuotes(Policy):
+    """Uniformly random actions (no-op, any pair, flatten), seeded by ``reset(seed)``."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.n = env.unwrapped.action_space.n
+        self.rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observation, info):
+        return int(self.rng.integers(self.n))

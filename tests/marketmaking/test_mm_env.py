@@ -1,0 +1,230 @@
+"""Tests of envzoo/MarketMaking-v0 (envzoo.marketmaking.env)."""
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.marketmaking.clocks import action_points
+from envzoo.marketmaking.env import METRICS, MarketMakingEnv
+from envzoo.marketmaking.execution import BUY, SELL
+from envzoo.marketmaking.lob_data import slice_updates
+from envzoo.marketmaking.synthetic_lob import synthetic_lob
+
+SMALL = dict(updates_per_day=4000, days=2)  # about 1/5 of a default day, for speed
+
+
+def play(env, actions, seed=0, options=None):
+    """Run the given actions (stop at the end of the episode); return the observations,
+    rewards, infos and the update index after each step."""
+    obs, info = env.reset(seed=seed, options=options)
+    observations, rewards, infos, nows = [obs], [], [info], [env.model.now]
+    for a in actions:
+        obs, r, terminated, truncated, info = env.step(int(a))
+        observations.append(obs)
+        rewards.append(r)
+        infos.append(info)
+        nows.append(env.model.now)
+        assert not terminated
+        if truncated:
+            break
+    return observations, rewards, infos, nows
+
+
+def test_check_env_passes_with_only_infinite_bound_warnings():
+    env = MarketMakingEnv(**SMALL)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, skip_render_check=True)
+    for w in caught:
+        assert "infinite" in str(w.message) or "inf" in str(w.message), str(w.message)
+
+
+def test_spaces_and_names():
+    env = MarketMakingEnv(**SMALL)
+    assert env.action_space.n == 17  # crypto-rl: no-op, 15 level pairs, flatten
+    assert env.quote_pairs[0] == (0, 4) and env.quote_pairs[3] == (4, 0) and env.quote_pairs[-1] == (14, 14)
+    assert (0, 0) not in env.quote_pairs
+    assert MarketMakingEnv(full_grid=True, **SMALL).action_space.n == 18
+    assert env.observation_space.shape == (10, len(env.observation_names))
+    assert len(env.feature_names) == 7 * 15 + 4
+    obs, info = env.reset(seed=0)
+    assert obs.dtype == np.float32 and np.all(obs[:-1] == 0) and np.any(obs[-1] != 0)
+    assert set(info["metrics"]) == set(METRICS)
+
+
+def test_determinism_same_seed_same_trajectory():
+    rng = np.random.default_rng(1)
+    actions = rng.integers(0, 17, 400)
+    a = play(MarketMakingEnv(**SMALL), actions, seed=7)
+    b = play(MarketMakingEnv(**SMALL), actions, seed=7)
+    assert len(a[0]) == len(b[0])
+    for x, y in zip(a[0], b[0]):
+        np.testing.assert_array_equal(x, y)
+    assert a[1] == b[1]
+    assert [i["metrics"] for i in a[2]] == [i["metrics"] for i in b[2]]
+
+
+def test_accounting_identity_and_fees_on_random_play():
+    env = MarketMakingEnv(**SMALL, maker_fee=-0.0001)
+    rng = np.random.default_rng(2)
+    env.reset(seed=3)
+    costs, truncated, steps = 0.0, False, 0
+    while not truncated:
+        obs, r, _, truncated, info = env.step(int(rng.integers(0, 17)))
+        steps += 1
+        a = env.model.accounting
+        assert abs(a.identity_gap(env.model.mid)) < 1e-6 * (1 + abs(a.cash))
+        assert np.isfinite(obs).all() and np.isfinite(r)
+        costs += info["cost"]
+    a = env.model.accounting
+    m = info["metrics"]
+    assert a.inventory == 0  # flattened at the end
+    assert costs == pytest.approx(a.fees, abs=1e-9) and m["fees_paid"] == pytest.approx(a.fees)
+    assert m["pnl"] == pytest.approx(a.cash)
+    assert m["agent_steps"] == steps
+    assert m["bid_fills"] + m["ask_fills"] > 0  # random quotes do get filled
+    assert m["max_abs_inventory"] <= 10
+
+
+def test_flatten_action_leaves_inventory_zero():
+    env = MarketMakingEnv(**SMALL)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    flattened = 0
+    for _ in range(300):
+        if env.model.accounting.inventory != 0:
+            _, _, _, truncated, info = env.step(env.flatten_action)
+            assert env.model.accounting.inventory == 0
+            assert env.model.orders[BUY] is None and env.model.orders[SELL] is None
+            flattened += 1
+        else:
+            _, _, _, truncated, _ = env.step(int(rng.integers(1, 16)))
+        if truncated:
+            env.reset()
+    assert flattened > 0
+
+
+@pytest.mark.parametrize("clock,arg", [("event", {"threshold": 1e-4}), ("tick", {}),
+                                       ("time", {"interval_s": 5.0}), ("volume", {"volume": 20.0})])
+def test_agent_steps_are_the_clock_action_points(clock, arg):
+    env = MarketMakingEnv(**SMALL, clock=clock, **arg)
+    day = 1
+    _, first, end = env.stream.day_bounds()[day]
+    expected = action_points(slice_updates(env.stream, first, end), clock, **arg) + first
+    *_, nows = play(env, np.zeros(10**6, dtype=int), options={"day": day})
+    np.testing.assert_array_equal(nows, expected)
+
+
+def test_event_clock_against_brute_force():
+    env = MarketMakingEnv(**SMALL, threshold=1e-4)
+    _, first, end = env.stream.day_bounds()[0]
+    mid = env.stream.mid[first:end]
+    points, ref = [0], mid[0]
+    for i in range(1, mid.size):
+        if abs(mid[i] / ref - 1.0) >= 1e-4:
+            points.append(i)
+            ref = mid[i]
+    *_, nows = play(env, np.zeros(10**6, dtype=int), options={"day": 0})
+    np.testing.assert_array_equal(nows, np.asarray(points) + first)
+
+
+def test_no_look_ahead_in_observations():
+    stream = synthetic_lob(3000, levels=15, seed=5, days=2)
+    kw = dict(data=stream, train_days=[1], test_days=[1], threshold=5e-5)
+    rng = np.random.default_rng(4)
+    actions = rng.integers(0, 17, 60)
+    k = 30
+    obs_a, rewards_a, _, nows = play(MarketMakingEnv(**kw), actions[:k])
+    u = nows[-1]
+    # perturb everything after update u: prices shifted by 3 ticks, sizes scaled, later trades resized
+    late = np.arange(stream.n_updates) > u
+    later_trades = stream.trade_time > stream.time[u]
+    shift = np.where(late[:, None], 1.5, 0.0)
+    scale = np.where(late[:, None], 1.7, 1.0)
+    perturbed = dataclasses.replace(
+        stream, bid_price=stream.bid_price + shift, ask_price=stream.ask_price + shift,
+        bid_size=stream.bid_size * scale, ask_size=stream.ask_size * scale,
+        trade_size=np.where(later_trades, stream.trade_size * 3.0, stream.trade_size),
+        trade_price=np.where(later_trades, stream.trade_price + 1.5, stream.trade_price))
+    obs_b, rewards_b, _, nows_b = play(MarketMakingEnv(**{**kw, "data": perturbed}), actions[:k])
+    assert nows_b == nows
+    for x, y in zip(obs_a, obs_b):
+        np.testing.assert_array_equal(x, y)
+    assert rewards_a == rewards_b
+    # and the perturbation does change what comes later
+    obs_c, *_ = play(MarketMakingEnv(**{**kw, "data": perturbed}), actions)
+    obs_d, *_ = play(MarketMakingEnv(**kw), actions)
+    assert any(not np.array_equal(x, y) for x, y in zip(obs_c, obs_d))
+
+
+@pytest.mark.parametrize("action", [-1, 17, 1.5, "1", np.array([1]), None])
+def test_invalid_actions_raise(action):
+    env = MarketMakingEnv(**SMALL)
+    env.reset(seed=0)
+    with pytest.raises(InvalidActionError):
+        env.step(action)
+
+
+def test_step_before_reset_and_after_end_raise():
+    env = MarketMakingEnv(**SMALL)
+    with pytest.raises(RuntimeError):
+        env.step(0)
+    play(env, np.zeros(10**6, dtype=int))
+    with pytest.raises(RuntimeError):
+        env.step(0)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"levels": (0, 4, 9, 15)}, "book levels"),
+    ({"reward": "nope"}, "unknown market-making reward"),
+    ({"threshold": -1.0}, "threshold"),
+    ({"clock": "moon"}, "unknown clock"),
+    ({"train_days": [5]}, "outside"),
+    ({"split": "dev"}, "split"),
+    ({"window": 0}, "window"),
+])
+def test_bad_arguments_raise_clearly(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        MarketMakingEnv(**SMALL, **kwargs)
+
+
+def test_splits_train_draws_train_days_test_cycles():
+    stream = synthetic_lob(1500, levels=15, seed=1, days=4)
+    env = MarketMakingEnv(data=stream, train_days=[0, 1], test_days=[2, 3], split="test", threshold=5e-5)
+    days = [env.reset(seed=0)[1]["day"]] + [env.reset()[1]["day"] for _ in range(4)]
+    assert days == [2, 3, 2, 3, 2]
+    assert env.reset(seed=0)[1]["day"] == 2  # a seed restarts the cycle
+    env = MarketMakingEnv(data=stream, train_days=[0, 1], test_days=[2, 3], threshold=5e-5)
+    assert {env.reset(seed=s)[1]["day"] for s in range(20)} == {0, 1}
+
+
+def test_every_reward_runs_and_render():
+    from envzoo.marketmaking.mm_rewards import REWARDS
+    for name in REWARDS:
+        env = MarketMakingEnv(**SMALL, reward=name)
+        _, rewards, _, _ = play(env, np.random.default_rng(0).integers(0, 17, 50))
+        assert np.isfinite(rewards).all()
+    env = MarketMakingEnv(**SMALL, render_mode="ansi")
+    env.reset(seed=0)
+    env.step(5)
+    line = env.render()
+    assert "mid=" in line and "inv=" in line and "pnl=" in line and line.count("\n") == 1
+
+
+def test_reference_quoting_policies_keep_inventory_inside_the_limit():
+    import gymnasium as gym
+
+    import envzoo
+    from envzoo.core.rollout import run_episode
+
+    results = {}
+    for name in ("fixed-4-4", "inventory-skew", "random"):
+        env = gym.make("envzoo/MarketMaking-v0")
+        results[name] = run_episode(env, envzoo.make_policy("envzoo/MarketMaking-v0", name, env), seed=0).metrics
+        assert results[name]["final_inventory"] == 0  # flattened at the end of the day
+    # Skewing by inventory keeps the position smaller than quoting symmetrically.
+    assert results["inventory-skew"]["mean_abs_inventory"] <= results["fixed-4-4"]["mean_abs_inventory"]
