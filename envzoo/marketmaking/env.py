@@ -374,14 +374,19 @@ class MarketMakingEnv(gym.Env):
         self._j += 1
         truncated = self._j == self._steps.size - 1
         step = model.advance(int(self._steps[self._j]), terminal=truncated)
-        reward = float(self.reward_fn(step))
+        scalar = float(self.reward_fn(step))
+        reward = self._reward(step, scalar)
         self._update_metrics(step)
-        self._last_action, self._last_reward = action, reward
+        self._last_action, self._last_reward = action, scalar
         self._push_row()
         if truncated:
             self._started = False
         info = {"cost": float(step.fees), "metrics": self._metrics()}
         return self._stack.copy(), reward, False, truncated, info
+
+    def _reward(self, step, scalar: float):
+        """The reward returned by step (the multi-objective face returns a vector instead)."""
+        return scalar
 
     def render(self):
         if self.render_mode != "ansi":

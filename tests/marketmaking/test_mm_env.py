@@ -228,3 +228,20 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
         assert results[name]["final_inventory"] == 0  # flattened at the end of the day
     # Skewing by inventory keeps the position smaller than quoting symmetrically.
     assert results["inventory-skew"]["mean_abs_inventory"] <= results["fixed-4-4"]["mean_abs_inventory"]
+
+
+def test_vector_reward_components_add_up_to_the_accounting():
+    from envzoo.marketmaking.mo import MarketMakingMOEnv
+
+    env = MarketMakingMOEnv()
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    fees, pnl = 0.0, 0.0
+    for _ in range(60):
+        _, reward, _, truncated, info = env.step(int(rng.integers(env.action_space.n)))
+        assert env.reward_space.contains(reward)
+        fees += info["cost"]
+        if truncated:
+            break
+    assert reward.shape == (3,) and env.reward_dim == 3
+    assert info["metrics"]["fees_paid"] == pytest.approx(fees)

@@ -1,0 +1,50 @@
+"""Multi-objective face of the LOB market maker: the reward is a vector."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.marketmaking.env import MarketMakingEnv
+
+
+class MarketMakingMOEnv(MarketMakingEnv):
+    """
+    ## Description
+
+    ``MarketMaking-v0`` with a vector reward for multi-objective RL (MO-Gymnasium API): the same
+    data, clock, actions, observation (whose last-reward column keeps the named scalar reward),
+    costs and metrics.
+
+    ## Reward Space
+
+    ``Box([-inf, -inf, -inf], [inf, 0, 0], (3,), float32)``, ``reward_dim = 3``, every component
+    in units of one order's notional at the step's starting mid:
+
+    1. PnL: the step's mark-to-market equity change (fills, inventory revaluation, fees and, on
+       the last step, the cost of flattening);
+    2. inventory risk: minus the squared inventory at the end of the step, in orders — the
+       running penalty of Cartea & Jaimungal without its weight, which the user chooses;
+    3. execution cost: minus the fees paid in the step. It is part of the PnL too; separating it
+       lets a user trade PnL against aggressive (taker) execution, which the flatten action and
+       the end-of-day liquidation pay for.
+
+    ## Arguments
+
+    As ``MarketMaking-v0`` (``reward`` still names the scalar in the observation).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reward_space = spaces.Box(np.full(3, -np.inf, np.float32),
+                                       np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
+        self.reward_dim = 3
+
+    def _reward(self, step, scalar: float) -> np.ndarray:
+        notional = step.notional
+        inventory = step.inventory / step.order_size
+        return np.array([step.equity_change / notional, -inventory**2, -step.fees / notional], np.float32)
