@@ -12,8 +12,8 @@ Book sources (each returns a validated :class:`LobStream`; pass ``trades=`` to a
   replaces the book; ``amount`` 0 deletes the level (deleting a level that is not in the book
   is ignored, as exchanges send such deletes). The top ``levels`` of each side are emitted once
   per timestamp (all rows of one timestamp are one exchange message, applied together), and
-  only when a row of that timestamp touched the top ``levels`` of a side. The book is kept in
-  a dict per side plus a sorted price list (``bisect``); see :func:`load_tardis_incremental`
+  only when a row of that timestamp touched the top ``levels`` of a side. Each side is kept as
+  a sorted price list with aligned amounts (``bisect``); see :func:`load_tardis_incremental`
   for the cost.
 * **LOBSTER** message + orderbook files (:func:`load_lobster`), no header; prices ×10000;
   times in seconds after midnight, New York time by default.
@@ -328,10 +328,11 @@ def load_tardis_incremental(
     (after applying all rows with that timestamp) if a row of that timestamp could change the
     top ``levels`` of a side; a snapshot block is applied whole before emitting.
 
-    Cost: the replay is one Python loop over rows (a dict and a ``bisect``-sorted price list
-    per side, emission only on timestamp changes), about 1 µs per row plus a few µs per emitted
-    update; ``benchmarks/lob_load.py`` measures it on a one-million-row file. Convert once
-    with :func:`convert` and memory-map the result in later runs.
+    Cost: the replay is one Python loop over rows (per side a ``bisect``-sorted price list with
+    aligned amounts; the top levels are two slices, written only for a side that could have
+    changed and only on timestamp changes). ``benchmarks/lob_load.py`` measures 1.9-3.2 s for a
+    one-million-row file at 25 levels (0.3 s of it pandas' CSV parser) on a 2-CPU machine.
+    Convert once with :func:`convert` and memory-map the result in later runs.
 
     Args: as :func:`load_tardis_snapshots`, with ``levels`` the number of levels to keep.
     """
@@ -379,82 +380,109 @@ def _tardis_incremental_file(path: Path, k: int, symbol, clock, on_invalid) -> L
     new_block = snap & ~np.r_[False, snap[:-1]]
     emit = np.r_[time[1:] != time[:-1], True]
     emit[:-1] &= ~(snap[:-1] & snap[1:])  # a snapshot block is applied whole
-    out_time, out_row, bid_rows, ask_rows = _replay(first, n, time, is_bid, price, amount, new_block, emit, rows, k)
-    m = len(out_time)
-    bid = np.array(bid_rows, dtype=np.float64).reshape(m, 2, k) if m else np.zeros((0, 2, k))
-    ask = np.array(ask_rows, dtype=np.float64).reshape(m, 2, k) if m else np.zeros((0, 2, k))
-    out_row = np.asarray(out_row, dtype=np.int64)
-    keep = _valid_books(bid[:, 0, 0], ask[:, 0, 0], on_invalid, where, out_row, "price",
+    emitted, (bid_price, bid_size), (ask_price, ask_size) = _replay(
+        first, n, time, is_bid, price, amount, new_block, emit, k)
+    out_row = rows[emitted]
+    keep = _valid_books(bid_price[:, 0], ask_price[:, 0], on_invalid, where, out_row, "price",
                         prefix="the book after this row")
-    stream = LobStream(time=np.asarray(out_time, np.int64)[keep], bid_price=bid[keep, 0], bid_size=bid[keep, 1],
-                       ask_price=ask[keep, 0], ask_size=ask[keep, 1], **_no_trades(), symbol=name,
+    if not keep.all():
+        emitted, bid_price, bid_size, ask_price, ask_size = (x[keep] for x in (emitted, bid_price, bid_size,
+                                                                               ask_price, ask_size))
+    stream = LobStream(time=time[emitted], bid_price=bid_price, bid_size=bid_size,
+                       ask_price=ask_price, ask_size=ask_size, **_no_trades(), symbol=name,
                        source=f"tardis incremental_book_L2: {where}")
     stream.validate()
     return stream
 
 
-def _replay(first, n, time, is_bid, price, amount, new_block, emit, rows, k):
-    """Replay rows ``first..n-1``; emit the top ``k`` levels at ``emit`` rows where a row since
-    the last emit could have touched them. Returns times, file rows and flat level lists
-    (per update: k prices then k sizes)."""
+def _replay(first, n, time, is_bid, price, amount, new_block, emit, k):
+    """Replay rows ``first..n-1`` and emit the top ``k`` levels at ``emit`` rows where a row
+    since the last emit could have touched them.
+
+    Each side is a list of prices in ascending order with an aligned list of amounts
+    (``bisect`` finds a level; inserting or deleting moves the higher levels, a memmove);
+    the top ``k`` levels are then two slices. A side is written out only when it could have
+    changed; the other side's last row is reused (numpy gathers them at the end).
+
+    Returns, per emitted update, its row index (into the arrays given) and the (prices,
+    amounts) of each side as (updates, k) arrays."""
     nan = float("nan")
     pad_p, pad_s = [nan] * k, [0.0] * k
-    bids: dict[float, float] = {}
-    asks: dict[float, float] = {}
-    bp: list[float] = []  # bid prices, ascending (best last)
-    ap: list[float] = []  # ask prices, ascending (best first)
-    out_time, out_row, bid_rows, ask_rows = [], [], [], []
-    dirty = False
-    insort, index = bisect.insort, bisect.bisect_left
-    t_l, b_l, p_l, a_l = time.tolist(), is_bid.tolist(), price.tolist(), amount.tolist()
+    bp: list[float] = []  # bid prices ascending (best last) and their amounts
+    bs: list[float] = []
+    ap: list[float] = []  # ask prices ascending (best first) and their amounts
+    asz: list[float] = []
+    out_row, bid_rows, ask_rows, bid_new, ask_new = [], [], [], [], []
+    dirty_b = dirty_a = False
+    index = bisect.bisect_left
+    b_l, p_l, a_l = is_bid.tolist(), price.tolist(), amount.tolist()
     nb_l, e_l = new_block.tolist(), emit.tolist()
     for i in range(first, n):
         if nb_l[i]:
-            bids.clear(), asks.clear(), bp.clear(), ap.clear()
-            dirty = True
+            bp.clear(), bs.clear(), ap.clear(), asz.clear()
+            dirty_b = dirty_a = True
         p, a = p_l[i], a_l[i]
         if b_l[i]:
-            if len(bp) < k or p >= bp[-k]:
-                dirty = True
-            if a == 0.0:
-                if p in bids:
-                    del bids[p]
-                    del bp[index(bp, p)]
-            else:
-                if p not in bids:
-                    insort(bp, p)
-                bids[p] = a
+            m = len(bp)
+            if m < k or p >= bp[-k]:
+                dirty_b = True
+            j = index(bp, p)
+            if j < m and bp[j] == p:
+                if a == 0.0:
+                    del bp[j], bs[j]
+                else:
+                    bs[j] = a
+            elif a != 0.0:
+                bp.insert(j, p)
+                bs.insert(j, a)
         else:
-            if len(ap) < k or p <= ap[k - 1]:
-                dirty = True
-            if a == 0.0:
-                if p in asks:
-                    del asks[p]
-                    del ap[index(ap, p)]
-            else:
-                if p not in asks:
-                    insort(ap, p)
-                asks[p] = a
-        if dirty and e_l[i]:
-            top = bp[:-k - 1:-1]
-            bid_rows += top
-            if len(top) < k:
-                bid_rows += pad_p[len(top):]
-            bid_rows += [bids[q] for q in top]
-            if len(top) < k:
-                bid_rows += pad_s[len(top):]
-            top = ap[:k]
-            ask_rows += top
-            if len(top) < k:
-                ask_rows += pad_p[len(top):]
-            ask_rows += [asks[q] for q in top]
-            if len(top) < k:
-                ask_rows += pad_s[len(top):]
-            out_time.append(t_l[i])
+            m = len(ap)
+            if m < k or p <= ap[k - 1]:
+                dirty_a = True
+            j = index(ap, p)
+            if j < m and ap[j] == p:
+                if a == 0.0:
+                    del ap[j], asz[j]
+                else:
+                    asz[j] = a
+            elif a != 0.0:
+                ap.insert(j, p)
+                asz.insert(j, a)
+        if e_l[i] and (dirty_b or dirty_a):
+            if dirty_b:
+                m = len(bp)
+                if m >= k:
+                    bid_rows += bp[:-k - 1:-1]
+                    bid_rows += bs[:-k - 1:-1]
+                else:
+                    bid_rows += bp[::-1]
+                    bid_rows += pad_p[m:]
+                    bid_rows += bs[::-1]
+                    bid_rows += pad_s[m:]
+            if dirty_a:
+                m = len(ap)
+                if m >= k:
+                    ask_rows += ap[:k]
+                    ask_rows += asz[:k]
+                else:
+                    ask_rows += ap
+                    ask_rows += pad_p[m:]
+                    ask_rows += asz
+                    ask_rows += pad_s[m:]
             out_row.append(i)
-            dirty = False
-    times = np.asarray(out_time, dtype=np.int64)
-    return times, rows[np.asarray(out_row, dtype=np.int64)] if out_row else [], bid_rows, ask_rows
+            bid_new.append(dirty_b)
+            ask_new.append(dirty_a)
+            dirty_b = dirty_a = False
+    sides = []
+    for flat, new in ((bid_rows, bid_new), (ask_rows, ask_new)):
+        rows = np.fromiter(flat, dtype=np.float64, count=len(flat)).reshape(-1, 2, k)
+        new = np.asarray(new, dtype=bool)
+        if new.all():
+            sides.append((np.ascontiguousarray(rows[:, 0]), np.ascontiguousarray(rows[:, 1])))
+        else:
+            which = np.cumsum(new) - 1  # the last row written for this side
+            sides.append((rows[:, 0][which], rows[:, 1][which]))
+    return np.asarray(out_row, dtype=np.int64), sides[0], sides[1]
 
 
 def load_tardis_trades(
@@ -851,7 +879,8 @@ class _ColumnWriter:
     def __init__(self, path: Path):
         self.path = path
         self.counts = dict.fromkeys(BOOK_ARRAYS + TRADE_ARRAYS, 0)
-        self.files = {name: open(path / f"{name}.part", "wb") for name in self.counts}
+        self.files = {name: open(path / f"{name}.part", "wb")  # noqa: SIM115 (closed in finish)
+                      for name in self.counts}
         self.levels = None
         self.last_time = self.last_trade = None
         self.symbols, self.sources = [], []
@@ -1063,7 +1092,10 @@ def _one_symbol(table, rows, symbol, where):
     if empty.any():
         i = int(np.argmax(empty))
         raise _error(where, int(rows[i]), "symbol", "empty value")
-    symbols = list(pd.unique(column.astype(str)))
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        symbols = [str(c) for c in column.cat.remove_unused_categories().cat.categories]
+    else:
+        symbols = [str(c) for c in pd.unique(column)]
     if symbol is None:
         if len(symbols) > 1:
             raise DataFormatError(f"{where}: holds several symbols {symbols[:10]}; pass symbol= to pick one")

@@ -158,7 +158,7 @@ def synthetic_lob(
                                                                                   regime_vol_multiplier)):
         _check(value >= 0 and math.isfinite(value), f"{name} must be finite and >= 0, got {value}")
     _check(order_lots >= 1 and market_lots >= 1, "order_lots and market_lots must be >= 1")
-    _check(int(spread_ticks) == spread_ticks and spread_ticks >= 1, f"spread_ticks must be an integer >= 1")
+    _check(int(spread_ticks) == spread_ticks and spread_ticks >= 1, f"spread_ticks must be an integer >= 1, got {spread_ticks}")
     _check(min(regime_rates) > 0, f"regime_rates must be > 0, got {regime_rates}")
     mu, alpha, beta = hawkes
     if arrivals == "hawkes":
@@ -210,7 +210,7 @@ def synthetic_lob(
                     regime_vol_multiplier=regime_vol_multiplier, regime_rates=regime_rates,
                     jump_rate=jump_rate, jump_std=20 * tick_size if jump_std is None else jump_std)
     bid_tick = np.floor(mid / tick_size - spread_ticks / 2 + 0.5).astype(np.int64)
-    bid0 = int(math.floor(mid0 / tick_size - spread_ticks / 2 + 0.5))
+    bid0 = math.floor(mid0 / tick_size - spread_ticks / 2 + 0.5)
     if bid_tick.min() - (k - 1) <= 0 or bid0 - (k - 1) <= 0:
         raise ValueError(f"the {mid_process} mid went so low that bid levels reach prices <= 0; "
                          "use mid_process='gbm', a higher price or a lower sigma")
@@ -339,7 +339,6 @@ def _mid_path(process, dt, rng, *, price, sigma, drift, ou_mean, ou_rate, regime
         variance = _regime_variance(np.cumsum(dt), sigma, regime_vol_multiplier, regime_rates, rng)
         return price + np.cumsum(drift * dt + np.sqrt(variance) * z)
     # Ornstein–Uhlenbeck: m_i = θ + (m_{i-1} − θ)·a_i + s_i·z_i, a_i = exp(−κ dt_i)
-    decay = np.exp(-ou_rate * dt)
     noise = sigma * np.sqrt(-np.expm1(-2 * ou_rate * dt) / (2 * ou_rate)) * z
     return ou_mean + _linear_recursion(-ou_rate * dt, noise, price - ou_mean)
 
@@ -398,7 +397,8 @@ def _run_book(k, kind, side, level, lots, fraction, shift, bid_pool, ask_pool):
     (event, level, lots, side) arrays)."""
     b = [next(p) for p in bid_pool]
     a = [next(p) for p in ask_pool]
-    out_b, out_a = array("q"), array("q")
+    out_b: list[int] = []
+    out_a: list[int] = []
     t_event, t_level, t_lots, t_side = array("q"), array("q"), array("q"), array("q")
     kinds, sides, levels, sizes = kind.tolist(), side.tolist(), level.tolist(), lots.tolist()
     fractions, shifts = fraction.tolist(), shift.tolist()
@@ -424,7 +424,7 @@ def _run_book(k, kind, side, level, lots, fraction, shift, bid_pool, ask_pool):
             while remaining and jj < k:
                 x = q[jj]
                 if x:
-                    take = x if x < remaining else remaining
+                    take = min(x, remaining)
                     q[jj] = x - take
                     remaining -= take
                     t_event.append(i)
@@ -437,22 +437,22 @@ def _run_book(k, kind, side, level, lots, fraction, shift, bid_pool, ask_pool):
         d = shifts[i]
         if d:
             if d > 0:  # the touch moves up: new bid levels near the touch, ask levels drop off
-                c = d if d < k else k
+                c = min(d, k)
                 b[0:0] = [bid_next[jj]() for jj in range(c)]
                 del b[k:]
                 del a[:c]
                 a.extend([ask_next[jj]() for jj in range(k - c, k)])
             else:
-                c = -d if -d < k else k
+                c = min(-d, k)
                 del b[:c]
                 b.extend([bid_next[jj]() for jj in range(k - c, k)])
                 a[0:0] = [ask_next[jj]() for jj in range(c)]
                 del a[k:]
-        out_b.extend(b)
-        out_a.extend(a)
+        out_b += b
+        out_a += a
     n = len(kinds)
-    bids = np.frombuffer(out_b, dtype=np.int64).reshape(n, k) if n else np.zeros((0, k), np.int64)
-    asks = np.frombuffer(out_a, dtype=np.int64).reshape(n, k) if n else np.zeros((0, k), np.int64)
+    bids = np.fromiter(out_b, dtype=np.int64, count=n * k).reshape(n, k)
+    asks = np.fromiter(out_a, dtype=np.int64, count=n * k).reshape(n, k)
     trades = tuple(np.frombuffer(x, dtype=np.int64) if len(x) else np.zeros(0, np.int64)
                    for x in (t_event, t_level, t_lots, t_side))
     return bids, asks, trades
@@ -460,7 +460,7 @@ def _run_book(k, kind, side, level, lots, fraction, shift, bid_pool, ask_pool):
 
 def _compact(price: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Levels with non-empty queues first (in order); empty levels become NaN price, size 0."""
-    price, size = price.astype(np.float64), size.astype(np.float64)
+    price, size = np.asarray(price, dtype=np.float64), np.asarray(size, dtype=np.float64)
     empty = size == 0
     rows = np.flatnonzero(empty.any(axis=1))
     if rows.size:
