@@ -16,9 +16,9 @@ def _pair_action(env, bid_level: int, ask_level: int) -> int:
 
 
 class FixedLevels(Policy):
-    """Always quote the same (bid level, ask level) pair of the book (default (4, 4))."""
+    """Always quote the same (bid level, ask level) pair of the book (default (0, 4))."""
 
-    def __init__(self, env, bid_level: int = 4, ask_level: int = 4):
+    def __init__(self, env, bid_level: int = 0, ask_level: int = 4):
         super().__init__(env)
         self.action = _pair_action(env, bid_level, ask_level)
 
@@ -27,18 +27,20 @@ class FixedLevels(Policy):
 
 
 class InventorySkew(Policy):
-    """Quote ``base`` levels on both sides while the inventory is within ``band`` of the limit;
-    beyond it, quote the side that reduces inventory at ``near`` and the other at ``far``; at the
-    limit, flatten. Inventory is read from the observation's ``inventory`` column (in [-1, 1])."""
+    """Lean against the inventory: quote the side that reduces it at the touch (level ``near``)
+    and the other ``lean`` levels back; beyond ``band`` of the limit, push the other side to
+    ``far``; at the limit, flatten. Flat, it quotes (near, lean). Inventory is read from the
+    observation's ``inventory`` column (in [-1, 1])."""
 
-    def __init__(self, env, base: int = 4, near: int = 0, far: int = 9, band: float = 0.3):
+    def __init__(self, env, near: int = 0, lean: int = 4, far: int = 9, band: float = 0.3):
         super().__init__(env)
         if not 0 < band < 1:
             raise ValueError(f"band must lie in (0, 1), got {band}")
         self.column = env.unwrapped.observation_names.index("inventory")
         self.band = band
-        self.neutral = _pair_action(env, base, base)
-        self.long = _pair_action(env, far, near)   # long: sell eagerly, buy reluctantly
+        self.buy_side = _pair_action(env, near, lean)    # flat or short: buy at the touch
+        self.sell_side = _pair_action(env, lean, near)   # long: sell at the touch
+        self.long = _pair_action(env, far, near)
         self.short = _pair_action(env, near, far)
         self.flatten = env.unwrapped.flatten_action
 
@@ -50,7 +52,7 @@ class InventorySkew(Policy):
             return self.long
         if inventory < -self.band:
             return self.short
-        return self.neutral
+        return self.sell_side if inventory > 0 else self.buy_side
 
 
 class RandomQuotes(Policy):
