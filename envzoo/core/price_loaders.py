@@ -51,6 +51,7 @@ import pandas as pd
 from envzoo.core.errors import DataFormatError
 from envzoo.core.extras import require
 from envzoo.core.prices import FIELDS, PricePanel
+from envzoo.core.table_checks import cell_error, numeric_column
 
 PathLike = str | Path
 
@@ -328,7 +329,7 @@ def _asset_files(files) -> dict[str, Path]:
 def _long_bars(table, asset_column, path, first_row, adjusted) -> dict[str, pd.DataFrame]:
     empty = table[asset_column].isna()
     if empty.any():
-        raise _error(str(path), first_row + int(np.argmax(empty)), asset_column, "empty asset name")
+        raise cell_error(str(path), first_row + int(np.argmax(empty)), asset_column, "empty asset name")
     return {str(asset): _validated_bars(group.drop(columns=asset_column), f"{path} (asset {asset!r})",
                                         first_row, adjusted)
             for asset, group in table.groupby(asset_column, sort=False)}
@@ -345,7 +346,7 @@ def _wide_bars(table, path, first_row, headers) -> dict[str, pd.DataFrame]:
     bars = {}
     for asset in assets:
         name = headers[asset]
-        close = _numbers(table[asset], where, rows, name, allow_empty=True)
+        close = numeric_column(table[asset], where, rows, name, allow_empty=True)
         _check_positive(close, where, rows, name, "price")
         present = ~np.isnan(close)
         if not present.any():
@@ -375,7 +376,7 @@ def _parse_bars(table: pd.DataFrame, where: str, rows: np.ndarray, adjusted: boo
         raise DataFormatError(f"{where}: adjusted=True needs an 'adj close' column; columns are {list(table.columns)}")
     times = _parse_times(table[time_column], where, rows, time_column)
     columns = [c for c in (*FIELDS, ADJ_CLOSE) if c in table.columns and (c != ADJ_CLOSE or adjusted)]
-    values = {c: _numbers(table[c], where, rows, c) for c in columns}
+    values = {c: numeric_column(table[c], where, rows, c) for c in columns}
     for name, column in values.items():
         _check_positive(column, where, rows, name, "volume" if name == "volume" else "price")
     _check_ohlc(values, where, rows)
@@ -402,7 +403,7 @@ def _parse_times(column: pd.Series, where: str, rows, name: str) -> pd.DatetimeI
     bad = np.asarray(pd.isna(times))
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), name, f"{column.iloc[i]!r} is not a date/time")
+        raise cell_error(where, int(rows[i]), name, f"{column.iloc[i]!r} is not a date/time")
     return pd.DatetimeIndex(times).as_unit("ns")
 
 
@@ -412,17 +413,6 @@ def _epoch_unit(values: np.ndarray) -> str:
     return "s" if size < 1e11 else "ms" if size < 1e14 else "us" if size < 1e17 else "ns"
 
 
-def _numbers(column: pd.Series, where: str, rows, name: str, allow_empty: bool = False) -> np.ndarray:
-    numeric = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(numeric)
-    if allow_empty:
-        bad &= column.notna().to_numpy()
-    if bad.any():
-        i = int(np.argmax(bad))
-        value = column.iloc[i]
-        problem = "empty value" if pd.isna(value) else f"{value!r} is not a number"
-        raise _error(where, int(rows[i]), name, problem)
-    return numeric
 
 
 def _check_positive(values: np.ndarray, where: str, rows, name: str, kind: str):
@@ -431,7 +421,7 @@ def _check_positive(values: np.ndarray, where: str, rows, name: str, kind: str):
     if bad.any():
         i = int(np.argmax(bad))
         rule = "a volume must be finite and >= 0" if kind == "volume" else "a price must be finite and > 0"
-        raise _error(where, int(rows[i]), name, f"{float(values[i])}: {rule}")
+        raise cell_error(where, int(rows[i]), name, f"{float(values[i])}: {rule}")
 
 
 def _check_ohlc(values: dict[str, np.ndarray], where: str, rows):
@@ -449,7 +439,7 @@ def _check_order(values, lower: str, upper: str, where: str, rows, column: str):
     if bad.any():
         i = int(np.argmax(bad))
         problem = f"{upper} {float(values[upper][i])} < {lower} {float(values[lower][i])}"
-        raise _error(where, int(rows[i]), column, problem)
+        raise cell_error(where, int(rows[i]), column, problem)
 
 
 def _sorted_unique(frame: pd.DataFrame, where: str, origin) -> pd.DataFrame:
@@ -475,8 +465,6 @@ def _file_rows(paths, files, rows):
     return lambda i: f"{paths[files[i]]} row {rows[i]}"
 
 
-def _error(where: str, row: int, column: str, problem: str) -> DataFormatError:
-    return DataFormatError(f"{where}: row {row}, column {column!r}: {problem}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,8 +579,8 @@ def _read_binance_file(path: Path) -> tuple[pd.DataFrame, np.ndarray, int]:
                               f"Binance kline file ({', '.join(BINANCE_COLUMNS)})")
     table.columns = list(BINANCE_COLUMNS)
     where = str(path)
-    opened = _numbers(table["open time"], where, rows, "open time")
-    closed = _numbers(table["close time"], where, rows, "close time")
+    opened = numeric_column(table["open time"], where, rows, "open time")
+    closed = numeric_column(table["close time"], where, rows, "close time")
     unit_ns = pd.Timedelta(1, unit=_epoch_unit(opened)).value
     bar_ns = int(np.median(closed - opened + 1)) * unit_ns
     bars = _parse_bars(table[["open time", *FIELDS]], where, rows, adjusted=False)

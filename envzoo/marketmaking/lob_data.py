@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from envzoo.core.errors import DataFormatError
+from envzoo.core.table_checks import cell_error, numeric_column
 from envzoo.marketmaking.lob import LobStream
 
 PathLike = str | Path
@@ -261,8 +262,8 @@ def _tardis_snapshot_file(path: Path, levels, symbol, clock, on_invalid) -> LobS
         size = np.empty((len(table), k))
         for j in range(k):
             pc, ac = f"{side}[{j}].price", f"{side}[{j}].amount"
-            price[:, j] = _numbers(table[pc], where, rows, pc, allow_empty=True)
-            size[:, j] = _numbers(table[ac], where, rows, ac, allow_empty=True)
+            price[:, j] = numeric_column(table[pc], where, rows, pc, allow_empty=True)
+            size[:, j] = numeric_column(table[ac], where, rows, ac, allow_empty=True)
         _check_side_levels(price, size, where, rows, side, descending=side == "bids")
         arrays[f"{key}_price"], arrays[f"{key}_size"] = price, np.nan_to_num(size, nan=0.0)
     keep = _valid_books(arrays["bid_price"][:, 0], arrays["ask_price"][:, 0], on_invalid, where, rows,
@@ -308,7 +309,7 @@ def _check_side_levels(price, size, where, rows, side, descending, column=None):
     if first is not None:
         r, j, field, problem = first
         value = price[r, j] if field == "price" else size[r, j]
-        raise _error(where, int(rows[r]), column(j, field), f"{value}: {problem}")
+        raise cell_error(where, int(rows[r]), column(j, field), f"{value}: {problem}")
 
 
 def load_tardis_incremental(
@@ -362,16 +363,16 @@ def _tardis_incremental_file(path: Path, k: int, symbol, clock, on_invalid) -> L
                          "side", "'bid' or 'ask'").astype(bool)
     snap = _categories(table["is_snapshot"], {"true": True, "false": False}, where, rows, "is_snapshot",
                        "'true' or 'false'").astype(bool)
-    price = _numbers(table["price"], where, rows, "price")
-    amount = _numbers(table["amount"], where, rows, "amount")
+    price = numeric_column(table["price"], where, rows, "price")
+    amount = numeric_column(table["amount"], where, rows, "amount")
     bad = ~(price > 0) | ~np.isfinite(price)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), "price", f"{price[i]}: a price must be finite and > 0")
+        raise cell_error(where, int(rows[i]), "price", f"{price[i]}: a price must be finite and > 0")
     bad = ~(amount >= 0) | ~np.isfinite(amount)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), "amount", f"{amount[i]}: an amount must be finite and >= 0")
+        raise cell_error(where, int(rows[i]), "amount", f"{amount[i]}: an amount must be finite and >= 0")
     n = len(table)
     if not snap.any():
         raise DataFormatError(f"{where}: no row has is_snapshot=true; the book cannot be started "
@@ -516,8 +517,8 @@ def load_tardis_trades(
         side = _categories(table["side"], mapping, where, rows, "side",
                            "'buy' or 'sell'" + ("" if unknown_side == "drop" else
                                                 " (pass unknown_side='drop' to skip 'unknown' trades)"))
-        price = _positive(_numbers(table["price"], where, rows, "price"), where, rows, "price")
-        size = _positive(_numbers(table["amount"], where, rows, "amount"), where, rows, "amount")
+        price = _positive(numeric_column(table["price"], where, rows, "price"), where, rows, "price")
+        size = _positive(numeric_column(table["amount"], where, rows, "amount"), where, rows, "amount")
         keep = side != 0
         parts.append(Trades(time[keep], price[keep], size[keep], side[keep].astype(np.int8)))
     return _concat_trades(parts, [str(p) for p in paths])
@@ -622,24 +623,24 @@ def _lobster_day(m_path: Path, b_path: Path, day, symbol, tz, levels, on_invalid
         raise DataFormatError(f"{mwhere} has {len(msg)} rows but {bwhere} has {len(book)}; LOBSTER's orderbook "
                               "file has one row per message")
     rows = np.arange(len(msg)) + 1
-    seconds = _numbers(msg["time"], mwhere, rows, "time")
+    seconds = numeric_column(msg["time"], mwhere, rows, "time")
     bad = ~np.isfinite(seconds) | (seconds < 0) | (seconds >= 2 * 86_400)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(mwhere, int(rows[i]), "time", f"{seconds[i]}: seconds after midnight expected")
+        raise cell_error(mwhere, int(rows[i]), "time", f"{seconds[i]}: seconds after midnight expected")
     kind = _integers(msg["type"], mwhere, rows, "type")
     bad = (kind < 1) | (kind > 7)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(mwhere, int(rows[i]), "type", f"{kind[i]}: a LOBSTER event type is 1..7")
+        raise cell_error(mwhere, int(rows[i]), "type", f"{kind[i]}: a LOBSTER event type is 1..7")
     direction = _integers(msg["direction"], mwhere, rows, "direction")
-    size = _numbers(msg["size"], mwhere, rows, "size")
-    price = _numbers(msg["price"], mwhere, rows, "price")
+    size = numeric_column(msg["size"], mwhere, rows, "size")
+    price = numeric_column(msg["price"], mwhere, rows, "price")
     keep = kind != 7
     bad = keep & ~np.isin(direction, (-1, 1))
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(mwhere, int(rows[i]), "direction", f"{direction[i]}: expected 1 (buy) or -1 (sell)")
+        raise cell_error(mwhere, int(rows[i]), "direction", f"{direction[i]}: expected 1 (buy) or -1 (sell)")
     time = midnight_ns + np.rint(seconds * 1e9).astype(np.int64)
     _check_sorted(time[keep], mwhere, rows[keep], "time")
 
@@ -648,7 +649,7 @@ def _lobster_day(m_path: Path, b_path: Path, day, symbol, tz, levels, on_invalid
         bad = executed & ~(values > 0)
         if bad.any():
             i = int(np.argmax(bad))
-            raise _error(mwhere, int(rows[i]), name, f"{values[i]}: an execution needs a {name} > 0")
+            raise cell_error(mwhere, int(rows[i]), name, f"{values[i]}: an execution needs a {name} > 0")
     trades = Trades(time[executed], price[executed] / 10_000, size[executed].astype(np.float64),
                     (-direction[executed]).astype(np.int8))
 
@@ -658,8 +659,8 @@ def _lobster_day(m_path: Path, b_path: Path, day, symbol, tz, levels, on_invalid
         s = np.empty((len(book), k))
         for j in range(k):
             pname, sname = f"{side} price {j + 1}", f"{side} size {j + 1}"
-            p[:, j] = _numbers(book.iloc[:, 4 * j + offset], bwhere, rows, pname)
-            s[:, j] = _numbers(book.iloc[:, 4 * j + offset + 1], bwhere, rows, sname)
+            p[:, j] = numeric_column(book.iloc[:, 4 * j + offset], bwhere, rows, pname)
+            s[:, j] = numeric_column(book.iloc[:, 4 * j + offset + 1], bwhere, rows, sname)
         empty = np.abs(p) >= _LOBSTER_DUMMY
         p = np.where(empty, np.nan, p / 10_000)
         s = np.where(empty, np.nan, s)
@@ -701,8 +702,8 @@ def load_binance_trades(paths: Paths) -> Trades:
         _check_sorted(time, where, rows, "time")
         maker = _categories(table["is_buyer_maker"].str.lower().astype("category"),
                             {"true": True, "false": False}, where, rows, "is_buyer_maker", "true or false").astype(bool)
-        price = _positive(_numbers(table["price"], where, rows, "price"), where, rows, "price")
-        size = _positive(_numbers(table["qty"], where, rows, "qty"), where, rows, "qty")
+        price = _positive(numeric_column(table["price"], where, rows, "price"), where, rows, "price")
+        size = _positive(numeric_column(table["qty"], where, rows, "qty"), where, rows, "qty")
         parts.append(Trades(time, price, size, np.where(maker, -1, 1).astype(np.int8)))
     return _concat_trades(parts, [str(p) for p in paths])
 
@@ -752,8 +753,8 @@ def load_bitmex_trades(paths: Paths, *, symbol: str) -> Trades:
         table, rows, _ = _one_symbol(table, rows, symbol, where)
         time = _bitmex_times(table["timestamp"], where, rows)
         side = _categories(table["side"], {"Buy": 1, "Sell": -1}, where, rows, "side", "'Buy' or 'Sell'")
-        price = _positive(_numbers(table["price"], where, rows, "price"), where, rows, "price")
-        size = _positive(_numbers(table["size"], where, rows, "size"), where, rows, "size")
+        price = _positive(numeric_column(table["price"], where, rows, "price"), where, rows, "price")
+        size = _positive(numeric_column(table["size"], where, rows, "size"), where, rows, "size")
         parts.append(Trades(time, price, size, side.astype(np.int8)))
     return _concat_trades(parts, [str(p) for p in paths])
 
@@ -784,7 +785,7 @@ def _bitmex_times(column: pd.Series, where, rows) -> np.ndarray:
     bad = np.asarray(pd.isna(times))
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), "timestamp", f"{column.iloc[i]!r} is not a BitMEX time "
+        raise cell_error(where, int(rows[i]), "timestamp", f"{column.iloc[i]!r} is not a BitMEX time "
                                                        "(2019-01-01D00:00:03.123456000)")
     ns = pd.DatetimeIndex(times).as_unit("ns").asi8
     _check_sorted(ns, where, rows, "timestamp")
@@ -792,7 +793,7 @@ def _bitmex_times(column: pd.Series, where, rows) -> np.ndarray:
 
 
 def _top_of_book(table, rows, where, time, columns, symbol, on_invalid, source) -> LobStream:
-    bp, bs, ap, as_ = (_positive(_numbers(table[c], where, rows, c), where, rows, c) for c in columns)
+    bp, bs, ap, as_ = (_positive(numeric_column(table[c], where, rows, c), where, rows, c) for c in columns)
     keep = _valid_books(bp, ap, on_invalid, where, rows, columns[0])
     stream = LobStream(time=time[keep], bid_price=bp[keep, None], bid_size=bs[keep, None],
                        ask_price=ap[keep, None], ask_size=as_[keep, None], **_no_trades(),
@@ -1091,7 +1092,7 @@ def _one_symbol(table, rows, symbol, where):
     empty = column.isna().to_numpy()
     if empty.any():
         i = int(np.argmax(empty))
-        raise _error(where, int(rows[i]), "symbol", "empty value")
+        raise cell_error(where, int(rows[i]), "symbol", "empty value")
     if isinstance(column.dtype, pd.CategoricalDtype):
         symbols = [str(c) for c in column.cat.remove_unused_categories().cat.categories]
     else:
@@ -1108,30 +1109,16 @@ def _one_symbol(table, rows, symbol, where):
     return table[keep].reset_index(drop=True), rows[keep], symbol
 
 
-def _numbers(column: pd.Series, where, rows, name, allow_empty: bool = False) -> np.ndarray:
-    if column.dtype.kind in "fiu":
-        values = column.to_numpy(dtype=np.float64)
-        bad = np.isnan(values) if not allow_empty else np.zeros(values.shape, bool)
-    else:
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(values)
-        if allow_empty:
-            bad &= column.notna().to_numpy()
-    if bad.any():
-        i = int(np.argmax(bad))
-        value = column.iloc[i]
-        raise _error(where, int(rows[i]), name, "empty value" if pd.isna(value) else f"{value!r} is not a number")
-    return values
 
 
 def _integers(column: pd.Series, where, rows, name) -> np.ndarray:
     if column.dtype.kind in "iu":
         return column.to_numpy(dtype=np.int64)
-    values = _numbers(column, where, rows, name)
+    values = numeric_column(column, where, rows, name)
     bad = values != np.round(values)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), name, f"{column.iloc[i]!r} is not an integer")
+        raise cell_error(where, int(rows[i]), name, f"{column.iloc[i]!r} is not an integer")
     if column.dtype.kind == "f":
         return values.astype(np.int64)
     return pd.to_numeric(column).to_numpy(dtype=np.int64)
@@ -1141,7 +1128,7 @@ def _positive(values, where, rows, name) -> np.ndarray:
     bad = ~(values > 0) | ~np.isfinite(values)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _error(where, int(rows[i]), name, f"{values[i]}: must be finite and > 0")
+        raise cell_error(where, int(rows[i]), name, f"{values[i]}: must be finite and > 0")
     return values
 
 
@@ -1156,7 +1143,7 @@ def _categories(column: pd.Series, mapping: dict, where, rows, name, expected) -
     if bad.any():
         i = int(np.argmax(bad))
         value = column.iloc[i]
-        raise _error(where, int(rows[i]), name, ("empty value" if pd.isna(value) else f"{value!r}")
+        raise cell_error(where, int(rows[i]), name, ("empty value" if pd.isna(value) else f"{value!r}")
                      + f", expected {expected}")
     values = np.array([lookup.get(label.lower(), 0) for label in labels] + [0])
     return values[codes]
@@ -1166,7 +1153,7 @@ def _check_sorted(values, where, rows, name):
     back = np.flatnonzero(values[1:] < values[:-1])
     if back.size:
         i = int(back[0]) + 1
-        raise _error(where, int(rows[i]), name, f"time {values[i]} is earlier than the row before ({values[i - 1]}); "
+        raise cell_error(where, int(rows[i]), name, f"time {values[i]} is earlier than the row before ({values[i - 1]}); "
                                                 "rows must be in time order")
 
 
@@ -1183,7 +1170,7 @@ def _valid_books(best_bid, best_ask, on_invalid, where, rows, column, prefix="")
         i = int(np.argmax(~valid))
         what = "crossed" if np.isfinite(best_bid[i]) and np.isfinite(best_ask[i]) else "empty on one side"
         lead = f"{prefix}: " if prefix else ""
-        raise _error(where, int(rows[i]), column,
+        raise cell_error(where, int(rows[i]), column,
                      f"{lead}the book is {what} (best bid {best_bid[i]}, best ask {best_ask[i]}); "
                      "pass on_invalid='drop' to leave such updates out")
     return valid
@@ -1202,8 +1189,6 @@ def _join_books(parts: Sequence[LobStream], paths) -> LobStream:
     return concat_streams(parts) if len(parts) > 1 else parts[0]
 
 
-def _error(where: str, row: int, column: str, problem: str) -> DataFormatError:
-    return DataFormatError(f"{where}: row {row}, column {column!r}: {problem}")
 
 
 # ============================================================================================
