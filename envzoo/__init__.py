@@ -5,7 +5,14 @@ and multi-objective ids) and PettingZoo (multi-agent ids). It imports no domain 
 heavy dependency; environments are imported when they are made.
 """
 
-from envzoo.registry import EnvEntry, env_info, list_envs, make, make_policy, register_all
+from envzoo.registry import (
+    EnvEntry,
+    env_info,
+    list_envs,
+    make,
+    make_policy,
+    register_all,
+)
 
 __version__ = "0.1.0"
 __all__ = ["EnvEntry", "env_info", "list_envs", "make", "make_policy", "__version__"]

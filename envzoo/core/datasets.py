@@ -20,8 +20,8 @@ All are daily stock-market bars: ``periods_per_year`` = 252.
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 
 from envzoo.core.extras import require

@@ -38,3 +38,21 @@ def check_batch_action(space: spaces.Discrete, actions, num_envs: int, hint: str
         raise InvalidActionError(f"action {array[index]} of sub-env {index} is outside {space}: "
                                  f"use integers in [{space.start}, {space.start + space.n}). {hint}")
     return array
+
+
+def check_box_action(space: spaces.Box, action, hint: str = "") -> np.ndarray:
+    """``action`` as a float64 array of ``space.shape`` (a Box or a batched Box), or
+    :class:`InvalidActionError` naming the space and, for a batch, the sub-env. Bounds are
+    checked in the space's dtype; nothing is clipped."""
+    array = np.asarray(action) if not isinstance(action, (str, dict)) else None
+    if array is None or array.dtype.kind not in "iuf" or array.shape != space.shape:
+        raise InvalidActionError(f"action {action!r} does not fit the action space {space}: expected "
+                                 f"numbers of shape {space.shape}. {hint}")
+    as_space = array.astype(space.dtype)
+    bad = ~np.isfinite(as_space) | (as_space < space.low) | (as_space > space.high)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        row = f" (sub-env {where[0]})" if array.ndim == 2 else ""
+        raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}: every entry "
+                                 f"must be finite and within the bounds. {hint}")
+    return array.astype(np.float64)

@@ -6,8 +6,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
+from envzoo.core.spaces import check_box_action
 from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
 
 
@@ -27,23 +27,6 @@ def observation_space(params) -> spaces.Box:
 def action_hint(params) -> str:
     return (f"An action is (bid depth, ask depth) in price units, each in [0, {params.max_depth}] "
             f"(max_depth); the quotes are mid − bid depth and mid + ask depth.")
-
-
-def validate_depths(space: spaces.Box, action, hint: str) -> np.ndarray:
-    """``action`` as float64 depths of shape ``space.shape`` (via float32, the space's dtype),
-    or :class:`InvalidActionError` naming the space. Nothing is clipped."""
-    array = np.asarray(action) if not isinstance(action, (str, dict)) else None
-    if array is None or array.dtype.kind not in "iuf" or array.shape != space.shape:
-        raise InvalidActionError(f"action {action!r} does not fit the action space {space}: expected "
-                                 f"{space.shape[-1]} numbers per quote pair, shape {space.shape}. {hint}")
-    as_space = array.astype(np.float32)
-    bad = ~np.isfinite(as_space) | (as_space < space.low) | (as_space > space.high)
-    if bad.any():
-        where = np.argwhere(bad)[0]
-        row = f" (sub-env {where[0]})" if array.ndim == 2 else ""
-        raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}: every depth "
-                                 f"must be finite and within the bounds. {hint}")
-    return as_space.astype(np.float64)
 
 
 class AvellanedaStoikovEnv(gym.Env):
@@ -185,7 +168,7 @@ class AvellanedaStoikovEnv(gym.Env):
     def step(self, action):
         if not self._started:
             raise RuntimeError("call reset() before step() (the episode has ended or never started)")
-        depths = validate_depths(self.action_space, action, self._hint)
+        depths = check_box_action(self.action_space, action, self._hint)
         result = self.sim.advance(depths[:1], depths[1:])
         reward = float(self.sim.rewards(result)[0])
         terminated = bool(result["terminal"][0])

@@ -7,8 +7,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
+from envzoo.core.spaces import check_box_action
 from envzoo.core.vector import final_step_info, with_masks
-from envzoo.marketmaking.as_env import action_hint, action_space, observation_space, validate_depths
+from envzoo.marketmaking.as_env import action_hint, action_space, observation_space
 from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
 
 
@@ -66,7 +67,7 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        depths = validate_depths(self.action_space, actions, self._hint)
+        depths = check_box_action(self.action_space, actions, self._hint)
         result = self.sim.advance(depths[:, 0], depths[:, 1])
         rewards = self.sim.rewards(result)
         terminated = result["terminal"].copy()

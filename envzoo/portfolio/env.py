@@ -5,8 +5,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
+from envzoo.core.spaces import check_box_action
 from envzoo.portfolio.task import PortfolioTask
 
 
@@ -170,12 +170,7 @@ class PortfolioEnv(gym.Env):
     def step(self, action):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        action = np.asarray(action)
-        if action.shape != self.action_space.shape or not np.issubdtype(action.dtype, np.number):
-            raise InvalidActionError(f"action {action!r} does not fit the action space {self.action_space}")
-        if not self.action_space.contains(action.astype(np.float32)):
-            raise InvalidActionError(f"action {action!r} is outside the action space {self.action_space}: "
-                                     "each entry must be finite and within the bounds")
+        action = check_box_action(self.action_space, action)
         result = self.task.step(action[None])
         reward = result["objectives"][0].astype(np.float32) if self.vector_reward else float(result["reward"][0])
         terminated, truncated = bool(result["terminated"][0]), bool(result["truncated"][0])

@@ -10,9 +10,8 @@ import numpy as np
 from gymnasium import spaces
 
 from envzoo.core import rng
-from envzoo.core.errors import InvalidActionError
-from envzoo.core.performance import RunningPerformance
 from envzoo.core.datasets import resolve_panel
+from envzoo.core.performance import RunningPerformance
 from envzoo.core.prices import split_period
 from envzoo.core.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.sim import PortfolioBook, Universe
@@ -156,8 +155,6 @@ class PortfolioTask:
         return target
 
     def step(self, actions: np.ndarray) -> dict[str, np.ndarray]:
-        if not np.all(np.isfinite(actions)):
-            raise InvalidActionError(f"actions must be finite numbers, got {actions!r}")
         target = self.targets(actions)
         relatives = self.universe.relatives(self.t, self.assets)
         result = self.book.rebalance_and_move(target, relatives, self.commission, self.exact_cost,

@@ -6,8 +6,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envzoo.core.errors import InvalidActionError
 from envzoo.core.seeding import InstanceSeeds
+from envzoo.core.spaces import check_box_action
 from envzoo.core.vector import final_step_info, with_masks
 from envzoo.portfolio.env import flatten
 from envzoo.portfolio.task import PortfolioTask
@@ -59,16 +59,7 @@ class PortfolioVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        expected = self.action_space.shape
-        if actions.shape != expected or not np.issubdtype(actions.dtype, np.number):
-            raise InvalidActionError(f"actions of shape {actions.shape} do not fit the batched action space "
-                                     f"{self.action_space} (shape {expected})")
-        low, high = self.single_action_space.low, self.single_action_space.high
-        bad = ~np.isfinite(actions) | (actions < low) | (actions > high)
-        if bad.any():
-            row = int(np.argwhere(bad)[0, 0])
-            raise InvalidActionError(f"action {actions[row]!r} of sub-env {row} is outside {self.single_action_space}")
+        actions = check_box_action(self.action_space, actions)
         result = self.task.step(actions)
         rewards = result["reward"]
         terminated, truncated = result["terminated"], result["truncated"]

@@ -7,9 +7,9 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
 from envzoo.core.spaces import check_action
-from envzoo.core.errors import InvalidActionError
 from envzoo.serverless import task as serverless_task
 from envzoo.serverless.workloads import Workload, make_workload
 

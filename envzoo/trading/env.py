@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.performance import RunningPerformance
 from envzoo.core.datasets import resolve_panel
+from envzoo.core.performance import RunningPerformance
 from envzoo.core.prices import PricePanel, split_period
 from envzoo.core.spaces import check_action
 from envzoo.trading import indicators as ind
