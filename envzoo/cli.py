@@ -248,7 +248,7 @@ def gymnasium_rate(env, steps: int, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def _vector_rate(envs, steps: int, seed: int) -> float:
+def vector_rate(envs, steps: int, seed: int = 0) -> float:
     """Env-steps per second of a vector env under random actions (its own autoreset)."""
     try:
         envs.reset(seed=seed)
@@ -301,9 +301,9 @@ def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
         import gymnasium
 
         if "sync" in vector_modes:
-            rates["sync"] = _vector_rate(_sync_vector(entry, num_envs), steps, seed)
+            rates["sync"] = vector_rate(_sync_vector(entry, num_envs), steps, seed)
         if "native" in vector_modes and entry.vector_entry_point:
-            rates["native"] = _vector_rate(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed)
+            rates["native"] = vector_rate(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed)
         elif "native" in vector_modes:
             skipped["native"] = f"{entry.id} has no native vector env (no vector_entry_point)"
     ratio = rates["native"] / rates["sync"] if {"native", "sync"} <= set(rates) else None
@@ -325,6 +325,12 @@ def cmd_bench(args) -> int:
     if result["native_over_sync"] is not None:
         print(f"native / sync: {result['native_over_sync']:.1f}x")
     return 0
+
+
+def cmd_lob(args) -> int:
+    from envzoo.marketmaking.lob_data import main as lob_main
+
+    return lob_main(args.lob_args, prog="envzoo lob")
 
 
 # ---------------------------------------------------------------------- tour
@@ -414,6 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
     benchmark.add_argument("--json", action="store_true", help="print JSON instead of a table")
     benchmark.set_defaults(run=cmd_bench)
 
+    lob = commands.add_parser("lob", add_help=False,
+                              help="convert or describe limit-order-book files (`envzoo lob convert --help`)")
+    lob.add_argument("lob_args", nargs=argparse.REMAINDER)
+    lob.set_defaults(run=cmd_lob)
+
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
     tour.set_defaults(run=cmd_tour)
@@ -421,6 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lob"]:  # its own parser, so that `envzoo lob --help` shows its options
+        return cmd_lob(argparse.Namespace(lob_args=argv[1:]))
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -184,3 +184,21 @@ def test_tour_table_lists_skipped_entries_with_install_hint(capsys, fake_registr
     assert single.policies[0].name in out and "mean_latency_s" in out
     skipped = out.split("Skipped")[1]
     assert needs_extra.id in skipped and 'pip install "envzoo[train]"' in skipped
+
+
+def test_lob_converts_a_stream_and_describes_it(capsys, tmp_path):
+    from envzoo.marketmaking.lob_data import save_stream
+    from envzoo.marketmaking.synthetic_lob import synthetic_lob
+
+    stream = synthetic_lob(500, levels=5, seed=1)
+    save_stream(stream, tmp_path / "raw")
+    code, out, _ = run(capsys, "lob", "convert", "--format", "stream", "--book", str(tmp_path / "raw"),
+                       "--out", str(tmp_path / "copy"))
+    assert code == 0 and "500 updates x 5 levels" in out
+    code, out, _ = run(capsys, "lob", "info", str(tmp_path / "copy"))
+    assert code == 0 and f"{stream.trade_time.shape[0]:,} trades, 1 day(s)" in out
+
+
+def test_lob_errors_name_the_path_and_exit_2(capsys, tmp_path):
+    code, _, err = run(capsys, "lob", "info", str(tmp_path / "missing"))
+    assert code == 2 and "missing: not a stream directory" in err and "envzoo lob convert" in err

@@ -41,8 +41,10 @@ source, levels, counts). ``load_stream(path, mmap=True)`` memory-maps the arrays
 (``np.load(mmap_mode="r")``), so a month of data need not fit in memory; :func:`convert`
 converts file by file, so its memory is bounded by one input file. Command line::
 
-    python -m envzoo.marketmaking.lob_data convert --format tardis-snapshot \\
+    envzoo lob convert --format tardis-snapshot \\
         --book X.csv.gz [more ...] --trades Y.csv.gz [more ...] --out DIR
+
+(``python -m envzoo.marketmaking.lob_data`` takes the same arguments.)
 
 Days: :meth:`LobStream.day_bounds` gives the update ranges of each UTC day,
 :func:`slice_updates` the stream of one range (a view: memory maps stay memory maps), and
@@ -827,7 +829,7 @@ def load_stream(path: PathLike, *, mmap: bool = True, validate: bool = False) ->
     meta_path = path / "meta.json"
     if not meta_path.is_file():
         raise FileNotFoundError(f"{path}: not a stream directory (no meta.json); write one with save_stream or "
-                                "python -m envzoo.marketmaking.lob_data convert")
+                                "`envzoo lob convert`")
     try:
         meta = json.loads(meta_path.read_text())
     except json.JSONDecodeError as error:
@@ -1196,8 +1198,8 @@ def _join_books(parts: Sequence[LobStream], paths) -> LobStream:
 # ============================================================================================
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m envzoo.marketmaking.lob_data",
+def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.marketmaking.lob_data") -> int:
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Convert limit-order-book files to envzoo's memory-mappable format.")
     sub = parser.add_subparsers(dest="command", required=True)
     conv = sub.add_parser("convert", help="convert files of one format to a stream directory")
@@ -1220,7 +1222,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     info.add_argument("path")
     args = parser.parse_args(argv)
     if args.command == "info":
-        stream = load_stream(args.path)
+        try:
+            stream = load_stream(args.path)
+        except (DataFormatError, FileNotFoundError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         days = stream.day_bounds()
         print(f"{args.path}: {stream.symbol} — {stream.n_updates:,} updates x {stream.n_levels} levels, "
               f"{stream.trade_time.shape[0]:,} trades, {len(days)} day(s)"
