@@ -1,0 +1,1 @@
+"""Spacecraft collision avoidance: orbits, conjunctions and collision probability."""
