@@ -1,0 +1,159 @@
+"""Synthetic conjunction scenarios: a primary in LEO and debris on designed collision courses.
+
+Each debris object is built at its time of closest approach (TCA), then propagated back to the
+episode start (epoch 0) with the numpy propagator, so that propagating forward again reproduces
+the designed encounter:
+
+1. the primary, from its Keplerian elements at epoch 0, is propagated to the TCA;
+2. the debris velocity is the primary's velocity turned by the *crossing angle* about the
+   primary's radial direction (the radial component is kept, as for two near-circular orbits
+   crossing)
+   and scaled by a *speed ratio*; the relative velocity follows, and with it the encounter plane
+   (:func:`envzoo.orbital.collision.encounter_plane_basis`);
+3. the debris position is the primary's plus the designed miss vector, given by its (radial,
+   cross) components in the encounter plane. Being perpendicular to the relative velocity, it
+   makes the range rate zero: the TCA is where it was designed;
+4. the debris state is propagated back to epoch 0.
+
+A debris object with the primary's speed at TCA has the primary's orbital period and meets it
+again about every half orbit, possibly closer than designed. The default speed ratio of
+0.99–1.01 changes the period by up to 3 % (0.3 % already moves the passes an orbit away by
+about 100 km), though a ratio drawn very near 1 can still repeat the encounter closely. The
+designed encounter is the one at the designed TCA.
+
+Everything random is drawn from the ``numpy.random.Generator`` passed in, so a seed gives one
+scenario.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from envzoo.orbital.collision import encounter_plane_basis
+from envzoo.orbital.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.elements import KeplerianElements, cartesian_to_keplerian
+from envzoo.orbital.propagation import DEFAULT_MAX_STEP, GravityModel, OrbitState, integrate
+
+
+def _default_primary() -> KeplerianElements:
+    """A 550 km, 53° near-circular orbit, like a Starlink shell."""
+    return KeplerianElements(EQUATORIAL_RADIUS + 550e3, 1e-3, math.radians(53.0), 0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class ConjunctionParams:
+    """What :func:`generate_conjunctions` draws from; every range is (low, high), uniform.
+
+    Arguments:
+        primary: Keplerian elements of the primary at epoch 0 (one object).
+        n_debris: number of debris objects, one designed encounter each.
+        tca_window: TCA range, seconds after epoch 0 (positive).
+        miss_distance_range: miss distance range, m; its direction in the encounter plane is
+            uniform on the circle.
+        crossing_angle_range: range of the angle between the two velocities at TCA, radians in
+            (0, π]; the turn is left or right with equal probability.
+        speed_ratio_range: debris speed over primary speed at TCA (see the module docstring
+            on repeated passes when it is 1).
+        gravity, max_step: the propagator's gravity model and step (s).
+    """
+
+    primary: KeplerianElements = field(default_factory=_default_primary)
+    n_debris: int = 1
+    tca_window: tuple[float, float] = (1800.0, 7200.0)
+    miss_distance_range: tuple[float, float] = (0.0, 1000.0)
+    crossing_angle_range: tuple[float, float] = (math.radians(30.0), math.radians(150.0))
+    speed_ratio_range: tuple[float, float] = (0.99, 1.01)
+    gravity: GravityModel = field(default_factory=GravityModel)
+    max_step: float = DEFAULT_MAX_STEP
+
+    def __post_init__(self):
+        if len(self.primary) != 1:
+            raise ValueError(f"primary must describe exactly one orbit, got {len(self.primary)}")
+        if not (isinstance(self.n_debris, int) and self.n_debris >= 1):
+            raise ValueError(f"n_debris must be a positive integer, got {self.n_debris!r}")
+        self._check_range("tca_window", self.tca_window, low=0.0, low_open=True)
+        self._check_range("miss_distance_range", self.miss_distance_range, low=0.0)
+        self._check_range("crossing_angle_range", self.crossing_angle_range, low=0.0,
+                          low_open=True, high=math.pi)
+        self._check_range("speed_ratio_range", self.speed_ratio_range, low=0.0, low_open=True)
+
+    @staticmethod
+    def _check_range(name, bounds, low, low_open=False, high=math.inf):
+        lower, upper = bounds
+        too_low = lower <= low if low_open else lower < low
+        finite = math.isfinite(lower) and math.isfinite(upper)
+        if not finite or too_low or upper > high or lower > upper:
+            interval = ("(" if low_open else "[") + f"{low}, {high}]"
+            raise ValueError(f"{name} must be a (low, high) pair with low <= high inside "
+                             f"{interval}, got {bounds}")
+
+
+@dataclass(frozen=True)
+class ConjunctionScenario:
+    """A generated scenario: states at epoch 0 and the designed encounters, one per debris.
+
+    ``miss_radial`` and ``miss_cross`` are the miss vector's components (m) along the
+    encounter-plane axes of :func:`~envzoo.orbital.collision.encounter_plane_basis`, secondary
+    minus primary.
+    """
+
+    primary: OrbitState
+    debris: OrbitState
+    tca: np.ndarray
+    miss_radial: np.ndarray
+    miss_cross: np.ndarray
+    relative_speed: np.ndarray
+
+    @property
+    def miss_distance(self) -> np.ndarray:
+        return np.hypot(self.miss_radial, self.miss_cross)
+
+
+def _rotate_about(vectors: np.ndarray, unit_axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Rodrigues' rotation of each vector about its unit axis by its angle (right-hand rule)."""
+    cos, sin = np.cos(angles)[:, None], np.sin(angles)[:, None]
+    along_axis = np.einsum("ij,ij->i", unit_axes, vectors)[:, None] * unit_axes
+    return vectors * cos + np.cross(unit_axes, vectors) * sin + along_axis * (1 - cos)
+
+
+def generate_conjunctions(params: ConjunctionParams, rng: np.random.Generator) -> ConjunctionScenario:
+    """Draw a scenario; see the module docstring for the construction."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
+    count = params.n_debris
+    tca = rng.uniform(*params.tca_window, count)
+    miss = rng.uniform(*params.miss_distance_range, count)
+    miss_direction = rng.uniform(0.0, 2 * np.pi, count)
+    crossing = rng.uniform(*params.crossing_angle_range, count) * rng.choice([-1.0, 1.0], count)
+    speed_ratio = rng.uniform(*params.speed_ratio_range, count)
+
+    primary = OrbitState.from_elements(params.primary, mu=params.gravity.mu)
+    primary_position, primary_velocity = integrate(
+        np.repeat(primary.position, count, axis=0), np.repeat(primary.velocity, count, axis=0),
+        tca, params.gravity, params.max_step)
+    radial_unit = primary_position / np.linalg.norm(primary_position, axis=1)[:, None]
+    debris_velocity = speed_ratio[:, None] * _rotate_about(primary_velocity, radial_unit, crossing)
+    relative_velocity = debris_velocity - primary_velocity
+    basis = encounter_plane_basis(primary_position, relative_velocity)
+    miss_radial, miss_cross = miss * np.cos(miss_direction), miss * np.sin(miss_direction)
+    debris_position = (primary_position + miss_radial[:, None] * basis[:, 0]
+                       + miss_cross[:, None] * basis[:, 1])
+    try:
+        cartesian_to_keplerian(debris_position, debris_velocity, params.gravity.mu)
+    except ValueError as error:
+        raise ValueError(f"a designed debris orbit is not a valid Earth orbit ({error}); narrow "
+                         f"speed_ratio_range towards 1") from None
+    start_position, start_velocity = integrate(debris_position, debris_velocity, -tca,
+                                               params.gravity, params.max_step)
+    return ConjunctionScenario(
+        primary=primary,
+        debris=OrbitState(start_position, start_velocity, 0.0),
+        tca=tca,
+        miss_radial=miss_radial,
+        miss_cross=miss_cross,
+        relative_speed=np.linalg.norm(relative_velocity, axis=1),
+    )
