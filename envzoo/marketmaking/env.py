@@ -7,30 +7,21 @@ from collections import OrderedDict
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from envzoo.core.errors import InvalidActionError  # noqa: F401  (raised through check_action)
 from envzoo.core.spaces import check_action
 from envzoo.marketmaking.clocks import CLOCKS, action_points
-from envzoo.marketmaking.execution import BUY, SELL, ExecutionConfig, ExecutionModel
+from envzoo.marketmaking.execution import ExecutionConfig
 from envzoo.marketmaking.features import FeatureSpec, step_features
 from envzoo.marketmaking.lob import LobStream
 from envzoo.marketmaking.lob_data import slice_updates
-from envzoo.marketmaking.mm_rewards import REWARDS, make_reward
+from envzoo.marketmaking.lob_episodes import METRICS, POSITION_FEATURES, MarketMakingEpisodes, MarketMakingSetup
+from envzoo.marketmaking.mm_rewards import REWARDS
 
-#: Names of the position features of one observation row, in column order.
-POSITION_FEATURES = ("inventory", "realized_pnl", "unrealized_pnl", "bid_distance", "ask_distance",
-                     "bid_fill_progress", "ask_fill_progress")
-#: Keys of ``info["metrics"]``.
-METRICS = ("pnl", "pnl_per_notional", "sharpe", "max_drawdown", "mean_inventory", "mean_abs_inventory",
-           "max_abs_inventory", "final_inventory", "bid_fills", "ask_fills", "market_orders", "fees_paid",
-           "agent_steps")
 DEFAULT_LEVELS = (0, 4, 9, 14)
 #: Default event-clock threshold: 1e-4 (one basis point, two ticks of the synthetic book at
 #: 10 000) gives 370-530 agent steps per default synthetic day (one per 40-55 book updates).
 DEFAULT_THRESHOLD = 1e-4
-
-_NS_PER_DAY = 86_400 * 1_000_000_000
 
 # ------------------------------------------------------------------------------------- data
 
@@ -61,15 +52,101 @@ def synthetic_stream(updates_per_day: int = 20_000, levels: int = 15, seed: int 
 
 
 def _prepare(stream: LobStream, clock_args: dict, spec: FeatureSpec, ema_alpha):
-    """Per-day action points and the normalised step features of every step of the stream."""
-    bounds = stream.day_bounds()
-    points = []
-    for _, s, e in bounds:
-        points.append(action_points(slice_updates(stream, s, e), **clock_args) + s)
+    """Action points of every day (concatenated), the offsets of each day's points, and the
+    normalised step features of every step of the stream."""
+    points = [action_points(slice_updates(stream, s, e), **clock_args) + s for _, s, e in stream.day_bounds()]
     steps = np.concatenate(points)
     features = step_features(stream, steps, spec, ema_alpha=ema_alpha).astype(np.float32)
     offsets = np.concatenate(([0], np.cumsum([p.size for p in points])))
-    return points, features, offsets
+    return steps, offsets, features
+
+
+def _check_days(name, days, n_days):
+    days = [int(d) for d in days]
+    if not days:
+        raise ValueError(f"{name} must not be empty")
+    bad = [d for d in days if not 0 <= d < n_days]
+    if bad:
+        raise ValueError(f"{name} has day indices {bad} outside the stream's {n_days} days (0..{n_days - 1})")
+    return days
+
+
+def make_setup(data="synthetic", *, updates_per_day: int = 20_000, days: int = 3, book_levels: int = 15,
+               data_seed: int = 0, train_days=None, test_days=None, split: str = "train",
+               clock: str = "event", threshold: float | None = None, interval_s: float | None = None,
+               volume: float | None = None, levels=DEFAULT_LEVELS, full_grid: bool = False, order_size: float = 1.0,
+               max_position: float = 10, maker_fee: float = 0.0, taker_fee: float = 0.002,
+               latency_ns: int = 0, queue_model: str = "risk_averse", initial_cash: float = 0.0,
+               feature_levels: int = 15, windows=(300.0, 900.0), ema_alpha: float | None = None,
+               window: int = 10, reward: str = "asymmetrical", reward_kwargs: dict | None = None) -> MarketMakingSetup:
+    """Check the arguments of ``MarketMaking-v0`` (see :class:`MarketMakingEnv`) and prepare
+    the data: action points and step features of every day (cached per process for the
+    synthetic stream)."""
+    if isinstance(data, str):
+        if data != "synthetic":
+            raise ValueError(f"data must be a LobStream or 'synthetic', got {data!r}")
+        stream = synthetic_stream(updates_per_day, levels=book_levels, seed=data_seed, days=days)
+        cache_key = ("synthetic", int(updates_per_day), int(book_levels), int(data_seed), int(days))
+    elif isinstance(data, LobStream):
+        stream, cache_key = data, None
+    else:
+        raise ValueError(f"data must be a LobStream or 'synthetic', got {type(data).__name__}")
+
+    levels = tuple(levels)
+    if (not levels or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in levels)
+            or len(set(levels)) != len(levels)):
+        raise ValueError(f"levels must be distinct non-negative integers (0-based book levels), got {levels!r}")
+    if max(levels) >= stream.n_levels:
+        raise ValueError(f"quote level {max(levels)} needs at least {max(levels) + 1} book levels, but the "
+                         f"stream {stream.source or stream.symbol!r} has {stream.n_levels}; pass smaller "
+                         f"levels= (0-based)")
+    levels = tuple(int(v) for v in levels)
+    if clock not in CLOCKS:
+        raise ValueError(f"unknown clock {clock!r}; known clocks: {', '.join(CLOCKS)}")
+    if clock == "event" and threshold is None:
+        threshold = DEFAULT_THRESHOLD
+    if threshold is not None and not (math.isfinite(threshold) and threshold >= 0):
+        raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
+    clock_args = {"clock": clock, "threshold": threshold, "interval_s": interval_s, "volume": volume}
+    if reward not in REWARDS:
+        raise ValueError(f"unknown market-making reward {reward!r}; known rewards: {', '.join(REWARDS)}")
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    if not (math.isfinite(max_position) and max_position > 0):
+        raise ValueError(f"max_position must be a finite number of orders > 0, got {max_position}")
+    config = ExecutionConfig(order_size=order_size, maker_fee=maker_fee, taker_fee=taker_fee,
+                             latency_ns=latency_ns, max_inventory=max_position * order_size,
+                             queue_model=queue_model, initial_cash=initial_cash)
+    spec = FeatureSpec(levels=feature_levels, windows=tuple(windows))
+    if feature_levels > stream.n_levels:
+        raise ValueError(f"feature_levels={feature_levels} but the stream has {stream.n_levels} levels")
+
+    day_bounds = stream.day_bounds()
+    n_days = len(day_bounds)
+    train_days = _check_days("train_days", list(range(n_days - 1)) or [0] if train_days is None else train_days,
+                             n_days)
+    test_days = _check_days("test_days", [n_days - 1] if test_days is None else test_days, n_days)
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+
+    call_args = {k: v for k, v in clock_args.items() if v is not None}
+    prep = lambda: _prepare(stream, call_args, spec, ema_alpha)  # noqa: E731
+    if cache_key is None:
+        points, offsets, features = prep()
+    else:
+        points, offsets, features = _cached(_PREP_CACHE, cache_key + (tuple(sorted(call_args.items())), spec,
+                                                                      ema_alpha), prep)
+    for d in sorted(set(train_days) | set(test_days)):
+        if offsets[d + 1] - offsets[d] < 2:
+            raise ValueError(f"day {d} ({day_bounds[d][0]}) has {offsets[d + 1] - offsets[d]} action point(s) "
+                             f"with the {clock} clock {call_args}; an episode needs at least 2 — use a "
+                             f"finer clock or drop the day")
+    quote_pairs = tuple((b, a) for b in levels for a in levels if full_grid or (b, a) != (levels[0], levels[0]))
+    return MarketMakingSetup(
+        stream=stream, config=config, clock_args=clock_args, levels=levels, quote_pairs=quote_pairs,
+        window=int(window), feature_names=spec.names(), reward=reward, reward_kwargs=dict(reward_kwargs or {}),
+        points=points, offsets=offsets, features=features, day_bounds=day_bounds, train_days=train_days,
+        test_days=test_days, split=split)
 
 
 # ------------------------------------------------------------------------------------- env
@@ -83,9 +160,11 @@ class MarketMakingEnv(gym.Env):
     Sadighian (2020). It keeps at most one limit order per side (``order_size`` units, queue
     position, partial fills, fees and latency as in
     :mod:`envzoo.marketmaking.execution`) and acts only at the action points of a clock; between
-    two action points every book update and trade is processed by
-    :meth:`ExecutionModel.advance` (fills tick by tick). The market does not react to the
-    agent (replay without impact). An episode is one UTC day of the stream.
+    two action points every book update and trade is processed (fills tick by tick) by the
+    batched core :class:`~envzoo.marketmaking.lob_sim.BatchExecution` at B = 1 (``env.core``);
+    ``MarketMaking-v0``'s native vector env (:mod:`envzoo.marketmaking.vector`) is the same core
+    at B = N. The market does not react to the agent (replay without impact). An episode is one
+    UTC day of the stream.
 
     Clocks (:mod:`envzoo.marketmaking.clocks`, computed per day):
 
@@ -217,254 +296,73 @@ class MarketMakingEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, data="synthetic", *, updates_per_day: int = 20_000, days: int = 3, book_levels: int = 15,
-                 data_seed: int = 0, train_days=None, test_days=None, split: str = "train",
-                 clock: str = "event", threshold: float | None = None, interval_s: float | None = None,
-                 volume: float | None = None, levels=DEFAULT_LEVELS, full_grid: bool = False, order_size: float = 1.0,
-                 max_position: float = 10, maker_fee: float = 0.0, taker_fee: float = 0.002,
-                 latency_ns: int = 0, queue_model: str = "risk_averse", initial_cash: float = 0.0,
-                 feature_levels: int = 15, windows=(300.0, 900.0), ema_alpha: float | None = None,
-                 window: int = 10, reward: str = "asymmetrical", reward_kwargs: dict | None = None,
-                 render_mode: str | None = None):
+    def __init__(self, data="synthetic", *, render_mode: str | None = None, **kwargs):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
-        if isinstance(data, str):
-            if data != "synthetic":
-                raise ValueError(f"data must be a LobStream or 'synthetic', got {data!r}")
-            stream = synthetic_stream(updates_per_day, levels=book_levels, seed=data_seed, days=days)
-            cache_key = ("synthetic", int(updates_per_day), int(book_levels), int(data_seed), int(days))
-        elif isinstance(data, LobStream):
-            stream, cache_key = data, None
-        else:
-            raise ValueError(f"data must be a LobStream or 'synthetic', got {type(data).__name__}")
-        self.stream = stream
-
-        levels = tuple(levels)
-        if (not levels or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in levels)
-                or len(set(levels)) != len(levels)):
-            raise ValueError(f"levels must be distinct non-negative integers (0-based book levels), got {levels!r}")
-        if max(levels) >= stream.n_levels:
-            raise ValueError(f"quote level {max(levels)} needs at least {max(levels) + 1} book levels, but the "
-                             f"stream {stream.source or stream.symbol!r} has {stream.n_levels}; pass smaller "
-                             f"levels= (0-based)")
-        self.levels = tuple(int(v) for v in levels)
-        if clock not in CLOCKS:
-            raise ValueError(f"unknown clock {clock!r}; known clocks: {', '.join(CLOCKS)}")
-        if clock == "event" and threshold is None:
-            threshold = DEFAULT_THRESHOLD
-        if threshold is not None and not (math.isfinite(threshold) and threshold >= 0):
-            raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
-        self.clock_args = {"clock": clock, "threshold": threshold, "interval_s": interval_s, "volume": volume}
-        if reward not in REWARDS:
-            raise ValueError(f"unknown market-making reward {reward!r}; known rewards: {', '.join(REWARDS)}")
-        self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-            raise ValueError(f"window must be a positive integer, got {window!r}")
-        self.window = int(window)
-        if not (math.isfinite(max_position) and max_position > 0):
-            raise ValueError(f"max_position must be a finite number of orders > 0, got {max_position}")
-        self.config = ExecutionConfig(order_size=order_size, maker_fee=maker_fee, taker_fee=taker_fee,
-                                      latency_ns=latency_ns, max_inventory=max_position * order_size,
-                                      queue_model=queue_model, initial_cash=initial_cash)
-        self.spec_features = FeatureSpec(levels=feature_levels, windows=tuple(windows))
-        if feature_levels > stream.n_levels:
-            raise ValueError(f"feature_levels={feature_levels} but the stream has {stream.n_levels} levels")
-
-        self.day_bounds = stream.day_bounds()
-        n_days = len(self.day_bounds)
-        if train_days is None:
-            train_days = list(range(n_days - 1)) or [0]
-        if test_days is None:
-            test_days = [n_days - 1]
-        self.train_days = self._check_days("train_days", train_days, n_days)
-        self.test_days = self._check_days("test_days", test_days, n_days)
-        if split not in ("train", "test"):
-            raise ValueError(f"split must be 'train' or 'test', got {split!r}")
-        self.split = split
-
-        call_args = {k: v for k, v in self.clock_args.items() if v is not None}
-        prep = lambda: _prepare(stream, call_args, self.spec_features, ema_alpha)  # noqa: E731
-        if cache_key is None:
-            self._points, self._features, self._offsets = prep()
-        else:
-            key = cache_key + (tuple(sorted(call_args.items())), self.spec_features, ema_alpha)
-            self._points, self._features, self._offsets = _cached(_PREP_CACHE, key, prep)
-        for d in sorted(set(self.train_days) | set(self.test_days)):
-            if self._points[d].size < 2:
-                raise ValueError(f"day {d} ({self.day_bounds[d][0]}) has {self._points[d].size} action point(s) "
-                                 f"with the {clock} clock {call_args}; an episode needs at least 2 — use a "
-                                 f"finer clock or drop the day")
-
-        self.model = ExecutionModel(stream, self.config)
-        self.quote_pairs = tuple((b, a) for b in self.levels for a in self.levels
-                                 if full_grid or (b, a) != (self.levels[0], self.levels[0]))
-        self.n_actions = 2 + len(self.quote_pairs)
-        self.flatten_action = self.n_actions - 1
-        self.action_space = spaces.Discrete(self.n_actions)
-        self.feature_names = self.spec_features.names()
-        self.observation_names = (self.feature_names + POSITION_FEATURES
-                                  + tuple(f"last_action_{a}" for a in range(self.n_actions)) + ("last_reward",))
+        self.setup = setup = make_setup(data, **kwargs)
+        self.stream, self.config, self.clock_args = setup.stream, setup.config, setup.clock_args
+        self.levels, self.quote_pairs, self.window = setup.levels, setup.quote_pairs, setup.window
+        self.day_bounds, self.train_days, self.test_days, self.split = (setup.day_bounds, setup.train_days,
+                                                                        setup.test_days, setup.split)
+        self.n_actions, self.flatten_action = setup.n_actions, setup.flatten_action
+        self.feature_names, self.observation_names = setup.feature_names, setup.observation_names
         self.row_size = len(self.observation_names)
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.window, self.row_size), dtype=np.float32)
-        self._hint = (f"Actions are integers: 0 no-op, 1..{self.n_actions - 2} quote the (bid level, ask level) "
-                      f"pairs {self.quote_pairs}, {self.flatten_action} flatten.")
-        self._next_test = 0
+        self.action_space = setup.action_space()
+        self.observation_space = setup.observation_space()
+        self.episodes = MarketMakingEpisodes(setup, batch=1)
+        #: the batched execution core at B = 1 (orders, accounting: row 0 of its arrays)
+        self.core = self.episodes.core
+        self._hint = setup.action_hint()
+        self._tests_done = 0
         self._started = False
         self._day = None
 
-    @staticmethod
-    def _check_days(name, days, n_days):
-        days = [int(d) for d in days]
-        if not days:
-            raise ValueError(f"{name} must not be empty")
-        bad = [d for d in days if not 0 <= d < n_days]
-        if bad:
-            raise ValueError(f"{name} has day indices {bad} outside the stream's {n_days} days (0..{n_days - 1})")
-        return days
+    def agent_steps_per_day(self) -> float:
+        """Mean number of agent steps per day of the stream with this env's clock."""
+        return float(np.mean([self.setup.steps_in_day(d) for d in range(len(self.day_bounds))]))
 
     # ------------------------------------------------------------------------------- API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = options or {}
         if seed is not None:
-            self._next_test = 0
-        if "day" in options:
-            day = int(options["day"])
-            self._check_days("options['day']", [day], len(self.day_bounds))
-            if self._points[day].size < 2:
-                raise ValueError(f"day {day} has fewer than 2 action points")
-        elif self.split == "train":
-            day = int(self.train_days[int(self.np_random.integers(len(self.train_days)))])
-        else:
-            day = self.test_days[self._next_test % len(self.test_days)]
-            self._next_test += 1
-        self._day = day
-        self._steps = self._points[day]
-        self._rows = self._features[self._offsets[day]:self._offsets[day + 1]]
-        self._j = 0
-        self.model.reset(int(self._steps[0]))
-        self.reward_fn.reset()
-        self._first_mid = self.model.mid
-        self._last_action = -1
-        self._last_reward = 0.0
-        self._stack = np.zeros((self.window, self.row_size), dtype=np.float32)
-        # running metrics
-        self._n = 0
-        self._pnl_mean = self._pnl_m2 = 0.0
-        self._peak = self._drawdown = 0.0
-        self._inv_sum = self._abs_inv_sum = self._abs_inv_max = self._final_inv = 0.0
+            self._tests_done = 0
+        self._day, self._tests_done = self.setup.choose_day(self.np_random, self._tests_done, options or {})
+        self.episodes.start([0], [self._day])
         self._started = True
-        self._push_row()
-        return self._stack.copy(), {"day": day, "metrics": self._metrics()}
+        return self.episodes.stack[0].copy(), {"day": self._day, "metrics": self._metrics()}
 
     def step(self, action):
         if not self._started:
             raise RuntimeError("call reset() before step() (the episode has ended or never started)")
         action = check_action(self.action_space, action, self._hint)
-        model = self.model
-        if action == self.flatten_action:
-            model.cancel_all()
-            model.flatten()
-        elif action != 0:
-            bid_level, ask_level = self.quote_pairs[action - 1]
-            model.quote(BUY, self._price(BUY, bid_level))
-            model.quote(SELL, self._price(SELL, ask_level))
-        self._j += 1
-        truncated = self._j == self._steps.size - 1
-        step = model.advance(int(self._steps[self._j]), terminal=truncated)
-        scalar = float(self.reward_fn(step))
-        reward = self._reward(step, scalar)
-        self._update_metrics(step)
-        self._last_action, self._last_reward = action, scalar
-        self._push_row()
+        step, rewards, end_of_day = self.episodes.step(np.array([action], dtype=np.int64))
+        truncated = bool(end_of_day[0])
         if truncated:
             self._started = False
-        info = {"cost": float(step.fees), "metrics": self._metrics()}
-        return self._stack.copy(), reward, False, truncated, info
+        info = {"cost": float(step.fees[0]), "metrics": self._metrics()}
+        return self.episodes.stack[0].copy(), self._reward(step, float(rewards[0])), False, truncated, info
 
     def _reward(self, step, scalar: float):
-        """The reward returned by step (the multi-objective face returns a vector instead)."""
+        """The reward returned by step from the B = 1 step accounting (the multi-objective face
+        returns a vector instead)."""
         return scalar
 
     def render(self):
         if self.render_mode != "ansi":
             return None
-        m, a = self.model, self.model.accounting
-        when = np.datetime64(m.time, "ns").astype("datetime64[ms]")
-        orders = " ".join(f"{name}={'-' if o is None else f'{o.price:.6g}x{o.remaining:.4g}'}"
-                          for name, o in (("bid", m.orders[BUY]), ("ask", m.orders[SELL])))
-        return (f"{when} mid={m.mid:.6g} inv={a.inventory:+.4g} {orders} "
-                f"pnl={a.equity(m.mid) - self.config.initial_cash:+.6g}\n")
-
-    # ------------------------------------------------------------------------------- internals
-
-    def _price(self, side: int, level: int) -> float:
-        prices = (self.stream.bid_price if side == BUY else self.stream.ask_price)[self.model.now]
-        if not math.isfinite(prices[level]):
-            visible = np.flatnonzero(np.isfinite(prices[:level]))
-            level = int(visible[-1])  # the best level always exists in a valid stream
-        return float(prices[level])
-
-    def _push_row(self) -> None:
-        m, a = self.model, self.model.accounting
-        mid = m.mid
-        notional = self.config.order_size * mid
-        row = np.zeros(self.row_size, dtype=np.float64)
-        f = len(self.feature_names)
-        row[:f] = self._rows[self._j]
-        position = row[f:f + 7]
-        position[0] = a.inventory / self.config.max_inventory
-        position[1] = (a.realized - a.fees) / notional
-        position[2] = a.unrealized(mid) / notional
-        for k, side in enumerate((BUY, SELL)):
-            order = m.orders[side]
-            if order is not None:
-                position[3 + k] = order.price / mid - 1.0
-                position[5 + k] = order.filled / order.size
-        if self._last_action >= 0:
-            row[f + 7 + self._last_action] = 1.0
-        row[-1] = self._last_reward
-        self._stack[:-1] = self._stack[1:]
-        self._stack[-1] = row
-
-    def _update_metrics(self, step) -> None:
-        self._n += 1
-        pnl_step = step.equity_change
-        delta = pnl_step - self._pnl_mean
-        self._pnl_mean += delta / self._n
-        self._pnl_m2 += delta * (pnl_step - self._pnl_mean)
-        pnl = self.model.accounting.equity(self.model.mid) - self.config.initial_cash
-        self._peak = max(self._peak, pnl)
-        self._drawdown = max(self._drawdown, self._peak - pnl)
-        inventory = step.terminal_inventory if step.terminal else step.inventory
-        self._final_inv = inventory
-        self._inv_sum += inventory
-        self._abs_inv_sum += abs(inventory)
-        self._abs_inv_max = max(self._abs_inv_max, abs(inventory))
+        core, a = self.core, self.core.accounting
+        when = np.datetime64(int(core.time[0]), "ns").astype("datetime64[ms]")
+        orders = " ".join(
+            f"{name}=" + (f"{core.price[0, c]:.6g}x{core.remaining[0, c]:.4g}" if core.active[0, c] else "-")
+            for c, name in enumerate(("bid", "ask")))
+        return (f"{when} mid={core.mid[0]:.6g} inv={a.inventory[0]:+.4g} {orders} "
+                f"pnl={self.episodes.pnl()[0]:+.6g}\n")
 
     def _metrics(self) -> dict:
-        a, n = self.model.accounting, self._n
-        pnl = a.equity(self.model.mid) - self.config.initial_cash
-        std = math.sqrt(self._pnl_m2 / (n - 1)) if n >= 2 else 0.0
-        sharpe = self._pnl_mean / std if std > 1e-12 * (1.0 + abs(self._pnl_mean)) else 0.0
-        return {
-            "pnl": float(pnl),
-            "pnl_per_notional": float(pnl / (self.config.order_size * self._first_mid)),
-            "sharpe": float(sharpe),
-            "max_drawdown": float(self._drawdown),
-            "mean_inventory": self._inv_sum / n if n else 0.0,
-            "mean_abs_inventory": self._abs_inv_sum / n if n else 0.0,
-            "max_abs_inventory": float(self._abs_inv_max),
-            "final_inventory": float(self._final_inv),
-            "bid_fills": float(a.maker_buys),
-            "ask_fills": float(a.maker_sells),
-            "market_orders": float(a.taker_buys + a.taker_sells),
-            "fees_paid": float(a.fees),
-            "agent_steps": float(n),
-        }
+        return {name: float(value[0]) for name, value in self.episodes.metric_values().items()}
 
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_THRESHOLD", "METRICS", "POSITION_FEATURES", "MarketMakingEnv",
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_THRESHOLD", "METRICS", "POSITION_FEATURES", "MarketMakingEnv", "make_setup",
            "synthetic_stream"]

@@ -1,7 +1,10 @@
 """Market-making rewards: the seven of Sadighian (2020, ch. 4) and Cartea–Jaimungal's.
 
 Each reward reads one :class:`~envzoo.marketmaking.execution.StepAccounting` (what happened
-between two agent steps) and returns a float. Like the paper's (whose reference code counts PnL in
+between two agent steps). Rewards are batched: with (B,) arrays in the step's fields (as
+:class:`~envzoo.marketmaking.lob_sim.BatchExecution` returns them) a reward returns the (B,)
+rewards of B instances; with plain numbers (as ``ExecutionModel`` returns them) it returns a
+float. Like the paper's (whose reference code counts PnL in
 percent of each position), rewards are scale-free: money is divided by the notional of one
 limit order at the step's first mid, ``notional = order_size × mid_prev``. Notation, for the
 step from agent step t−1 to t:
@@ -61,30 +64,41 @@ def _non_negative(name, value):
     return float(value)
 
 
-def inventory_count(step) -> float:
+def inventory_count(step):
     """n_t: the inventory at the end of the step in units of the order size."""
     return step.inventory / step.order_size
 
 
-def realized_return(step) -> float:
+def realized_return(step):
     """ρ_t: realized PnL of the step net of its fees, per order notional."""
     return (step.realized - step.fees) / step.notional
 
 
-def pnl_return(step) -> float:
+def pnl_return(step):
     """π_t: mark-to-market PnL of the step (net of fees), per order notional."""
     return step.equity_change / step.notional
 
 
 class MMReward:
-    """A reward: ``reset()`` at the start of an episode, then ``reward(step)`` once per step."""
+    """A reward: ``reset()`` at the start of an episode, then ``reward(step)`` once per step.
+
+    ``reward(step)`` takes a step whose fields are numbers (returns a float) or (B,) arrays
+    (returns (B,) rewards). A stateful reward keeps one state per instance: ``reset(batch)``
+    starts B fresh episodes (B = 1 by default), ``reset(batch, rows)`` restarts only the
+    instances ``rows`` (indices) and keeps the others.
+    """
 
     name = ""
 
-    def reset(self) -> None:
-        """Forget the episode's state (stateless rewards have none)."""
+    def reset(self, batch: int = 1, rows=None) -> None:
+        """Forget the episodes' state (stateless rewards have none)."""
 
-    def __call__(self, step) -> float:
+    def __call__(self, step):
+        reward = self.value(step)
+        return float(reward) if np.ndim(reward) == 0 else reward
+
+    def value(self, step):
+        """The reward of ``step``, elementwise over its fields (a subclass's formula)."""
         raise NotImplementedError
 
     def __repr__(self):
@@ -97,7 +111,7 @@ class UnrealizedPnL(MMReward):
 
     name = "unrealized_pnl"
 
-    def __call__(self, step) -> float:
+    def value(self, step):
         return inventory_count(step) * step.mid_return
 
 
@@ -106,7 +120,7 @@ class UnrealizedRealized(MMReward):
 
     name = "unrealized_realized"
 
-    def __call__(self, step) -> float:
+    def value(self, step):
         return inventory_count(step) * step.mid_return + realized_return(step)
 
 
@@ -119,9 +133,9 @@ class Asymmetrical(MMReward):
     def __init__(self, eta: float = 0.6):
         self.eta = _non_negative("eta", eta)
 
-    def __call__(self, step) -> float:
-        return (step.spread_captured / step.notional + min(0.0, self.eta * inventory_count(step) * step.mid_return)
-                + realized_return(step))
+    def value(self, step):
+        return (step.spread_captured / step.notional
+                + np.minimum(0.0, self.eta * inventory_count(step) * step.mid_return) + realized_return(step))
 
 
 class AsymmetricalCapped(Asymmetrical):
@@ -134,8 +148,8 @@ class AsymmetricalCapped(Asymmetrical):
         super().__init__(eta)
         self.cap = _positive("cap", cap)
 
-    def __call__(self, step) -> float:
-        return min(super().__call__(step), self.cap)
+    def value(self, step):
+        return np.minimum(super().value(step), self.cap)
 
 
 class RealizedPnLChange(MMReward):
@@ -143,7 +157,7 @@ class RealizedPnLChange(MMReward):
 
     name = "realized_pnl_change"
 
-    def __call__(self, step) -> float:
+    def value(self, step):
         return realized_return(step)
 
 
@@ -159,13 +173,9 @@ class TradeCompletion(MMReward):
         self.target = _positive("target", target)
         self.ratio = _positive("ratio", ratio)
 
-    def __call__(self, step) -> float:
+    def value(self, step):
         pnl = realized_return(step)
-        if pnl > self.ratio * self.target:
-            return 1.0
-        if pnl < -self.target:
-            return -1.0
-        return pnl
+        return np.where(pnl > self.ratio * self.target, 1.0, np.where(pnl < -self.target, -1.0, pnl))
 
 
 class DifferentialSharpeReward(MMReward):
@@ -182,11 +192,17 @@ class DifferentialSharpeReward(MMReward):
         self._sharpe = DifferentialSharpe(1, eta)
         self.eta = self._sharpe.eta
 
-    def reset(self) -> None:
-        self._sharpe.reset(slice(None))
+    def reset(self, batch: int = 1, rows=None) -> None:
+        if batch != self._sharpe.first.size:
+            self._sharpe = DifferentialSharpe(batch, self.eta)
+        self._sharpe.reset(slice(None) if rows is None else rows)
 
-    def __call__(self, step) -> float:
-        return float(self._sharpe(np.array([pnl_return(step)]))[0])
+    def value(self, step):
+        returns = pnl_return(step)
+        if np.size(returns) != self._sharpe.first.size:
+            raise ValueError(f"differential_sharpe holds {self._sharpe.first.size} instance(s) but the step has "
+                             f"{np.size(returns)}; call reset(batch) first")
+        return self._sharpe(np.atleast_1d(returns)).reshape(np.shape(returns))
 
 
 class CarteaJaimungal(MMReward):
@@ -203,11 +219,9 @@ class CarteaJaimungal(MMReward):
         self.phi = _non_negative("phi", phi)
         self.alpha = _non_negative("alpha", alpha)
 
-    def __call__(self, step) -> float:
+    def value(self, step):
         reward = pnl_return(step) - self.phi * inventory_count(step) ** 2 * step.dt
-        if step.terminal:
-            reward -= self.alpha * (step.terminal_inventory / step.order_size) ** 2
-        return reward
+        return reward - np.where(step.terminal, self.alpha * (step.terminal_inventory / step.order_size) ** 2, 0.0)
 
 
 REWARDS = {cls.name: cls for cls in (UnrealizedPnL, UnrealizedRealized, Asymmetrical, AsymmetricalCapped,

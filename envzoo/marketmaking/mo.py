@@ -45,6 +45,12 @@ class MarketMakingMOEnv(MarketMakingEnv):
         self.reward_dim = 3
 
     def _reward(self, step, scalar: float) -> np.ndarray:
-        notional = step.notional
-        inventory = step.inventory / step.order_size
-        return np.array([step.equity_change / notional, -inventory**2, -step.fees / notional], np.float32)
+        return objectives(step)[0]
+
+
+def objectives(step) -> np.ndarray:
+    """The (B, 3) float32 vector rewards (PnL, inventory risk, execution cost) of a batched
+    :class:`~envzoo.marketmaking.execution.StepAccounting` (fields of shape (B,))."""
+    notional = step.notional
+    inventory = step.inventory / step.order_size
+    return np.stack([step.equity_change / notional, -inventory**2, -step.fees / notional], axis=-1).astype(np.float32)

@@ -10,7 +10,6 @@ from gymnasium.utils.env_checker import check_env
 from envzoo.core.errors import InvalidActionError
 from envzoo.marketmaking.clocks import action_points
 from envzoo.marketmaking.env import METRICS, MarketMakingEnv
-from envzoo.marketmaking.execution import BUY, SELL
 from envzoo.marketmaking.lob_data import slice_updates
 from envzoo.marketmaking.synthetic_lob import synthetic_lob
 
@@ -21,13 +20,13 @@ def play(env, actions, seed=0, options=None):
     """Run the given actions (stop at the end of the episode); return the observations,
     rewards, infos and the update index after each step."""
     obs, info = env.reset(seed=seed, options=options)
-    observations, rewards, infos, nows = [obs], [], [info], [env.model.now]
+    observations, rewards, infos, nows = [obs], [], [info], [int(env.core.now[0])]
     for a in actions:
         obs, r, terminated, truncated, info = env.step(int(a))
         observations.append(obs)
         rewards.append(r)
         infos.append(info)
-        nows.append(env.model.now)
+        nows.append(int(env.core.now[0]))
         assert not terminated
         if truncated:
             break
@@ -76,15 +75,18 @@ def test_accounting_identity_and_fees_on_random_play():
     while not truncated:
         obs, r, _, truncated, info = env.step(int(rng.integers(0, 17)))
         steps += 1
-        a = env.model.accounting
-        assert abs(a.identity_gap(env.model.mid)) < 1e-6 * (1 + abs(a.cash))
+        a, mid = env.core.accounting, env.core.mid[0]
+        # cash + inventory × mid = initial cash + realized + unrealized − fees (average cost)
+        unrealized = a.inventory[0] * (mid - a.average_price[0])
+        gap = a.cash[0] + a.inventory[0] * mid - (a.realized[0] + unrealized - a.fees[0])
+        assert abs(gap) < 1e-6 * (1 + abs(a.cash[0]))
         assert np.isfinite(obs).all() and np.isfinite(r)
         costs += info["cost"]
-    a = env.model.accounting
+    a = env.core.accounting
     m = info["metrics"]
-    assert a.inventory == 0  # flattened at the end
-    assert costs == pytest.approx(a.fees, abs=1e-9) and m["fees_paid"] == pytest.approx(a.fees)
-    assert m["pnl"] == pytest.approx(a.cash)
+    assert a.inventory[0] == 0  # flattened at the end
+    assert costs == pytest.approx(a.fees[0], abs=1e-9) and m["fees_paid"] == pytest.approx(a.fees[0])
+    assert m["pnl"] == pytest.approx(a.cash[0])
     assert m["agent_steps"] == steps
     assert m["bid_fills"] + m["ask_fills"] > 0  # random quotes do get filled
     assert m["max_abs_inventory"] <= 10
@@ -96,10 +98,10 @@ def test_flatten_action_leaves_inventory_zero():
     rng = np.random.default_rng(0)
     flattened = 0
     for _ in range(300):
-        if env.model.accounting.inventory != 0:
+        if env.core.accounting.inventory[0] != 0:
             _, _, _, truncated, info = env.step(env.flatten_action)
-            assert env.model.accounting.inventory == 0
-            assert env.model.orders[BUY] is None and env.model.orders[SELL] is None
+            assert env.core.accounting.inventory[0] == 0
+            assert not env.core.active[0].any()  # both orders cancelled
             flattened += 1
         else:
             _, _, _, truncated, _ = env.step(int(rng.integers(1, 16)))
@@ -225,7 +227,7 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
     for name in ("fixed-0-9", "inventory-skew", "random"):
         env = gym.make("envzoo/MarketMaking-v0", split="test")
         results[name] = run_episode(env, envzoo.make_policy("envzoo/MarketMaking-v0", name, env), seed=0).metrics
-        assert env.unwrapped.model.accounting.inventory == 0  # flattened at the end of the day
+        assert env.unwrapped.core.accounting.inventory[0] == 0  # flattened at the end of the day
     skew, one_sided = results["inventory-skew"], results["fixed-0-9"]
     # Quoting only the bid at the touch piles up inventory; leaning against it keeps it small
     # while still trading on both sides.
@@ -248,3 +250,61 @@ def test_vector_reward_components_add_up_to_the_accounting():
             break
     assert reward.shape == (3,) and env.reward_dim == 3
     assert info["metrics"]["fees_paid"] == pytest.approx(fees)
+
+
+@pytest.mark.parametrize("kwargs", [{"clock": "event"}, {"clock": "event", "threshold": 2e-4}, {"clock": "tick"},
+                                    {"clock": "time", "interval_s": 1.0}, {"clock": "volume", "volume": 10.0}])
+def test_every_clock_can_be_chosen_through_gymnasium_make(kwargs):
+    import gymnasium as gym
+
+    import envzoo  # noqa: F401
+
+    for env_id in ("envzoo/MarketMaking-v0", "envzoo/MarketMakingMO-v0"):
+        env = gym.make(env_id, updates_per_day=3000, days=2, **kwargs)
+        env.reset(seed=0)
+        env.step(1)
+        assert env.unwrapped.clock_args["clock"] == kwargs["clock"]
+        expected_threshold = kwargs.get("threshold", 1e-4) if kwargs["clock"] == "event" else None
+        assert env.unwrapped.clock_args["threshold"] == expected_threshold
+
+
+def test_env_matches_the_per_order_reference_model():
+    """The env (the batched core at B = 1) against ExecutionModel driven with the same quotes:
+    the same rewards, costs and position features, step by step, for random play."""
+    from envzoo.marketmaking.execution import BUY, SELL, ExecutionModel
+    from envzoo.marketmaking.mm_rewards import make_reward
+
+    env = MarketMakingEnv(**SMALL, latency_ns=200_000_000, maker_fee=-0.0001, reward="cartea_jaimungal")
+    obs, info = env.reset(seed=4)
+    model, reward_fn = ExecutionModel(env.stream, env.config), make_reward("cartea_jaimungal")
+    model.reset(int(env.core.now[0]))
+    _, first, end = env.stream.day_bounds()[info["day"]]
+    points = action_points(slice_updates(env.stream, first, end), "event", threshold=1e-4) + first
+
+    def price(side, level):  # a level the book does not show: its deepest visible level
+        prices = (env.stream.bid_price if side == BUY else env.stream.ask_price)[model.now]
+        return float(prices[max(k for k in range(level + 1) if np.isfinite(prices[k]))])
+
+    rng = np.random.default_rng(5)
+    f = len(env.feature_names)
+    for j in range(1, points.size):
+        action = int(rng.integers(env.action_space.n))
+        if action == env.flatten_action:
+            model.cancel_all()
+            model.flatten()
+        elif action:
+            bid_level, ask_level = env.quote_pairs[action - 1]
+            model.quote(BUY, price(BUY, bid_level))
+            model.quote(SELL, price(SELL, ask_level))
+        expected = model.advance(int(points[j]), terminal=j == points.size - 1)
+        obs, reward, _, truncated, info = env.step(action)
+        assert reward == pytest.approx(reward_fn(expected), rel=1e-9, abs=1e-12)
+        assert info["cost"] == pytest.approx(expected.fees, rel=1e-9, abs=1e-12)
+        a, notional = model.accounting, env.config.order_size * model.mid
+        np.testing.assert_allclose(obs[-1, f:f + 3], [a.inventory / env.config.max_inventory,
+                                                      (a.realized - a.fees) / notional,
+                                                      a.unrealized(model.mid) / notional], rtol=1e-6, atol=1e-7)
+        assert truncated == (j == points.size - 1)
+    assert info["metrics"]["bid_fills"] == a.maker_buys and info["metrics"]["ask_fills"] == a.maker_sells
+    assert info["metrics"]["pnl"] == pytest.approx(a.equity(model.mid), rel=1e-9)
+    assert a.maker_buys + a.maker_sells > 0  # the comparison covered fills

@@ -133,3 +133,30 @@ def test_rewards_on_simulated_steps_are_finite_and_consistent():
     a = model.accounting
     assert a.maker_buys > 0 and a.maker_sells > 0
     assert realized_sum == pytest.approx(a.realized - a.fees)
+
+
+@pytest.mark.parametrize("name", sorted(REWARDS))
+def test_batched_rewards_equal_the_scalar_ones_row_by_row(name):
+    """Steps with (B,) array fields give, row by row, the rewards of the scalar steps; a
+    stateful reward keeps one state per row, and reset(batch, rows) restarts only those rows."""
+    rng = np.random.default_rng(1)
+    batch, n_steps = 4, 6
+    rows = [[step(mid=100.0 + rng.normal(), equity_change=rng.normal(), realized=rng.normal(),
+                  fees=abs(rng.normal()) * 0.1, inventory=float(rng.integers(-6, 7)), terminal=bool(t == n_steps - 1),
+                  terminal_inventory=float(rng.integers(-4, 5))) for t in range(n_steps)] for _ in range(batch)]
+    scalar = [make_reward(name) for _ in range(batch)]
+    batched = make_reward(name)
+    batched.reset(batch)
+    for t in range(n_steps):
+        if t == 3:  # restart rows 1 and 2 only
+            batched.reset(batch, np.array([1, 2]))
+            scalar[1].reset()
+            scalar[2].reset()
+        fields = {key: np.array([getattr(rows[b][t], key) for b in range(batch)])
+                  for key in ("start", "end", "dt", "mid_prev", "mid", "inventory_prev", "inventory", "realized",
+                              "fees", "equity_change", "spread_captured", "terminal", "terminal_inventory")}
+        values = batched(StepAccounting(order_size=2.0, **fields))
+        assert values.shape == (batch,)
+        expected = [scalar[b](rows[b][t]) for b in range(batch)]
+        assert all(isinstance(v, float) for v in expected)
+        np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-15)
