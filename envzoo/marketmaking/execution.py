@@ -279,6 +279,36 @@ class Accounting:
         """(cash + inventory × mid) − (initial_cash + realized + unrealized − fees); 0 up to rounding."""
         return self.equity(mid) - (self.initial_cash + self.realized + self.unrealized(mid) - self.fees)
 
+    def mark(self, mid: float) -> Mark:
+        """What :meth:`step_since` measures a step's changes from, at the start of the step."""
+        return Mark(self.inventory, self.realized, self.fees, self.equity(mid), self.spread_captured, len(self.fills))
+
+    def step_since(self, mark: Mark, *, start: int, end: int, dt: float, mid_prev: float, mid: float,
+                   order_size: float, terminal: bool = False, terminal_inventory: float = 0.0) -> StepAccounting:
+        """The :class:`StepAccounting` of everything booked since ``mark`` (taken at ``mid_prev``)."""
+        fills = tuple(self.fills[mark.n_fills:])
+        return StepAccounting(
+            start=start, end=end, dt=dt, mid_prev=mid_prev, mid=mid,
+            inventory_prev=mark.inventory, inventory=self.inventory, order_size=order_size,
+            realized=self.realized - mark.realized, fees=self.fees - mark.fees,
+            equity_change=self.equity(mid) - mark.equity, spread_captured=self.spread_captured - mark.spread_captured,
+            maker_buy_quantity=sum(f.quantity for f in fills if f.maker and f.side == BUY),
+            maker_sell_quantity=sum(f.quantity for f in fills if f.maker and f.side == SELL),
+            taker_quantity=sum(f.quantity for f in fills if not f.maker),
+            fills=fills, terminal=terminal, terminal_inventory=terminal_inventory if terminal else 0.0)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An :class:`Accounting`'s values at the start of a step (see :meth:`Accounting.mark`)."""
+
+    inventory: float
+    realized: float
+    fees: float
+    equity: float
+    spread_captured: float
+    n_fills: int
+
 
 @dataclass(frozen=True)
 class StepAccounting:
@@ -384,9 +414,7 @@ class ExecutionModel:
         self._mark()
 
     def _mark(self) -> None:
-        a = self.accounting
-        self._step_start = (self.now, a.inventory, a.realized, a.fees, a.equity(self.mid), a.spread_captured,
-                            len(a.fills))
+        self._step_start = (self.now, self.accounting.mark(self.mid))
 
     @property
     def mid(self) -> float:
@@ -569,18 +597,11 @@ class ExecutionModel:
             self.orders = {BUY: None, SELL: None}
             self._pending = {BUY: None, SELL: None}
             self.flatten()
-        start, inventory_prev, realized, fees, equity, spread, n_fills = self._step_start
-        fills = tuple(a.fills[n_fills:])
-        step = StepAccounting(
-            start=start, end=self.now, dt=(int(self._time[self.now]) - int(self._time[start])) * 1e-9,
-            mid_prev=float(self._mid[start]), mid=self.mid,
-            inventory_prev=inventory_prev, inventory=a.inventory, order_size=self.config.order_size,
-            realized=a.realized - realized, fees=a.fees - fees, equity_change=a.equity(self.mid) - equity,
-            spread_captured=a.spread_captured - spread,
-            maker_buy_quantity=sum(f.quantity for f in fills if f.maker and f.side == BUY),
-            maker_sell_quantity=sum(f.quantity for f in fills if f.maker and f.side == SELL),
-            taker_quantity=sum(f.quantity for f in fills if not f.maker),
-            fills=fills, terminal=terminal, terminal_inventory=terminal_inventory if terminal else 0.0)
+        start, mark = self._step_start
+        step = a.step_since(mark, start=start, end=self.now,
+                            dt=(int(self._time[self.now]) - int(self._time[start])) * 1e-9,
+                            mid_prev=float(self._mid[start]), mid=self.mid, order_size=self.config.order_size,
+                            terminal=terminal, terminal_inventory=terminal_inventory)
         self._mark()
         return step
 
@@ -671,4 +692,4 @@ class ExecutionModel:
 
 
 __all__ = ["BUY", "QUEUE_MODELS", "SELL", "Accounting", "ExecutionConfig", "ExecutionModel", "Fill",
-           "InsufficientDepthError", "Order", "StepAccounting"]
+           "InsufficientDepthError", "Mark", "Order", "StepAccounting"]
