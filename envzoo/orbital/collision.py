@@ -25,10 +25,12 @@ Relative vectors are always secondary minus primary.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from envzoo.orbital.elements import as_vectors
+from envzoo.orbital.elements import cross as cross_product
 from envzoo.orbital.propagation import (
     DEFAULT_MAX_STEP, GravityModel, OrbitState, acceleration, integrate, sample_trajectory,
 )
@@ -184,7 +186,7 @@ def encounter_plane_basis(primary_position, relative_velocity) -> np.ndarray:
                          f"encounters {np.flatnonzero(degenerate)}: the encounter plane's radial "
                          f"axis is undefined")
     radial = radial / radial_norm[:, None]
-    cross = np.cross(along, radial)
+    cross = cross_product(along, radial)
     return np.stack([radial, cross, along], axis=1)
 
 
@@ -217,6 +219,12 @@ def _check_radius(hard_body_radius, count: int) -> np.ndarray:
     return radius
 
 
+@lru_cache(maxsize=16)
+def _gauss_legendre(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [−1, 1], computed once per node count."""
+    return np.polynomial.legendre.leggauss(count)
+
+
 def foster_probability_2d(miss, covariance, hard_body_radius,
                           radial_nodes: int = DEFAULT_RADIAL_NODES,
                           angular_nodes: int = DEFAULT_ANGULAR_NODES) -> np.ndarray:
@@ -238,7 +246,7 @@ def foster_probability_2d(miss, covariance, hard_body_radius,
         bad = np.flatnonzero((determinant <= 0) | (covariance[:, 0, 0] <= 0))
         raise ValueError(f"projected covariances {bad} are not positive definite; the combined "
                          f"covariance must have positive variance across the relative velocity")
-    unit_nodes, unit_weights = np.polynomial.legendre.leggauss(radial_nodes)
+    unit_nodes, unit_weights = _gauss_legendre(radial_nodes)
     rho = (unit_nodes + 1) / 2 * radius[:, None]                      # (N, radial)
     rho_weights = unit_weights / 2 * radius[:, None] * rho           # includes the Jacobian ρ
     theta = 2 * np.pi * np.arange(angular_nodes) / angular_nodes

@@ -119,8 +119,22 @@ def _rotate_about(vectors: np.ndarray, unit_axes: np.ndarray, angles: np.ndarray
     return vectors * cos + np.cross(unit_axes, vectors) * sin + along_axis * (1 - cos)
 
 
-def generate_conjunctions(params: ConjunctionParams, rng: np.random.Generator) -> ConjunctionScenario:
-    """Draw a scenario; see the module docstring for the construction."""
+@dataclass(frozen=True)
+class EncounterDesign:
+    """The random draws behind the designed encounters, one entry per debris object (arrays
+    (N,)): TCA (s), miss distance (m) and its direction in the encounter plane (rad), signed
+    crossing angle (rad) and speed ratio. Drawing them apart from the geometry lets a batched
+    simulator draw per episode and build the geometry of many episodes in one array call."""
+
+    tca: np.ndarray
+    miss_distance: np.ndarray
+    miss_direction: np.ndarray
+    crossing_angle: np.ndarray
+    speed_ratio: np.ndarray
+
+
+def draw_design(params: ConjunctionParams, rng: np.random.Generator) -> EncounterDesign:
+    """Draw ``params.n_debris`` encounters from ``params``' ranges with ``rng``."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
                         f"got {type(rng).__name__}")
@@ -130,30 +144,59 @@ def generate_conjunctions(params: ConjunctionParams, rng: np.random.Generator) -
     miss_direction = rng.uniform(0.0, 2 * np.pi, count)
     crossing = rng.uniform(*params.crossing_angle_range, count) * rng.choice([-1.0, 1.0], count)
     speed_ratio = rng.uniform(*params.speed_ratio_range, count)
+    return EncounterDesign(tca, miss, miss_direction, crossing, speed_ratio)
 
-    primary = OrbitState.from_elements(params.primary, mu=params.gravity.mu)
-    primary_position, primary_velocity = integrate(
-        np.repeat(primary.position, count, axis=0), np.repeat(primary.velocity, count, axis=0),
-        tca, params.gravity, params.max_step)
+
+@dataclass(frozen=True)
+class DesignedEncounter:
+    """Debris states (N, 3) at their TCAs, built by :func:`debris_at_encounter`, and the
+    encounter geometry (N,) they realise (see :class:`ConjunctionScenario` for the names)."""
+
+    debris_position: np.ndarray
+    debris_velocity: np.ndarray
+    miss_radial: np.ndarray
+    miss_cross: np.ndarray
+    relative_speed: np.ndarray
+
+
+def debris_at_encounter(design: EncounterDesign, primary_position: np.ndarray,
+                        primary_velocity: np.ndarray, mu: float) -> DesignedEncounter:
+    """Steps 2 and 3 of the module docstring: the debris states at TCA, given the primary's
+    states (N, 3) at each design's TCA."""
     radial_unit = primary_position / np.linalg.norm(primary_position, axis=1)[:, None]
-    debris_velocity = speed_ratio[:, None] * _rotate_about(primary_velocity, radial_unit, crossing)
+    debris_velocity = design.speed_ratio[:, None] * _rotate_about(primary_velocity, radial_unit,
+                                                                  design.crossing_angle)
     relative_velocity = debris_velocity - primary_velocity
     basis = encounter_plane_basis(primary_position, relative_velocity)
-    miss_radial, miss_cross = miss * np.cos(miss_direction), miss * np.sin(miss_direction)
+    miss_radial = design.miss_distance * np.cos(design.miss_direction)
+    miss_cross = design.miss_distance * np.sin(design.miss_direction)
     debris_position = (primary_position + miss_radial[:, None] * basis[:, 0]
                        + miss_cross[:, None] * basis[:, 1])
     try:
-        cartesian_to_keplerian(debris_position, debris_velocity, params.gravity.mu)
+        cartesian_to_keplerian(debris_position, debris_velocity, mu)
     except ValueError as error:
         raise ValueError(f"a designed debris orbit is not a valid Earth orbit ({error}); narrow "
                          f"speed_ratio_range towards 1") from None
-    start_position, start_velocity = integrate(debris_position, debris_velocity, -tca,
-                                               params.gravity, params.max_step)
+    return DesignedEncounter(debris_position, debris_velocity, miss_radial, miss_cross,
+                             np.linalg.norm(relative_velocity, axis=1))
+
+
+def generate_conjunctions(params: ConjunctionParams, rng: np.random.Generator) -> ConjunctionScenario:
+    """Draw a scenario; see the module docstring for the construction."""
+    design = draw_design(params, rng)
+    count = params.n_debris
+    primary = OrbitState.from_elements(params.primary, mu=params.gravity.mu)
+    primary_position, primary_velocity = integrate(
+        np.repeat(primary.position, count, axis=0), np.repeat(primary.velocity, count, axis=0),
+        design.tca, params.gravity, params.max_step)
+    encounter = debris_at_encounter(design, primary_position, primary_velocity, params.gravity.mu)
+    start_position, start_velocity = integrate(encounter.debris_position, encounter.debris_velocity,
+                                               -design.tca, params.gravity, params.max_step)
     return ConjunctionScenario(
         primary=primary,
         debris=OrbitState(start_position, start_velocity, 0.0),
-        tca=tca,
-        miss_radial=miss_radial,
-        miss_cross=miss_cross,
-        relative_speed=np.linalg.norm(relative_velocity, axis=1),
+        tca=design.tca,
+        miss_radial=encounter.miss_radial,
+        miss_cross=encounter.miss_cross,
+        relative_speed=encounter.relative_speed,
     )

@@ -1,0 +1,47 @@
+"""Multi-objective face of the collision-avoidance env: the reward is a vector."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.orbital.env import CollisionAvoidanceEnv
+from envzoo.orbital.task import OBJECTIVES
+
+
+class CollisionAvoidanceMOEnv(CollisionAvoidanceEnv):
+    """
+    ## Description
+
+    ``CollisionAvoidance-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API):
+    the same simulator, observation, actions, costs and metrics.
+
+    ## Reward Space
+
+    ``Box(-inf, 0, (3,), float32)``, ``reward_dim = 3``, per step:
+
+    1. risk: −Σ_k log10(max(Pc_k, pc_threshold) / pc_threshold), the decades by which the
+       estimated Pc's exceed the operator threshold, minus ``collision_penalty`` (1000) at a
+       collision;
+    2. fuel: −|Δv| burnt in the step, m/s;
+    3. slot: −distance from the station-keeping slot after the step, km.
+
+    The scalar ``CollisionAvoidance-v0`` reward is ``(risk_weight, fuel_weight, slot_weight) ·
+    vector`` (default (1, 10, 0.1)); MO-Gymnasium's ``LinearReward`` with those weights gives
+    the same number.
+
+    ## Arguments
+
+    As ``CollisionAvoidance-v0``.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    vector_reward = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reward_space = spaces.Box(-np.inf, 0.0, (len(OBJECTIVES),), np.float32)
+        self.reward_dim = len(OBJECTIVES)

@@ -1,0 +1,98 @@
+"""Native vector env for ``CollisionAvoidance-v0``: all sub-envs in one batched simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.core.seeding import InstanceSeeds
+from envzoo.core.spaces import check_batch_action, check_box_action
+from envzoo.core.vector import final_step_info, with_masks
+from envzoo.orbital import task
+from envzoo.orbital.sim import CollisionAvoidanceSim
+
+
+class CollisionAvoidanceVectorEnv(VectorEnv):
+    """``num_envs`` copies of :class:`~envzoo.orbital.env.CollisionAvoidanceEnv`, simulated
+    together (one propagation and one Pc evaluation per step for all of them).
+
+    ``gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=N)`` builds it. Sub-env i
+    with ``reset(seed=s)`` follows exactly the trajectory of a single env reset with seed
+    ``s + i`` (as in ``SyncVectorEnv``), for the same actions; ``step`` has no Python loop over
+    sub-envs (resets loop over the finished ones to draw their scenarios).
+
+    Autoreset is Gymnasium's ``SAME_STEP`` mode: when a sub-env's episode ends (collision, the
+    episode's end, or ``max_episode_steps``), the same ``step`` call starts its next episode and
+    returns that episode's first observation; the finished episode's last observation, cost
+    and metrics are in ``info["final_obs"]`` and ``info["final_info"]`` (masked by
+    ``info["_final_obs"]``).
+
+    Actions have shape (N,) (discrete) or (N, 3) (continuous); rewards are float64 (N,);
+    ``info["cost"]`` (N,) is the Δv burnt, ``info["metrics"]`` a dict of (N,) arrays.
+    Arguments are those of ``CollisionAvoidance-v0`` plus ``num_envs`` and ``max_episode_steps``.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+    vector_reward = False
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = max_episode_steps
+        self.params = task.make_params(**kwargs)
+        self.sim = CollisionAvoidanceSim(self.params, self.num_envs)
+        self.single_action_space = task.action_space(self.params)
+        self.single_observation_space = task.observation_space(self.params)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.seeds = InstanceSeeds(self.num_envs)
+        self._hint = task.action_hint(self.params)
+        self._started = False
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        if isinstance(seed, int) or seed is None:
+            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
+        if seed is not None or not self._started:
+            self.seeds.seed(seed)
+        rows = np.arange(self.num_envs)
+        self.sim.reset(rows, self.seeds.next_keys(rows))
+        self._started = True
+        return self.sim.observe(), {}
+
+    def _validate(self, actions) -> np.ndarray:
+        if self.params.action_type == "discrete":
+            return check_batch_action(self.single_action_space, actions, self.num_envs, self._hint)
+        if isinstance(actions, (str, dict)) or actions is None:
+            raise InvalidActionError(f"actions {actions!r} do not fit the batched action space {self.action_space}. "
+                                     f"{self._hint}")
+        return check_box_action(self.action_space, actions, self._hint)
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = self._validate(actions)
+        result = self.sim.step(*task.orders(self.params, actions))
+        objectives = result["objectives"]
+        rewards = objectives.astype(np.float32) if self.vector_reward else task.scalar_reward(self.params, objectives)
+        terminated = result["done"]
+        if self.max_episode_steps is not None:
+            truncated = self.sim.step_index >= self.max_episode_steps
+        else:
+            truncated = np.zeros(self.num_envs, dtype=bool)
+        observations = self.sim.observe()
+        raw_info = {"cost": result["delta_v"], "metrics": self.sim.metrics(), "maneuver_refused": result["refused"]}
+        done = terminated | truncated
+        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
+        # info (empty) here, and the finished step's info in final_info.
+        info = with_masks(raw_info, ~done)
+        if done.any():
+            info.update(final_step_info(raw_info, observations, done))
+            rows = np.flatnonzero(done)
+            self.sim.reset(rows, self.seeds.next_keys(rows))
+            observations = self.sim.observe()
+        return observations, rewards, terminated, truncated, info
