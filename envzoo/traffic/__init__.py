@@ -1,0 +1,15 @@
+"""Traffic-signal control on SUMO (extra ``traffic``).
+
+- :mod:`envzoo.traffic.sumo`: the bridge to SUMO (binaries and tools from the ``eclipse-sumo``
+  wheel, libsumo or TraCI, subscriptions, errors that quote SUMO's log).
+- :mod:`envzoo.traffic.scenarios`: generated grids and arterials, SUMO's own game scenarios,
+  the user's files.
+- :mod:`envzoo.traffic.signals`: green phases parsed from the network, yellow and red-clearance
+  transitions, min/max green (pure functions).
+- :mod:`envzoo.traffic.intersections`: each controlled light's lanes and links in a running network.
+- :mod:`envzoo.traffic.core`: the core every face drives (episodes, decision intervals, metrics).
+- :mod:`envzoo.traffic.features`: observations and named rewards.
+- :mod:`envzoo.traffic.parallel`: ``envzoo/TrafficGrid-v0``, one agent per intersection.
+- :mod:`envzoo.traffic.mo`: ``envzoo/TrafficGridMO-v0``, one agent, vector reward.
+- :mod:`envzoo.traffic.policies`: fixed time, max pressure, longest queue first, SOTL.
+"""

@@ -1,0 +1,131 @@
+"""The traffic-signal core shared by every face: one SUMO network under envzoo's signal control.
+
+It starts episodes, turns each light's requested green into SUMO signal states over one decision
+interval (yellow, red clearance, green), reads the lane state once per decision and keeps the
+episode's KPIs. Faces (the PettingZoo env, single-agent envs) only choose actions and compose
+observations and rewards from its state.
+"""
+
+from __future__ import annotations
+
+from envzoo.traffic import features
+from envzoo.traffic.intersections import Intersection, Network, read_network
+from envzoo.traffic.scenarios import Scenario
+from envzoo.traffic.signals import SignalStatus, SignalTiming, advance_status, decide, interval_segments
+from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
+
+MAX_SUMO_SEED = 2**31 - 1
+
+
+class SignalControlCore:
+    """A scenario's SUMO simulation with every controllable light driven by decisions."""
+
+    def __init__(self, scenario: Scenario, timing: SignalTiming, backend: str = "auto", gui: bool = False,
+                 sumo_warnings: bool = False, sumo_options: dict | None = None):
+        self.scenario = scenario
+        self.timing = timing
+        self._sim_options = dict(backend=backend, gui=gui, warnings=sumo_warnings)
+        self._sumo_args = scenario.sumo_args() + options_to_args(sumo_options or {})
+        self.sim: Simulation | None = None
+        # The lights and lanes are read from a first SUMO start (seed 0); episodes restart that
+        # SUMO instance with their own seed.
+        self.network: Network = read_network(self._simulation(seed=0).api)
+        if not self.network.intersections:
+            self.close()
+            raise ValueError(f"scenario {scenario.name!r} has no traffic light with two or more green phases")
+        self.intersections: dict[str, Intersection] = {i.light: i for i in self.network.intersections}
+        self.lights = list(self.intersections)
+
+    def _simulation(self, seed: int) -> Simulation:
+        if self.sim is None:
+            self.sim = Simulation(self._sumo_args, seed, **self._sim_options)
+        else:
+            self.sim.restart(seed)
+        return self.sim
+
+    # ------------------------------------------------------------------ episodes
+    def start_episode(self, sumo_seed: int) -> None:
+        """Start the scenario with ``sumo_seed``; every light shows its first green."""
+        try:
+            sim = self._simulation(sumo_seed)
+        except Exception:
+            # A failed (re)start leaves no usable SUMO: the next episode starts a fresh one.
+            self.close()
+            raise
+        sim.subscribe_lanes(list(self.network.lanes))
+        self.status = {light: SignalStatus() for light in self.lights}
+        self.shown: dict[str, str] = {}
+        for light, intersection in self.intersections.items():
+            self._show(light, intersection.plan.greens[0])
+        self.decisions, self._queue_sum, self._co2_mg = 0, 0.0, 0.0
+        self._read_lanes()
+
+    def _show(self, light: str, state: str) -> None:
+        if self.shown.get(light) != state:
+            self.sim.set_state(light, state)
+            self.shown[light] = state
+
+    def _read_lanes(self) -> None:
+        self.lanes: LaneState = self.sim.lane_state()
+        self.density, self.queue = features.densities(self.network, self.lanes)
+
+    def apply(self, requested: dict[str, int]) -> None:
+        """Simulate one decision interval with each light's requested green (``decide`` applies
+        the min/max-green rules); all lights share the interval's segments."""
+        timing = self.timing
+        plans = {}
+        for light, intersection in self.intersections.items():
+            status = self.status[light]
+            green, changed = decide(status, requested[light], intersection.n_greens, timing)
+            plans[light] = interval_segments(intersection.plan, status.green, green, changed, timing)
+            self.status[light] = advance_status(status, green, changed, timing)
+        try:
+            durations = [duration for _, duration in max(plans.values(), key=len)]
+            for index, duration in enumerate(durations):
+                for light, segments in plans.items():
+                    self._show(light, segments[min(index, len(segments) - 1)][0])
+                self._co2_mg += self.sim.advance(duration) * duration
+        except Exception:
+            self.close()
+            raise
+        self.decisions += 1
+        self._read_lanes()
+        self._queue_sum += float(sum(self.lanes.halting[i.in_lanes].sum() for i in self.network.intersections))
+
+    def at_scenario_end(self) -> bool:
+        return self.sim.time() >= self.scenario.end
+
+    def metrics(self) -> dict[str, float]:
+        """The episode's KPIs so far (documented in the faces' docstrings)."""
+        totals = self.sim.totals()
+        hours = self.decisions * self.timing.delta / 3600.0
+        return {
+            "mean_delay_s": totals.mean_time_loss, "mean_travel_time_s": totals.mean_travel_time,
+            "mean_waiting_time_s": totals.mean_waiting_time, "arrived": float(totals.arrived),
+            "throughput_vph": totals.arrived / hours if hours else 0.0, "departed": float(totals.departed),
+            "running": float(totals.running), "teleports": float(totals.teleports),
+            "mean_queue": self._queue_sum / self.decisions if self.decisions else 0.0,
+            "co2_kg": self._co2_mg / 1e6,
+        }
+
+    def render_lines(self) -> list[str]:
+        lines = [f"t={self.sim.time():7.0f}s  decision {self.decisions}"]
+        for light, intersection in self.intersections.items():
+            status = self.status[light]
+            queue = int(self.lanes.halting[intersection.in_lanes].sum())
+            lines.append(f"  {light}: green {status.green} for {status.green_time:4.0f}s  "
+                         f"state {self.shown[light]}  queue {queue}")
+        return lines
+
+    def close(self) -> None:
+        if self.sim is not None:
+            self.sim.close()
+            self.sim = None
+
+    @property
+    def running(self) -> bool:
+        return self.sim is not None
+
+    def __del__(self):
+        if getattr(self, "sim", None) is not None:
+            self.close()

@@ -1,0 +1,211 @@
+"""``envzoo/TrafficGrid-v0``: one agent per signalised intersection of a SUMO network."""
+
+from __future__ import annotations
+
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
+
+from envzoo.core.errors import InvalidActionError
+from envzoo.core.spaces import check_action
+from envzoo.traffic import features
+from envzoo.traffic.core import MAX_SUMO_SEED, SignalControlCore
+from envzoo.traffic.scenarios import make_scenario
+from envzoo.traffic.signals import SignalTiming
+
+
+class TrafficGridEnv(ParallelEnv):
+    """
+    ## Description
+
+    Traffic-signal control on SUMO with one agent per signalised intersection, as in sumo-rl and
+    RESCO. Every ``delta`` seconds each agent picks the green phase its light shows next. A change
+    of green shows ``yellow`` seconds of yellow on the links that lose green, then ``all_red``
+    seconds of red clearance, then the new green for the rest of the interval. The default
+    scenario is a generated 4 × 4 grid (200 m blocks, one lane per direction, Poisson flows of
+    100 veh/h from each of the 16 border roads to every other border road).
+
+    ## Agents
+
+    One per traffic light with at least two distinct green phases, named by the light's id
+    (``A0`` … ``D3`` on generated grids). Lights with one green keep SUMO's program.
+
+    ## Action Space
+
+    Per agent ``Discrete(G)``: the index of the green phase to show, in the order of the
+    network's program. Requests that break the rules are not errors but are overridden, as in
+    sumo-rl: a change before ``min_green`` seconds of the current green keeps it; keeping a green
+    that would then exceed ``max_green`` seconds moves to the next green.
+    ``infos[agent]["green"]`` is the green actually shown.
+
+    ## Observation Space
+
+    Per agent ``Box(low, 1, (2G + 1 + 2L,), float32)`` with L incoming lanes:
+    phase one-hot (G), min-green flag (1: the light may change now), density per incoming lane (L),
+    queue per incoming lane (L) — vehicles (halting vehicles) × 7.5 m / lane length, capped at 1 —
+    and the pressure of each green (G): mean over its green links of incoming minus outgoing
+    lane density, in [−1, 1].
+
+    ## Rewards
+
+    Per agent, by name (``reward=``), over the light's incoming lanes:
+
+    - ``"diff-waiting-time"`` (default): decrease of the total waiting time (sum over vehicles of
+      how long each has been stopped) since the last decision, in units of 100 s;
+    - ``"queue"``: minus the number of halting vehicles;
+    - ``"pressure"``: minus (vehicles on incoming lanes − vehicles on outgoing lanes);
+    - ``"average-speed"``: vehicle-weighted mean of lane speed / speed limit (1 when empty).
+
+    ## Starting State
+
+    SUMO starts the scenario at its begin time with a seed drawn from the env's generator; every
+    light shows its first green.
+
+    ## Episode End
+
+    No termination; every agent is truncated after ``max_cycles`` decisions (default 720, one
+    simulated hour) or when the scenario's end time is reached.
+
+    ## Metrics
+
+    ``infos[agent]["metrics"]`` (the same dict for every agent), for the episode so far:
+    ``mean_delay_s`` (SUMO's time loss, mean over arrived vehicles), ``mean_travel_time_s``,
+    ``mean_waiting_time_s``, ``arrived`` (throughput), ``throughput_vph``, ``departed``,
+    ``running``, ``teleports``, ``mean_queue`` (halting vehicles on all controlled incoming lanes,
+    mean over decisions) and ``co2_kg`` (the network's CO2 emission rate from SUMO's default
+    emission model, sampled at the end of every simulated segment, times its length).
+
+    ## Arguments
+
+    - ``scenario``: ``"grid4x4"`` (default), ``"grid<R>x<C>"``, ``"arterial"``, a SUMO game
+      scenario (``"bs3d"``, ``"fkk_in"``, ``"DRT"`` ...), a ``.sumocfg`` path, a dict or a
+      :class:`~envzoo.traffic.scenarios.Scenario` (see :func:`~envzoo.traffic.scenarios.make_scenario`).
+    - ``reward``: one of the names above.
+    - ``delta``, ``yellow``, ``all_red``, ``min_green``, ``max_green``: seconds (defaults 5, 2, 0,
+      5, 50 as sumo-rl).
+    - ``max_cycles``: decisions per episode (default 720).
+    - ``backend``: ``"auto"`` (libsumo when this process runs no other libsumo simulation,
+      else TraCI), ``"libsumo"`` (an error if one is running) or ``"traci"``.
+    - ``gui``: run ``sumo-gui`` (through TraCI).
+    - ``sumo_warnings``: keep SUMO's warnings (teleports, ...) in its log.
+    - ``sumo_options``: further SUMO options, e.g. ``{"time-to-teleport": 60}``.
+    - ``render_mode``: ``"ansi"`` or None.
+
+    Copies (``pickle``, ``copy.deepcopy``) start their own SUMO and replay the episode so far.
+
+    ## References
+
+    - Alegre. SUMO-RL. https://github.com/LucasAlegre/sumo-rl, 2019.
+    - Ault & Sharon. Reinforcement Learning Benchmarks for Traffic Signal Control (RESCO).
+      NeurIPS Datasets and Benchmarks 2021.
+    - Lopez et al. Microscopic Traffic Simulation using SUMO. IEEE ITSC 2018.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"name": "traffic_grid_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+
+    def __init__(self, scenario="grid4x4", reward: str = "diff-waiting-time", delta: float = 5.0,
+                 yellow: float = 2.0, all_red: float = 0.0, min_green: float = 5.0, max_green: float = 50.0,
+                 max_cycles: int = 720, backend: str = "auto", gui: bool = False, sumo_warnings: bool = False,
+                 sumo_options: dict | None = None, render_mode: str | None = None):
+        self._init_kwargs = dict(scenario=scenario, reward=reward, delta=delta, yellow=yellow, all_red=all_red,
+                                 min_green=min_green, max_green=max_green, max_cycles=max_cycles,
+                                 backend=backend, gui=gui, sumo_warnings=sumo_warnings,
+                                 sumo_options=sumo_options, render_mode=render_mode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if max_cycles < 1:
+            raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
+        self.reward_name = reward
+        self._reward = features.reward_function(reward)
+        self.max_cycles = max_cycles
+        self.render_mode = render_mode
+        self.core = SignalControlCore(make_scenario(scenario), SignalTiming(delta, yellow, all_red, min_green, max_green),
+                                      backend=backend, gui=gui, sumo_warnings=sumo_warnings, sumo_options=sumo_options)
+        self.timing, self.network, self.intersections = self.core.timing, self.core.network, self.core.intersections
+        self._np_random, _ = seeding.np_random(None)
+        self.possible_agents = list(self.core.lights)
+        self.agents: list[str] = []
+        self._observation_spaces = {a: features.observation_space(i) for a, i in self.intersections.items()}
+        self._action_spaces = {a: spaces.Discrete(i.n_greens) for a, i in self.intersections.items()}
+        self._episode_seed: int | None = None
+        self._history: list[dict] = []
+
+    def observation_space(self, agent):
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self._start_episode(int(self._np_random.integers(MAX_SUMO_SEED)))
+        return self._observations(), {agent: {} for agent in self.agents}
+
+    def _start_episode(self, sumo_seed: int) -> None:
+        self.core.start_episode(sumo_seed)
+        self._episode_seed, self._history = sumo_seed, []
+        self.agents = list(self.possible_agents)
+        self._previous_wait = {a: features.total_waiting_time(i, self.core.lanes) for a, i in self.intersections.items()}
+
+    def step(self, actions):
+        if not self.agents:
+            raise RuntimeError("the episode is over (or reset() was not called): call reset()")
+        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
+        if missing or unknown:
+            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
+                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        requested = {agent: check_action(self.action_space(agent), actions[agent],
+                                         f"(agent {agent}: the index of a green phase)") for agent in self.agents}
+        self._history.append(requested)
+        try:
+            self.core.apply(requested)
+        except Exception:
+            self.agents = []
+            raise
+        lanes = self.core.lanes
+        rewards = {}
+        for agent, intersection in self.intersections.items():
+            rewards[agent] = float(self._reward(intersection, lanes, self.network, self._previous_wait[agent]))
+            self._previous_wait[agent] = features.total_waiting_time(intersection, lanes)
+        metrics = self.core.metrics()
+        truncated = self.core.decisions >= self.max_cycles or self.core.at_scenario_end()
+        observations = self._observations()
+        terminations = {agent: False for agent in self.agents}
+        truncations = {agent: truncated for agent in self.agents}
+        infos = {agent: {"metrics": metrics, "green": self.core.status[agent].green} for agent in self.agents}
+        if truncated:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observations(self):
+        core = self.core
+        return {agent: features.observe(self.intersections[agent], core.status[agent], self.timing,
+                                        core.density, core.queue) for agent in self.agents}
+
+    def render(self):
+        if self.render_mode != "ansi" or not self.core.running or self._episode_seed is None:
+            return None
+        return "\n".join(self.core.render_lines()) + "\n"
+
+    def close(self):
+        self.core.close()
+        self.agents = []
+
+    # Copies start their own SUMO and replay the episode so far (SUMO's state cannot be shared).
+    def __getstate__(self):
+        return {"kwargs": self._init_kwargs, "rng": self._np_random.bit_generator.state,
+                "episode": (self._episode_seed, list(self._history)) if self.agents else None}
+
+    def __setstate__(self, state):
+        self.__init__(**state["kwargs"])
+        if state["episode"] is not None:
+            seed, history = state["episode"]
+            self._start_episode(seed)
+            for actions in history:
+                self.step(actions)
+        self._np_random.bit_generator.state = state["rng"]

@@ -1,0 +1,136 @@
+"""Reference signal-control policies for ``TrafficGrid-v0`` and ``TrafficGridMO-v0``: fixed time,
+max pressure, longest queue first and SOTL. Each returns, per light, the index of the green to
+show next; they read the observation, the green actually shown (``info["green"]``) and the
+network's static layout (lanes, links, the program's green durations), never SUMO's hidden state."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.policy import Policy
+from envzoo.traffic import features
+from envzoo.traffic.intersections import Intersection
+
+
+def _env(env):
+    return getattr(env, "unwrapped", env)
+
+
+class _PerIntersection(Policy):
+    """A rule applied to each light on its own. Works on both faces: the PettingZoo env (dicts
+    keyed by light) and the single-agent env (one observation of all lights concatenated, one
+    green index per light)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.core = _env(env).core
+        self.intersections: dict[str, Intersection] = self.core.intersections
+        sizes = [features.observation_space(self.intersections[light]).shape[0] for light in self.core.lights]
+        self._splits = np.cumsum(sizes)[:-1]
+
+    def parts(self, agent: str, observation: np.ndarray) -> dict[str, np.ndarray]:
+        greens, lanes = self.intersections[agent].n_greens, len(self.intersections[agent].in_lanes)
+        cut = np.cumsum([greens, 1, lanes, lanes])
+        phase, flag, density, queue, pressure = np.split(observation, cut)
+        return {"phase": phase, "can_change": bool(flag[0]), "density": density, "queue": queue, "pressure": pressure}
+
+    def __call__(self, observations, infos):
+        if isinstance(observations, dict):
+            return {agent: self.choose(agent, observations[agent], infos.get(agent, {}))
+                    for agent in observations}
+        per_light = np.split(observations, self._splits)
+        shown = infos.get("green", {})
+        return np.array([self.choose(light, observation, {"green": shown[light]} if light in shown else {})
+                         for light, observation in zip(self.core.lights, per_light)])
+
+    def choose(self, agent: str, observation: np.ndarray, info: dict) -> int:
+        raise NotImplementedError
+
+
+def green_lane_weights(intersection: Intersection) -> np.ndarray:
+    """(greens, incoming lanes) matrix: 1 where a green serves a lane on at least one link."""
+    position = {lane: i for i, lane in enumerate(intersection.in_lanes)}
+    weights = np.zeros((intersection.n_greens, len(intersection.in_lanes)))
+    for green, links in enumerate(intersection.green_links):
+        for link in links:
+            weights[green, position[intersection.link_in[link]]] = 1.0
+    return weights
+
+
+class FixedTime(_PerIntersection):
+    """The network's own program: each green for its programmed duration, in order (rounded to
+    decision intervals; envzoo's yellow replaces the program's)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.reset()
+
+    def reset(self, seed=None):
+        self.green = {agent: 0 for agent in self.intersections}
+        self.elapsed = {agent: 0.0 for agent in self.intersections}
+
+    def choose(self, agent, observation, info):
+        timing = self.core.timing
+        shown = info.get("green", 0)
+        if shown != self.green[agent]:  # the env switched (first decision of a new green)
+            self.green[agent], self.elapsed[agent] = shown, timing.green_after_change
+        elif info:
+            self.elapsed[agent] += timing.delta
+        plan = self.intersections[agent].plan
+        if self.elapsed[agent] + timing.delta / 2 >= plan.green_durations[self.green[agent]]:
+            return (self.green[agent] + 1) % len(plan.greens)
+        return self.green[agent]
+
+
+class MaxPressure(_PerIntersection):
+    """Varaiya's max pressure (2013): the green whose links have the largest incoming-minus-outgoing
+    density (ties: the current green)."""
+
+    def choose(self, agent, observation, info):
+        parts = self.parts(agent, observation)
+        current = int(np.argmax(parts["phase"]))
+        best = int(np.argmax(parts["pressure"]))
+        return current if parts["pressure"][current] >= parts["pressure"][best] else best
+
+
+class LongestQueueFirst(_PerIntersection):
+    """The green serving the most queued vehicles (lane queues weighted by lane capacity)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        capacity = self.core.network.capacity
+        self.weights = {agent: green_lane_weights(i) * capacity[i.in_lanes] for agent, i in self.intersections.items()}
+
+    def choose(self, agent, observation, info):
+        return int(np.argmax(self.weights[agent] @ self.parts(agent, observation)["queue"]))
+
+
+class SOTL(_PerIntersection):
+    """Self-organising traffic lights (Gershenson 2005, the request rule): vehicles waiting at
+    red accumulate vehicle-seconds; once they reach ``threshold`` and the green has run its
+    minimum, switch to the green serving most of them."""
+
+    def __init__(self, env, threshold: float = 40.0):
+        super().__init__(env)
+        if threshold <= 0:
+            raise ValueError(f"threshold must be > 0 vehicle-seconds, got {threshold!r}")
+        self.threshold = threshold
+        capacity = self.core.network.capacity
+        self.weights = {agent: green_lane_weights(i) * capacity[i.in_lanes] for agent, i in self.intersections.items()}
+        self.reset()
+
+    def reset(self, seed=None):
+        self.accumulated = {agent: 0.0 for agent in self.intersections}
+
+    def choose(self, agent, observation, info):
+        parts = self.parts(agent, observation)
+        current = int(np.argmax(parts["phase"]))
+        demand = self.weights[agent] @ parts["density"]  # vehicles each green would serve
+        others = demand.copy()
+        others[current] = -np.inf
+        waiting_at_red = float(np.max(others)) if len(others) > 1 else 0.0
+        self.accumulated[agent] += waiting_at_red * self.core.timing.delta
+        if parts["can_change"] and self.accumulated[agent] >= self.threshold:
+            self.accumulated[agent] = 0.0
+            return int(np.argmax(others))
+        return current

@@ -1,0 +1,143 @@
+"""Traffic-light control: the green phases of each light, the yellow and red-clearance states
+between them, and the min-green / max-green rules, as pure functions of a small status.
+
+A light is controlled by choosing one of its green phases every decision interval (``delta``
+seconds). Changing green shows ``yellow`` seconds of yellow on the links that lose green, then
+``all_red`` seconds of red clearance (those links red, links green in both phases stay green),
+then the new green for the rest of the interval, so decisions stay synchronous across lights
+and every decision starts in a green phase.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+GREEN = "Gg"
+YELLOW = "yY"
+
+
+@dataclass(frozen=True)
+class SignalTiming:
+    """Seconds: decision interval, yellow, red clearance, minimum and maximum green."""
+
+    delta: float = 5.0
+    yellow: float = 2.0
+    all_red: float = 0.0
+    min_green: float = 5.0
+    max_green: float = 50.0
+
+    def __post_init__(self):
+        for name in ("delta", "yellow", "min_green", "max_green"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
+        if self.all_red < 0:
+            raise ValueError(f"all_red must be >= 0 seconds, got {self.all_red!r}")
+        if self.yellow + self.all_red >= self.delta:
+            raise ValueError(f"yellow + all_red ({self.yellow} + {self.all_red} s) must be shorter than the "
+                             f"decision interval delta ({self.delta} s): the new green starts within the interval")
+        if self.min_green > self.max_green:
+            raise ValueError(f"min_green ({self.min_green} s) must not exceed max_green ({self.max_green} s)")
+        if self.max_green < self.delta - self.yellow - self.all_red:
+            raise ValueError(f"max_green ({self.max_green} s) is shorter than the green part of one decision "
+                             f"interval ({self.delta - self.yellow - self.all_red} s)")
+
+    @property
+    def green_after_change(self) -> float:
+        """Seconds of the new green shown in the interval in which it was chosen."""
+        return self.delta - self.yellow - self.all_red
+
+
+@dataclass(frozen=True)
+class SignalPlan:
+    """The controllable greens of one traffic light (signal states, one character per link)."""
+
+    light: str
+    greens: tuple[str, ...]
+    green_durations: tuple[float, ...]  # seconds each green lasts in the network's own program
+
+    def yellow_state(self, origin: int, target: int) -> str:
+        """Links green now and not in the target green turn yellow; the others keep their state."""
+        return "".join("y" if a in GREEN and b not in GREEN else a
+                       for a, b in zip(self.greens[origin], self.greens[target]))
+
+    def clearance_state(self, origin: int, target: int) -> str:
+        """Links that lost green are red; links green in both phases stay green."""
+        return "".join(a if a in GREEN and b in GREEN else "r"
+                       for a, b in zip(self.greens[origin], self.greens[target]))
+
+
+def is_green_phase(state: str) -> bool:
+    return any(c in GREEN for c in state) and not any(c in YELLOW for c in state)
+
+
+def plan_from_logics(light: str, logics, active_program: str) -> SignalPlan | None:
+    """The plan of a light from its SUMO program logics (``trafficlight.getAllProgramLogics``):
+    the distinct greens of the active program, then those of its other programs (SUMO's game
+    scenarios give each green its own program). ``None`` when there are fewer than two greens
+    (nothing to choose). Actuated and other adaptive programs are replaced by envzoo's control,
+    with a warning naming the light."""
+    static_type = 0  # SUMO's TRAFFICLIGHT_TYPE_STATIC
+    ordered = sorted(logics, key=lambda logic: logic.programID != active_program)
+    greens, durations = [], []
+    for logic in ordered:
+        for phase in logic.phases:
+            if is_green_phase(phase.state) and phase.state not in greens:
+                greens.append(phase.state)
+                durations.append(float(phase.duration))
+    if len(greens) < 2:
+        return None
+    active = ordered[0]
+    if active.type != static_type:
+        warnings.warn(f"traffic light {light!r} runs an actuated (type {active.type}) program {active.programID!r}; "
+                      f"envzoo controls it as a static light with its {len(greens)} green phases "
+                      "(their programmed durations serve the fixed-time policy)", UserWarning, stacklevel=2)
+    return SignalPlan(light, tuple(greens), tuple(durations))
+
+
+# ---------------------------------------------------------------------- decisions
+@dataclass(frozen=True)
+class SignalStatus:
+    """A light at a decision time: which green it shows and for how long it has shown it."""
+
+    green: int = 0
+    green_time: float = 0.0
+
+    def can_change(self, timing: SignalTiming) -> bool:
+        return self.green_time >= timing.min_green
+
+
+def decide(status: SignalStatus, requested: int, n_greens: int, timing: SignalTiming) -> tuple[int, bool]:
+    """The green to show in the coming interval and whether it is a change.
+
+    - a request for another green before ``min_green`` seconds of the current one is refused
+      (the light keeps its green; the observation's min-green flag tells the agent);
+    - keeping a green that would then exceed ``max_green`` moves to the next green in order.
+    """
+    if not 0 <= requested < n_greens:
+        raise ValueError(f"green phase {requested} does not exist; this light has {n_greens} (0..{n_greens - 1})")
+    if requested != status.green:
+        if status.can_change(timing):
+            return requested, True
+        return status.green, False
+    if status.green_time + timing.delta > timing.max_green:
+        return (status.green + 1) % n_greens, True
+    return status.green, False
+
+
+def advance_status(status: SignalStatus, new_green: int, changed: bool, timing: SignalTiming) -> SignalStatus:
+    if changed:
+        return SignalStatus(new_green, timing.green_after_change)
+    return replace(status, green_time=status.green_time + timing.delta)
+
+
+def interval_segments(plan: SignalPlan, origin: int, target: int, changed: bool,
+                      timing: SignalTiming) -> list[tuple[str, float]]:
+    """The signal states of one decision interval and how long each is shown (sums to delta)."""
+    if not changed:
+        return [(plan.greens[origin], timing.delta)]
+    segments = [(plan.yellow_state(origin, target), timing.yellow)]
+    if timing.all_red > 0:
+        segments.append((plan.clearance_state(origin, target), timing.all_red))
+    segments.append((plan.greens[target], timing.green_after_change))
+    return segments

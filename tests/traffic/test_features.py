@@ -1,0 +1,58 @@
+"""Observations and rewards recomputed from SUMO's per-lane getters (a second path to the same
+numbers than the env's subscriptions), for every named reward."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("libsumo")
+
+from envzoo.traffic.features import REWARDS  # noqa: E402
+from envzoo.traffic.parallel import TrafficGridEnv  # noqa: E402
+
+SCENARIO = {"kind": "grid", "rows": 2, "columns": 2, "demand": 300, "duration": 600}
+
+
+def _by_getters(api, lanes):
+    get = api.lane
+    return {name: np.array([fn(lane) for lane in lanes], dtype=float) for name, fn in (
+        ("vehicles", get.getLastStepVehicleNumber), ("halting", get.getLastStepHaltingNumber),
+        ("waiting", get.getWaitingTime), ("speed", get.getLastStepMeanSpeed),
+        ("length", get.getLength), ("limit", get.getMaxSpeed))}
+
+
+@pytest.mark.parametrize("reward", sorted(REWARDS))
+def test_observations_and_rewards_match_sumo_getters(reward):
+    env = TrafficGridEnv(scenario=SCENARIO, reward=reward, max_cycles=40)
+    try:
+        env.reset(seed=2)
+        rng = np.random.default_rng(0)
+        previous_wait = {agent: 0.0 for agent in env.agents}
+        checked = 0
+        while env.agents:
+            observations, rewards, _, _, infos = env.step({a: int(rng.integers(2)) for a in env.agents})
+            for agent, intersection in env.intersections.items():
+                lanes = [env.network.lanes[i] for i in intersection.in_lanes]
+                out_lanes = [env.network.lanes[i] for i in intersection.out_lanes]
+                inc, out = _by_getters(env.core.sim.api, lanes), _by_getters(env.core.sim.api, out_lanes)
+                n_greens, n_lanes = intersection.n_greens, len(lanes)
+                observation = observations[agent]
+                assert observation[:n_greens].argmax() == infos[agent]["green"]
+                density = observation[n_greens + 1:n_greens + 1 + n_lanes]
+                queue = observation[n_greens + 1 + n_lanes:n_greens + 1 + 2 * n_lanes]
+                np.testing.assert_allclose(density, np.minimum(inc["vehicles"] * 7.5 / inc["length"], 1), rtol=1e-6)
+                np.testing.assert_allclose(queue, np.minimum(inc["halting"] * 7.5 / inc["length"], 1), rtol=1e-6)
+                expected = {
+                    "queue": -inc["halting"].sum(),
+                    "pressure": -(inc["vehicles"].sum() - out["vehicles"].sum()),
+                    "diff-waiting-time": (previous_wait[agent] - inc["waiting"].sum()) / 100,
+                    "average-speed": (float((inc["speed"] / inc["limit"] * inc["vehicles"]).sum() / inc["vehicles"].sum())
+                                      if inc["vehicles"].sum() else 1.0),
+                }[reward]
+                assert rewards[agent] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+                previous_wait[agent] = inc["waiting"].sum()
+                checked += inc["vehicles"].sum() > 0
+        assert checked > 40, "the check needs traffic"
+    finally:
+        env.close()

@@ -1,0 +1,79 @@
+"""Reference policies: valid actions on every light, the fixed-time policy reproduces the
+network's program, and max pressure beats fixed time on a saturated grid (short runs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("libsumo")
+
+import envzoo  # noqa: E402,F401
+from envzoo.core.rollout import run_episode  # noqa: E402
+from envzoo.registry import env_info, make_policy  # noqa: E402
+from envzoo.traffic.parallel import TrafficGridEnv  # noqa: E402
+
+SATURATED = {"kind": "grid", "rows": 3, "columns": 3, "demand": 300, "duration": 900}
+
+
+@pytest.fixture(scope="module")
+def saturated_env():
+    env = TrafficGridEnv(scenario=SATURATED, max_cycles=180)
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def delays(saturated_env):
+    """Mean delay (s) of each registered policy over the same two seeds."""
+    names = [ref.name for ref in env_info("envzoo/TrafficGrid-v0").policies]
+    results = {}
+    for name in names:
+        policy = make_policy("envzoo/TrafficGrid-v0", name, saturated_env)
+        runs = [run_episode(saturated_env, policy, seed=seed).metrics for seed in (0, 1)]
+        results[name] = float(np.mean([m["mean_delay_s"] for m in runs]))
+    return results
+
+
+def test_max_pressure_reduces_delay_relative_to_fixed_time(delays):
+    assert delays["max-pressure"] < 0.8 * delays["fixed-time"], delays
+
+
+def test_adaptive_policies_all_beat_fixed_time_on_a_saturated_grid(delays):
+    for name in ("longest-queue-first", "sotl"):
+        assert delays[name] < delays["fixed-time"], delays
+
+
+def test_fixed_time_shows_the_programmed_green_durations(every_second):
+    env = TrafficGridEnv(scenario={"kind": "grid", "rows": 2, "columns": 2, "demand": 100, "duration": 600},
+                         max_cycles=60)
+    try:
+        light = env.possible_agents[0]
+        shown = []
+        every_second(env, lambda api: shown.append(api.trafficlight.getRedYellowGreenState(light)))
+        policy = make_policy("envzoo/TrafficGrid-v0", "fixed-time", env)
+        run_episode(env, policy, seed=0)
+        plan = env.intersections[light].plan
+        runs, last = [], None
+        for state in shown:
+            if state == last:
+                runs[-1][1] += 1
+            else:
+                runs.append([state, 1])
+            last = state
+        complete_greens = [(state, n) for state, n in runs[1:-1] if state in plan.greens]
+        assert len(complete_greens) >= 4
+        for state, seconds in complete_greens:
+            programmed = plan.green_durations[plan.greens.index(state)]
+            # decisions every 5 s: the green ends at the decision nearest its programmed end
+            assert abs(seconds - programmed) <= env.timing.delta / 2 + 1, (state, seconds, programmed)
+    finally:
+        env.close()
+
+
+def test_policies_give_a_valid_green_for_every_agent(saturated_env):
+    observations, infos = saturated_env.reset(seed=3)
+    for ref in env_info("envzoo/TrafficGrid-v0").policies:
+        actions = make_policy("envzoo/TrafficGrid-v0", ref.name, saturated_env)(observations, infos)
+        assert set(actions) == set(saturated_env.agents)
+        assert all(saturated_env.action_space(agent).contains(action) for agent, action in actions.items())
