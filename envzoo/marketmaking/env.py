@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections import OrderedDict
 
 import gymnasium as gym
@@ -14,7 +15,7 @@ from envzoo.marketmaking.clocks import CLOCKS, action_points
 from envzoo.marketmaking.execution import ExecutionConfig
 from envzoo.marketmaking.features import FeatureSpec, step_features
 from envzoo.marketmaking.lob import LobStream
-from envzoo.marketmaking.lob_data import slice_updates
+from envzoo.marketmaking.lob_data import load_stream, slice_updates
 from envzoo.marketmaking.lob_episodes import METRICS, POSITION_FEATURES, MarketMakingEpisodes, MarketMakingSetup
 from envzoo.marketmaking.mm_rewards import REWARDS
 
@@ -82,15 +83,20 @@ def make_setup(data="synthetic", *, updates_per_day: int = 20_000, days: int = 3
     """Check the arguments of ``MarketMaking-v0`` (see :class:`MarketMakingEnv`) and prepare
     the data: action points and step features of every day (cached per process for the
     synthetic stream)."""
-    if isinstance(data, str):
-        if data != "synthetic":
-            raise ValueError(f"data must be a LobStream or 'synthetic', got {data!r}")
+    if isinstance(data, (str, os.PathLike)) and str(data) == "synthetic":
         stream = synthetic_stream(updates_per_day, levels=book_levels, seed=data_seed, days=days)
         cache_key = ("synthetic", int(updates_per_day), int(book_levels), int(data_seed), int(days))
+    elif isinstance(data, (str, os.PathLike)):
+        path = os.path.abspath(data)
+        if not os.path.isfile(os.path.join(path, "meta.json")):
+            raise ValueError(f"data={str(data)!r} is neither 'synthetic' nor a stream directory (no meta.json "
+                             f"in {path}); write one with `envzoo lob convert` or pass a LobStream")
+        stream = _cached(_STREAM_CACHE, ("path", path), lambda: load_stream(path))
+        cache_key = ("path", path)
     elif isinstance(data, LobStream):
         stream, cache_key = data, None
     else:
-        raise ValueError(f"data must be a LobStream or 'synthetic', got {type(data).__name__}")
+        raise ValueError(f"data must be a LobStream, a stream directory or 'synthetic', got {type(data).__name__}")
 
     levels = tuple(levels)
     if (not levels or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in levels)
@@ -261,7 +267,9 @@ class MarketMakingEnv(gym.Env):
 
     ## Arguments
 
-    - ``data``: a :class:`~envzoo.marketmaking.lob.LobStream`, or ``"synthetic"`` (default):
+    - ``data``: a :class:`~envzoo.marketmaking.lob.LobStream`; a stream directory written by
+      ``envzoo lob convert`` (memory-mapped, opened once per process per path); or
+      ``"synthetic"`` (default):
       :func:`envzoo.marketmaking.synthetic_lob.synthetic_lob` with ``updates_per_day`` (20 000,
       about 12 minutes of trading from each midnight), ``days`` (3), ``book_levels`` (15) and
       ``data_seed`` (0), its other parameters at their defaults (Brownian mid near 10 000, tick

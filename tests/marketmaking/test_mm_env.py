@@ -308,3 +308,19 @@ def test_env_matches_the_per_order_reference_model():
     assert info["metrics"]["bid_fills"] == a.maker_buys and info["metrics"]["ask_fills"] == a.maker_sells
     assert info["metrics"]["pnl"] == pytest.approx(a.equity(model.mid), rel=1e-9)
     assert a.maker_buys + a.maker_sells > 0  # the comparison covered fills
+
+
+def test_a_converted_stream_directory_replays_like_the_stream(tmp_path):
+    from envzoo.marketmaking.lob_data import save_stream
+
+    stream = synthetic_lob(3000, levels=15, seed=5, days=2)
+    save_stream(stream, tmp_path / "stream")
+    from_path = MarketMakingEnv(str(tmp_path / "stream"), threshold=5e-5)
+    from_stream = MarketMakingEnv(stream, threshold=5e-5)
+    a, _ = from_path.reset(seed=1)
+    b, _ = from_stream.reset(seed=1)
+    np.testing.assert_array_equal(a, b)
+    for action in (1, 5, 0, 16, 3):
+        np.testing.assert_array_equal(from_path.step(action)[0], from_stream.step(action)[0])
+    with pytest.raises(ValueError, match="neither 'synthetic' nor a stream directory"):
+        MarketMakingEnv(str(tmp_path / "nowhere"))
