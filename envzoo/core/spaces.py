@@ -56,3 +56,14 @@ def check_box_action(space: spaces.Box, action, hint: str = "") -> np.ndarray:
         raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}: every entry "
                                  f"must be finite and within the bounds. {hint}")
     return array.astype(np.float64)
+
+
+def check_agent_actions(live_agents, actions) -> None:
+    """A PettingZoo parallel ``step``'s ``actions``: a dict with exactly one entry per live agent."""
+    if not isinstance(actions, dict):
+        raise InvalidActionError(f"actions must be a dict with one action per agent {live_agents}, "
+                                 f"got {type(actions).__name__}")
+    missing, unknown = set(live_agents) - set(actions), set(actions) - set(live_agents)
+    if missing or unknown:
+        raise InvalidActionError(f"actions must have exactly one entry per live agent {live_agents}; "
+                                 f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")

@@ -11,8 +11,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envzoo.core.errors import InvalidActionError
-from envzoo.core.spaces import check_action
+from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.marketmaking.arena_book import BookFill, CrossingOrderError, OrderBook
 from envzoo.marketmaking.arena_flow import BackgroundFlow, FlowParams
 from envzoo.marketmaking.execution import BUY, SELL, Accounting, Fill
@@ -291,13 +290,7 @@ class MarketMakingArenaEnv(ParallelEnv):
     def step(self, actions):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        if not isinstance(actions, dict):
-            raise InvalidActionError(f"actions must be a dict with one action per agent {self.agents}, "
-                                     f"got {type(actions).__name__}")
-        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
-        if missing or unknown:
-            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
-                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        check_agent_actions(self.agents, actions)
         # Check every action before changing any state.
         chosen = [check_action(self.action_space(agent), actions[agent], f"(agent {agent}) {self._hint}")
                   for agent in self.possible_agents]

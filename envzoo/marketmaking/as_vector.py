@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_box_action
-from envzoo.core.vector import final_step_info, with_masks
+from envzoo.core.vector import check_vector_size, final_step_info, with_masks
 from envzoo.marketmaking.as_env import action_hint, action_space, observation_space
 from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
 
@@ -38,10 +38,7 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        num_envs, max_episode_steps = check_vector_size(num_envs, max_episode_steps)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
         self.params = make_params(**kwargs)

@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_batch_action
-from envzoo.core.vector import final_step_info, with_masks
+from envzoo.core.vector import check_vector_size, final_step_info, with_masks
 from envzoo.marketmaking.env import make_setup
 from envzoo.marketmaking.lob_episodes import MarketMakingEpisodes
 
@@ -40,10 +40,7 @@ class MarketMakingVectorEnv(VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        num_envs, max_episode_steps = check_vector_size(num_envs, max_episode_steps)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
         self.setup = make_setup(**kwargs)

@@ -7,7 +7,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envzoo.core.errors import InvalidActionError
+from envzoo.core.spaces import check_agent_actions
 from envzoo.core.rng import key_from_generator
 from envzoo.orbital import task
 from envzoo.orbital.conjunctions import ConjunctionParams, generate_conjunctions
@@ -163,10 +163,7 @@ class ConstellationEnv(ParallelEnv):
     def step(self, actions):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
-        if missing or unknown:
-            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
-                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        check_agent_actions(self.agents, actions)
         # Check every action before changing any state.
         checked = [validate_action(self.params, self._action_space, actions[agent], f"(agent {agent}) {self._hint}")
                    for agent in self.possible_agents]

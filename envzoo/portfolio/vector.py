@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_box_action
-from envzoo.core.vector import final_step_info, with_masks
+from envzoo.core.vector import check_vector_size, final_step_info, with_masks
 from envzoo.portfolio.env import flatten
 from envzoo.portfolio.task import PortfolioTask
 
@@ -30,10 +30,7 @@ class PortfolioVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, observation: str = "dict", max_episode_steps: int | None = None,
                  **task_kwargs):
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
+        num_envs, max_episode_steps = check_vector_size(num_envs, max_episode_steps)
         self.max_episode_steps = max_episode_steps
         if observation not in ("dict", "flat"):
             raise ValueError(f"observation must be 'dict' or 'flat', got {observation!r}")

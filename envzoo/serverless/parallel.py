@@ -7,9 +7,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_action
+from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.serverless import task as serverless_task
 from envzoo.serverless.workloads import Workload, make_workload
 
@@ -144,10 +143,7 @@ class ServerlessClusterEnv(ParallelEnv):
     def step(self, actions):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
-        if missing or unknown:
-            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
-                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        check_agent_actions(self.agents, actions)
         # Check every action before changing any state.
         levels = [check_action(self.action_space(agent), actions[agent], f"(agent {agent}) {self.task.action_hint()}")
                   for agent in self.possible_agents]

@@ -6,8 +6,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envzoo.core.errors import InvalidActionError
-from envzoo.core.spaces import check_action
+from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.traffic import features
 from envzoo.traffic.core import MAX_SUMO_SEED, SignalControlCore
 from envzoo.traffic.scenarios import make_scenario
@@ -155,10 +154,7 @@ class TrafficGridEnv(ParallelEnv):
     def step(self, actions):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        missing, unknown = set(self.agents) - set(actions), set(actions) - set(self.agents)
-        if missing or unknown:
-            raise InvalidActionError(f"actions must have exactly one entry per live agent {self.agents}; "
-                                     f"missing {sorted(missing)}, unknown {sorted(map(str, unknown))}")
+        check_agent_actions(self.agents, actions)
         requested = {agent: check_action(self.action_space(agent), actions[agent],
                                          f"(agent {agent}: the index of a green phase)") for agent in self.agents}
         self._history.append(requested)
