@@ -22,15 +22,20 @@ class InstanceSeeds:
         self.generators = [seeding.np_random(None)[0] for _ in range(num_envs)]
 
     def seed(self, seed: int | list[int | None] | None) -> None:
+        """Seed every sub-env (``None``: fresh entropy for all), sub-env i with ``seed + i``, or
+        each with its entry of a list — where an entry is None that sub-env keeps its generator,
+        as a single env's ``reset(seed=None)`` does."""
         if seed is None:
-            seeds = [None] * self.num_envs
-        elif isinstance(seed, int):
+            self.generators = [seeding.np_random(None)[0] for _ in range(self.num_envs)]
+            return
+        if isinstance(seed, int):
             seeds = [seed + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} sub-envs")
-        self.generators = [seeding.np_random(s)[0] for s in seeds]
+        self.generators = [generator if s is None else seeding.np_random(s)[0]
+                           for generator, s in zip(self.generators, seeds)]
 
     def next_keys(self, rows: np.ndarray) -> np.ndarray:
         """New episode keys for the sub-envs ``rows`` (indices)."""

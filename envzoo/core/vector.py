@@ -9,7 +9,9 @@ def check_vector_size(num_envs, max_episode_steps) -> tuple[int, int | None]:
     """The ``num_envs`` and ``max_episode_steps`` arguments of a native vector env, checked."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
+    if max_episode_steps is not None and (isinstance(max_episode_steps, bool)
+                                          or not isinstance(max_episode_steps, (int, np.integer))
+                                          or max_episode_steps < 1):
         raise ValueError(f"max_episode_steps must be an integer >= 1 or None, got {max_episode_steps!r}")
     return int(num_envs), max_episode_steps
 

@@ -91,8 +91,9 @@ def make_setup(data="synthetic", *, updates_per_day: int = 20_000, days: int = 3
         if not os.path.isfile(os.path.join(path, "meta.json")):
             raise ValueError(f"data={str(data)!r} is neither 'synthetic' nor a stream directory (no meta.json "
                              f"in {path}); write one with `envzoo lob convert` or pass a LobStream")
-        stream = _cached(_STREAM_CACHE, ("path", path), lambda: load_stream(path))
-        cache_key = ("path", path)
+        # the file's change time in the key: a directory converted again is read again
+        cache_key = ("path", path, os.stat(os.path.join(path, "meta.json")).st_mtime_ns)
+        stream = _cached(_STREAM_CACHE, cache_key, lambda: load_stream(path))
     elif isinstance(data, LobStream):
         stream, cache_key = data, None
     else:

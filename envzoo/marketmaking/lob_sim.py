@@ -421,8 +421,9 @@ class BatchExecution:
     # ---------------------------------------------------------------- replay
 
     def process(self, to) -> None:
-        """Process updates now+1 .. ``to[b]`` of every instance (fills, queues, activations)."""
-        to = np.asarray(to, dtype=np.int64)
+        """Process updates now+1 .. ``to[b]`` of every instance (fills, queues, activations);
+        a scalar ``to`` applies to every instance."""
+        to = np.broadcast_to(np.asarray(to, dtype=np.int64), (self.batch,))
         bad = (to < self.now) | (to >= self.stream.n_updates)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])

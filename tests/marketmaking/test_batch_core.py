@@ -166,3 +166,10 @@ def test_level_prices_fall_back_to_the_deepest_visible_level():
     np.testing.assert_array_equal(core.level_prices([0], [[1, 0]]), [[98.0, 100.0]])
     with pytest.raises(ValueError, match="levels must lie in 0..3"):
         core.level_prices([0], [[4, 0]])
+
+
+def test_a_scalar_target_advances_every_instance():
+    core = BatchExecution(synthetic_lob(500, levels=4, seed=3, days=1), ExecutionConfig(order_size=1.0), batch=3)
+    core.reset(np.arange(3), [0, 10, 20])
+    step = core.advance(50)
+    assert core.now.tolist() == [50, 50, 50] and step.start.tolist() == [0, 10, 20]
