@@ -87,7 +87,8 @@ class ConstellationEnv(ParallelEnv):
       unless someone burns).
     - ``max_cycles``: truncation horizon (None: the episode's 48 steps).
     - every argument of ``CollisionAvoidance-v0`` (``n_debris`` per satellite, 1 by default
-      here), ``render_mode`` (``"ansi"``).
+      here) except ``cdm``, with ``backend="numpy"`` only (the siblings' encounters are designed
+      with it); ``render_mode`` (``"ansi"``).
 
     ## References
 
@@ -110,6 +111,11 @@ class ConstellationEnv(ParallelEnv):
             raise ValueError(f"max_cycles must be >= 1 or None, got {max_cycles}")
         kwargs.setdefault("scenario", {"n_debris": 1})
         self.params = task.make_params(**kwargs)
+        # The siblings' encounters are designed with the numpy propagator, and their slots replace
+        # the primary's: neither an Orekit core nor a CDM's encounter would fit them.
+        if self.params.backend != "numpy" or self.params.cdm is not None:
+            raise ValueError(f"Constellation-v0 runs backend='numpy' without a cdm, got backend="
+                             f"{self.params.backend!r}, cdm={self.params.cdm!r}; CollisionAvoidance-v0 takes both")
         scenario = self.params.scenario
         self.siblings = ConjunctionParams(
             primary=scenario.primary, n_debris=n_satellites - 1, tca_window=scenario.tca_window,

@@ -7,9 +7,9 @@ of ``decision_step_s``; in one step, for every episode at once:
 
 1. the manoeuvre of the step (an RTN impulse) is applied to the primary at the step's start,
    if the Δv budget left covers it; otherwise nothing is burnt (see *return to slot* below);
-2. the primary is propagated over the step with the numpy two-body + J2 integrator
-   (:mod:`envzoo.orbital.propagation`, ⌈step / ``scenario.max_step``⌉ order-8 substeps); so are
-   copies of it to each TCA that falls inside the step;
+2. the primary is propagated over the step by the backend's propagator
+   (:mod:`envzoo.orbital.backends`: numpy two-body + J2, ⌈step / ``scenario.max_step``⌉ order-8
+   substeps, or Orekit); so are copies of it to each TCA that falls inside the step;
 3. each encounter whose TCA fell inside the step is decided by the truth: with the primary's
    propagated state and the debris' true state at TCA, the closest approach of the straight
    relative motion (a correction of well under a second) gives the true miss; below
@@ -23,7 +23,9 @@ of ``decision_step_s``; in one step, for every episode at once:
    covariance (:mod:`envzoo.orbital.collision`).
 
 The debris are described at TCA only (as in a CDM): their designed states at TCA come from the
-slot's exact states there, so without manoeuvres and noise the true miss is the designed one.
+slot's exact states there (with a CDM: the slot's state plus the CDM's offset of the debris from
+the primary, :mod:`envzoo.orbital.cdm_scenario`), so without manoeuvres and noise the true miss
+is the designed one.
 The slot's states at every decision time are computed once per simulator (every episode shares
 the slot, or each row has its own: :meth:`CollisionAvoidanceSim.use_slots`); without manoeuvres
 the primary reproduces them bit for bit.
@@ -41,8 +43,6 @@ key and its actions, never on the batch it runs in.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from envzoo.core import rng
@@ -50,7 +50,9 @@ from envzoo.orbital.collision import encounter_plane_basis, foster_probability_2
 from envzoo.orbital.conjunctions import EncounterDesign, debris_at_encounter, draw_design
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import cartesian_to_keplerian, covariance_from_rtn, rtn_basis
-from envzoo.orbital.propagation import OrbitState, apply_impulse, extrapolation_step
+from envzoo.orbital.backends import make_propagation
+from envzoo.orbital.cdm_scenario import load_cdm_encounter
+from envzoo.orbital.propagation import OrbitState, apply_impulse
 from envzoo.orbital.relative_motion import cw_transition, frame_rate, from_hill, rendezvous_impulse, to_hill
 from envzoo.orbital.task import DEBRIS_COLUMNS, LOG10_PC_FLOOR, OWN_COLUMNS, CollisionAvoidanceParams
 from envzoo.orbital.tracking import kick_covariance, kick_response, plane_sigmas
@@ -126,9 +128,16 @@ class CollisionAvoidanceSim:
         self.B, self.n = batch, params.n_debris
         scenario = params.scenario
         self.gravity = scenario.gravity
-        self.substeps = max(1, math.ceil(params.decision_step_s / scenario.max_step))
-        slot = OrbitState.from_elements(scenario.primary, mu=self.gravity.mu)
-        self.use_slots(slot.position, slot.velocity)
+        self.propagation = make_propagation(params.backend, self.gravity, scenario.max_step, params.decision_step_s)
+        self.primary_covariance = params.tracking.primary_covariance
+        self.cdm = None if params.cdm is None else load_cdm_encounter(params.cdm, params.cdm_tca_s)
+        if self.cdm is None:
+            slot = OrbitState.from_elements(scenario.primary, mu=self.gravity.mu)
+            self.use_slots(slot.position, slot.velocity)
+        else:
+            self.primary_covariance = self.cdm.primary_covariance_rtn
+            self.use_slots(*self.propagation.advance(self.cdm.primary_position[None], self.cdm.primary_velocity[None],
+                                                     np.array([-self.cdm.tca_s])))
         self._kick_covariance = kick_covariance(params.tracking, params.decision_step_s)
         self._kick_sigma = np.sqrt(np.diag(self._kick_covariance))
         self._measurement_factor = np.sqrt(np.diag(params.tracking.measurement_covariance))
@@ -157,14 +166,6 @@ class CollisionAvoidanceSim:
         self.view: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ propagation
-    def _advance(self, position, velocity, durations):
-        """Propagate objects (N, 3) by their own durations (N,) in ``substeps`` equal steps
-        each, so that equal inputs give equal results whatever the batch."""
-        step = np.asarray(durations, dtype=np.float64) / self.substeps
-        for _ in range(self.substeps):
-            position, velocity = extrapolation_step(position, velocity, step, self.gravity)
-        return position, velocity
-
     def use_slots(self, position: np.ndarray, velocity: np.ndarray) -> None:
         """Set the slots at epoch 0: one state (1, 3) shared by every row, or one per row
         (B, 3) (the satellites of a constellation). Their states at every decision time of an
@@ -177,7 +178,7 @@ class CollisionAvoidanceSim:
         self.slot_position[:, 0], self.slot_velocity[:, 0] = position, velocity
         step = np.full(len(position), self.params.decision_step_s)
         for k in range(1, count):
-            self.slot_position[:, k], self.slot_velocity[:, k] = self._advance(
+            self.slot_position[:, k], self.slot_velocity[:, k] = self.propagation.advance(
                 self.slot_position[:, k - 1], self.slot_velocity[:, k - 1], step)
         self.slot_rows = np.arange(self.B) if len(position) == self.B > 1 else np.zeros(self.B, dtype=np.int64)
         # The CW rate: each slot's angular rate averaged along its track, which absorbs the few
@@ -191,33 +192,48 @@ class CollisionAvoidanceSim:
         rows = np.arange(self.B)[rows]
         if rows.size == 0:
             return
-        p, n = self.params, self.n
-        designs, errors = [], []
-        for key in np.asarray(keys, dtype=np.uint64).reshape(-1):
-            generator = np.random.default_rng(int(key))
-            designs.append(draw_design(p.scenario, generator))
-            errors.append(generator.standard_normal((n, 3)))
-        design = EncounterDesign(*(np.concatenate([getattr(d, name) for d in designs])
-                                   for name in EncounterDesign.__dataclass_fields__))
-        slot_position, slot_velocity = self.slot_states_at(np.repeat(rows, n), design.tca)
-        encounter = debris_at_encounter(design, slot_position, slot_velocity, self.gravity.mu)
+        n = self.n
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        generators = [np.random.default_rng(int(key)) for key in keys]
+        design = None
+        if self.cdm is None:
+            designs = [draw_design(self.params.scenario, generator) for generator in generators]
+            design = EncounterDesign(*(np.concatenate([getattr(d, name) for d in designs])
+                                       for name in EncounterDesign.__dataclass_fields__))
+            tca = design.tca
+        else:
+            tca = np.full(rows.size * n, self.cdm.tca_s)
+        errors = np.stack([generator.standard_normal((n, 3)) for generator in generators])
+        slot_position, slot_velocity = self.slot_states_at(np.repeat(rows, n), tca)
+        if design is not None:
+            encounter = debris_at_encounter(design, slot_position, slot_velocity, self.gravity.mu)
+            debris_position, debris_velocity = encounter.debris_position, encounter.debris_velocity
+        else:  # the CDM's object 2, at the CDM's offset from the slot at TCA
+            debris_position = slot_position + (self.cdm.debris_position - self.cdm.primary_position)
+            debris_velocity = slot_velocity + (self.cdm.debris_velocity - self.cdm.primary_velocity)
         shape = (rows.size, n)
         self.keys[rows], self.draws[rows], self.step_index[rows] = keys, 0, 0
         self.primary_position[rows] = self.slot_position[self.slot_rows[rows], 0]
         self.primary_velocity[rows] = self.slot_velocity[self.slot_rows[rows], 0]
-        self.tca[rows] = design.tca.reshape(shape)
+        self.tca[rows] = tca.reshape(shape)
         self.slot_tca_position[rows] = slot_position.reshape(shape + (3,))
         self.slot_tca_velocity[rows] = slot_velocity.reshape(shape + (3,))
-        self.true_position[rows] = encounter.debris_position.reshape(shape + (3,))
-        self.true_velocity[rows] = encounter.debris_velocity.reshape(shape + (3,))
-        basis = rtn_basis(encounter.debris_position, encounter.debris_velocity).reshape(shape + (3, 3))
-        self.debris_basis[rows] = basis
-        radius = np.linalg.norm(encounter.debris_position, axis=1)
-        speed_sq = np.einsum("ij,ij->i", encounter.debris_velocity, encounter.debris_velocity)
+        self.true_position[rows] = debris_position.reshape(shape + (3,))
+        self.true_velocity[rows] = debris_velocity.reshape(shape + (3,))
+        self.debris_basis[rows] = rtn_basis(debris_position, debris_velocity).reshape(shape + (3, 3))
+        radius = np.linalg.norm(debris_position, axis=1)
+        speed_sq = np.einsum("ij,ij->i", debris_velocity, debris_velocity)
         semi_major_axis = 1.0 / (2.0 / radius - speed_sq / self.gravity.mu)
         self.debris_mean_motion[rows] = np.sqrt(self.gravity.mu / semi_major_axis**3).reshape(shape)
         self.estimate_velocity[rows] = self.true_velocity[rows]
-        self._measure(rows, np.ones(shape, dtype=bool), np.stack(errors), time=0.0)
+        if self.cdm is None:
+            self._measure(rows, np.ones(shape, dtype=bool), errors, time=0.0)
+        else:  # the CDM is the estimate; the truth is off by a draw from its covariance
+            root = np.linalg.cholesky(self.cdm.debris_covariance_rtn)
+            self.estimate_position[rows] = self.true_position[rows]
+            self.true_position[rows] -= _rotate_back(self.debris_basis[rows], np.einsum("ij,bnj->bni", root, errors))
+            self.covariance[rows] = self.cdm.debris_covariance_rtn
+            self.last_update[rows] = 0.0
         self.passed[rows] = False
         self.pending_step[rows] = -1
         for array in (self.collisions, self.maneuvers, self.delta_v_used, self.off_slot_s):
@@ -231,13 +247,13 @@ class CollisionAvoidanceSim:
         episode, propagated from the decision time just before each."""
         before = np.floor(times / self.params.decision_step_s).astype(np.int64)
         slot = self.slot_rows[rows]
-        return self._advance(self.slot_position[slot, before], self.slot_velocity[slot, before],
-                             times - before * self.params.decision_step_s)
+        return self.propagation.advance(self.slot_position[slot, before], self.slot_velocity[slot, before],
+                                        times - before * self.params.decision_step_s)
 
     def propagate_primaries(self, rows: np.ndarray, durations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """States (N, 3) of the primaries of ``rows`` (N,) propagated by ``durations`` (N,)
         seconds from now (at most one decision step either way, for the same accuracy)."""
-        return self._advance(self.primary_position[rows], self.primary_velocity[rows], durations)
+        return self.propagation.advance(self.primary_position[rows], self.primary_velocity[rows], durations)
 
     def _measure(self, rows, mask, normals, time) -> None:
         """A tracking update of the objects ``mask`` (len(rows), n) in ``rows``: the estimate
@@ -310,7 +326,7 @@ class CollisionAvoidanceSim:
         start = self.time
         lead = self.tca - start[:, None]
         in_step = ~self.passed & (lead <= p.decision_step_s)
-        position, velocity = self._advance(
+        position, velocity = self.propagation.advance(
             np.concatenate([self.primary_position, np.repeat(self.primary_position, n, axis=0)]),
             np.concatenate([self.primary_velocity, np.repeat(self.primary_velocity, n, axis=0)]),
             np.concatenate([np.full(B, p.decision_step_s), np.where(in_step, lead, 0.0).reshape(-1)]))
@@ -375,7 +391,7 @@ class CollisionAvoidanceSim:
         debris_covariance = covariance_from_rtn(self.covariance.reshape(-1, 3, 3), self.debris_basis.reshape(-1, 3, 3))
         view = assess_encounters(primary_position, primary_velocity, self.estimate_position.reshape(-1, 3),
                                  self.estimate_velocity.reshape(-1, 3), debris_covariance,
-                                 p.tracking.primary_covariance, p.hard_body_radius_m)
+                                 self.primary_covariance, p.hard_body_radius_m)
         view = {name: value.reshape((B, n) + value.shape[1:]) for name, value in view.items()}
         view["pc"] = np.where(self.passed, 0.0, view["pc"])
         return {"deviation": deviation, "lead": lead, **view}

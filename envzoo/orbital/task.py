@@ -7,17 +7,18 @@ in :mod:`envzoo.orbital.sim`.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.orbital.backends import BACKENDS
 from envzoo.orbital.conjunctions import ConjunctionParams
 from envzoo.orbital.elements import KeplerianElements
 from envzoo.orbital.tracking import TrackingParams
 
 ACTION_TYPES = ("discrete", "continuous")
-BACKENDS = ("numpy",)
 
 #: Discrete actions, in order: (name, RTN unit direction or None).
 DISCRETE_ACTIONS = (
@@ -72,6 +73,7 @@ class CollisionAvoidanceParams:
     scenario: ConjunctionParams = field(default_factory=_default_scenario)
     tracking: TrackingParams = field(default_factory=TrackingParams)
     backend: str = "numpy"
+    cdm: str | None = None
     decision_step_s: float = 600.0
     episode_s: float = 8 * 3600.0
     hard_body_radius_m: float = 20.0
@@ -93,10 +95,6 @@ class CollisionAvoidanceParams:
             _positive(name, getattr(self, name))
         for name in ("delta_v_budget_mps", "risk_weight", "fuel_weight", "slot_weight", "collision_penalty"):
             _non_negative(name, getattr(self, name))
-        if self.backend == "orekit":
-            raise ValueError("backend='orekit' cannot drive the collision-avoidance envs yet: their core steps "
-                             "the primary with the numpy integrator and the debris at TCA; use backend='numpy' "
-                             "(envzoo.orbital.orekit_backend serves cross-checks of the numpy propagator)")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.action_type not in ACTION_TYPES:
@@ -115,12 +113,23 @@ class CollisionAvoidanceParams:
         if self.scenario.tca_window[1] >= self.episode_s:
             raise ValueError(f"the last TCA ({self.scenario.tca_window[1]} s) must come before the episode "
                              f"ends (episode_s = {self.episode_s} s): lengthen episode_s or narrow tca_window")
+        if self.cdm is not None:
+            if not isinstance(self.cdm, (str, os.PathLike)):
+                raise TypeError(f"cdm must be the path of a CCSDS CDM file (KVN or XML), got {type(self.cdm).__name__}")
+            if self.scenario.n_debris != 1:
+                raise ValueError(f"a CDM describes one debris object: with cdm, n_debris must be 1 (leave it out "
+                                 f"of scenario), got {self.scenario.n_debris}")
         if isinstance(self.return_steps, bool) or not isinstance(self.return_steps, int) or self.return_steps < 1:
             raise ValueError(f"return_steps must be an integer >= 1, got {self.return_steps!r}")
 
     @property
     def n_debris(self) -> int:
         return self.scenario.n_debris
+
+    @property
+    def cdm_tca_s(self) -> float:
+        """Where a CDM's TCA falls in the episode: the middle of ``scenario.tca_window``, s."""
+        return sum(self.scenario.tca_window) / 2
 
     @property
     def n_steps(self) -> int:
@@ -163,6 +172,9 @@ def make_params(**kwargs) -> CollisionAvoidanceParams:
     unknown = sorted(set(kwargs) - known)
     if unknown:
         raise TypeError(f"unknown arguments {unknown} for CollisionAvoidance; known: {sorted(known)}")
+    # A CDM brings one debris object: n_debris defaults to 1 with it.
+    if kwargs.get("cdm") is not None and not isinstance(kwargs.get("scenario"), ConjunctionParams):
+        kwargs["scenario"] = {"n_debris": 1, **kwargs.get("scenario", {})}
     if "scenario" in kwargs:
         kwargs["scenario"] = _scenario_from(kwargs["scenario"])
     if isinstance(kwargs.get("tracking"), dict):

@@ -31,7 +31,8 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
 
     Actions have shape (N,) (discrete) or (N, 3) (continuous); rewards are float64 (N,);
     ``info["cost"]`` (N,) is the Δv burnt, ``info["metrics"]`` a dict of (N,) arrays.
-    Arguments are those of ``CollisionAvoidance-v0`` plus ``num_envs`` and ``max_episode_steps``.
+    Arguments are those of ``CollisionAvoidance-v0`` plus ``num_envs`` and ``max_episode_steps``;
+    ``backend`` must be ``"numpy"`` (the batched core; Orekit would propagate object by object).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -42,6 +43,10 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
         self.params = task.make_params(**kwargs)
+        if self.params.backend != "numpy":
+            raise ValueError(f"the native vector env runs the numpy backend only (one batched propagation per "
+                             f"step), got backend={self.params.backend!r}: use backend='numpy', or single envs "
+                             f"(gymnasium.make) for backend='orekit'")
         self.sim = CollisionAvoidanceSim(self.params, self.num_envs)
         self.single_action_space = task.action_space(self.params)
         self.single_observation_space = task.observation_space(self.params)

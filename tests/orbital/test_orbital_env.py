@@ -275,9 +275,22 @@ def test_vector_env_matches_single_envs_on_the_continuous_face():
             np.testing.assert_array_equal(observations[i], observation)
 
 
-def test_orekit_backend_is_refused_with_a_reason():
+def test_faces_without_an_orekit_core_refuse_it_with_a_reason():
+    from envzoo.orbital.parallel import ConstellationEnv
+    from envzoo.orbital.vector import CollisionAvoidanceVectorEnv
+
     with pytest.raises(ValueError, match="backend='numpy'"):
-        CollisionAvoidanceEnv(backend="orekit")
+        CollisionAvoidanceVectorEnv(num_envs=2, backend="orekit")
+    with pytest.raises(ValueError, match="backend='numpy'"):
+        ConstellationEnv(backend="orekit")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        CollisionAvoidanceEnv(backend="jax")
+
+
+def test_a_cdm_brings_exactly_one_debris_object():
+    with pytest.raises(ValueError, match="n_debris must be 1"):
+        task.make_params(cdm="any.kvn", scenario={"n_debris": 2})
+    assert task.make_params(cdm="any.kvn").n_debris == 1
 
 
 # ---------------------------------------------------------------------- constellation
