@@ -22,10 +22,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class CdmEncounter:
-    """A CDM's encounter, at ``tca_s`` seconds into the episode; SI units, EME2000 states,
-    3×3 position covariances in each object's RTN frame at TCA."""
+    """A CDM's encounter, at ``tca_s`` seconds into the episode, which starts at ``epoch_utc``
+    (ISO-8601); SI units, EME2000 states, 3×3 position covariances in each object's RTN frame
+    at TCA."""
 
     tca_s: float
+    epoch_utc: str
     primary_position: np.ndarray
     primary_velocity: np.ndarray
     debris_position: np.ndarray
@@ -44,12 +46,13 @@ def _position_covariance(path, name: str, covariance_rtn: np.ndarray) -> np.ndar
 
 def load_cdm_encounter(path: str | os.PathLike, tca_s: float) -> CdmEncounter:
     """The encounter of the CDM at ``path`` (KVN or XML), its TCA placed at ``tca_s``."""
-    from envzoo.orbital.orekit_backend import read_cdm
+    from envzoo.orbital.orekit_backend import read_cdm, shifted_utc
 
     conjunction = read_cdm(path)
     primary, debris = conjunction.object1, conjunction.object2
     return CdmEncounter(
         tca_s=float(tca_s),
+        epoch_utc=shifted_utc(conjunction.tca_utc, -float(tca_s)),
         primary_position=primary.position, primary_velocity=primary.velocity,
         debris_position=debris.position, debris_velocity=debris.velocity,
         primary_covariance_rtn=_position_covariance(path, f"object 1 ({primary.name})", primary.covariance_rtn),

@@ -278,6 +278,11 @@ def _iso_utc(date) -> str:
     return str(date.toStringRfc3339(_utc()))
 
 
+def shifted_utc(epoch_utc: str, seconds: float) -> str:
+    """The ISO-8601 UTC date ``seconds`` after ``epoch_utc``."""
+    return _iso_utc(utc_date(epoch_utc).shiftedBy(float(seconds)))
+
+
 def _eme2000():
     from org.orekit.frames import FramesFactory
 

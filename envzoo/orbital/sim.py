@@ -52,6 +52,7 @@ from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import cartesian_to_keplerian, covariance_from_rtn, rtn_basis
 from envzoo.orbital.backends import make_propagation
 from envzoo.orbital.cdm_scenario import load_cdm_encounter
+from envzoo.orbital.orekit_backend import tle_state
 from envzoo.orbital.propagation import OrbitState, apply_impulse
 from envzoo.orbital.relative_motion import cw_transition, frame_rate, from_hill, rendezvous_impulse, to_hill
 from envzoo.orbital.task import DEBRIS_COLUMNS, LOG10_PC_FLOOR, OWN_COLUMNS, CollisionAvoidanceParams
@@ -128,16 +129,23 @@ class CollisionAvoidanceSim:
         self.B, self.n = batch, params.n_debris
         scenario = params.scenario
         self.gravity = scenario.gravity
-        self.propagation = make_propagation(params.backend, self.gravity, scenario.max_step, params.decision_step_s)
-        self.primary_covariance = params.tracking.primary_covariance
+        # A TLE's or a CDM's episode starts at its date, which drag and the 4x4 field need.
+        tle_slot = None if params.tle is None else tle_state(*params.tle)
         self.cdm = None if params.cdm is None else load_cdm_encounter(params.cdm, params.cdm_tca_s)
-        if self.cdm is None:
+        dated = tle_slot if tle_slot is not None else self.cdm
+        epoch = {} if dated is None else {"epoch_utc": dated.epoch_utc}
+        self.propagation = make_propagation(params.backend, self.gravity, scenario.max_step, params.decision_step_s,
+                                            params.force_model, **epoch)
+        self.primary_covariance = params.tracking.primary_covariance
+        if tle_slot is not None:
+            self.use_slots(tle_slot.position[None], tle_slot.velocity[None])
+        elif self.cdm is None:
             slot = OrbitState.from_elements(scenario.primary, mu=self.gravity.mu)
             self.use_slots(slot.position, slot.velocity)
         else:
             self.primary_covariance = self.cdm.primary_covariance_rtn
             self.use_slots(*self.propagation.advance(self.cdm.primary_position[None], self.cdm.primary_velocity[None],
-                                                     np.array([-self.cdm.tca_s])))
+                                                     np.array([-self.cdm.tca_s]), start_s=self.cdm.tca_s))
         self._kick_covariance = kick_covariance(params.tracking, params.decision_step_s)
         self._kick_sigma = np.sqrt(np.diag(self._kick_covariance))
         self._measurement_factor = np.sqrt(np.diag(params.tracking.measurement_covariance))
@@ -179,7 +187,8 @@ class CollisionAvoidanceSim:
         step = np.full(len(position), self.params.decision_step_s)
         for k in range(1, count):
             self.slot_position[:, k], self.slot_velocity[:, k] = self.propagation.advance(
-                self.slot_position[:, k - 1], self.slot_velocity[:, k - 1], step)
+                self.slot_position[:, k - 1], self.slot_velocity[:, k - 1], step,
+                start_s=(k - 1) * self.params.decision_step_s)
         self.slot_rows = np.arange(self.B) if len(position) == self.B > 1 else np.zeros(self.B, dtype=np.int64)
         # The CW rate: each slot's angular rate averaged along its track, which absorbs the few
         # 1e-3 by which J2 changes the rate from √(μ/a³) (5 % of a return's offset otherwise).
@@ -247,13 +256,15 @@ class CollisionAvoidanceSim:
         episode, propagated from the decision time just before each."""
         before = np.floor(times / self.params.decision_step_s).astype(np.int64)
         slot = self.slot_rows[rows]
+        start = before * self.params.decision_step_s
         return self.propagation.advance(self.slot_position[slot, before], self.slot_velocity[slot, before],
-                                        times - before * self.params.decision_step_s)
+                                        times - start, start_s=start)
 
     def propagate_primaries(self, rows: np.ndarray, durations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """States (N, 3) of the primaries of ``rows`` (N,) propagated by ``durations`` (N,)
         seconds from now (at most one decision step either way, for the same accuracy)."""
-        return self.propagation.advance(self.primary_position[rows], self.primary_velocity[rows], durations)
+        return self.propagation.advance(self.primary_position[rows], self.primary_velocity[rows], durations,
+                                        start_s=self.time[rows])
 
     def _measure(self, rows, mask, normals, time) -> None:
         """A tracking update of the objects ``mask`` (len(rows), n) in ``rows``: the estimate
@@ -329,7 +340,8 @@ class CollisionAvoidanceSim:
         position, velocity = self.propagation.advance(
             np.concatenate([self.primary_position, np.repeat(self.primary_position, n, axis=0)]),
             np.concatenate([self.primary_velocity, np.repeat(self.primary_velocity, n, axis=0)]),
-            np.concatenate([np.full(B, p.decision_step_s), np.where(in_step, lead, 0.0).reshape(-1)]))
+            np.concatenate([np.full(B, p.decision_step_s), np.where(in_step, lead, 0.0).reshape(-1)]),
+            start_s=np.concatenate([start, np.repeat(start, n)]))
         self.primary_position, self.primary_velocity = position[:B], velocity[:B]
         self.step_index += 1
 

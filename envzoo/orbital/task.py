@@ -73,7 +73,9 @@ class CollisionAvoidanceParams:
     scenario: ConjunctionParams = field(default_factory=_default_scenario)
     tracking: TrackingParams = field(default_factory=TrackingParams)
     backend: str = "numpy"
+    force_model: str = "j2"
     cdm: str | None = None
+    tle: tuple | None = None
     decision_step_s: float = 600.0
     episode_s: float = 8 * 3600.0
     hard_body_radius_m: float = 20.0
@@ -97,6 +99,13 @@ class CollisionAvoidanceParams:
             _non_negative(name, getattr(self, name))
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.tle is not None:
+            lines = self.tle if isinstance(self.tle, tuple) else ()
+            if len(lines) != 2 or not all(isinstance(line, str) for line in lines):
+                raise TypeError(f"tle must be the two lines of a two-line element set, (line1, line2) as "
+                                f"strings, got {self.tle!r}")
+            if self.cdm is not None:
+                raise ValueError("give either tle (the slot's orbit) or cdm (a whole encounter), not both")
         if self.action_type not in ACTION_TYPES:
             raise ValueError(f"action_type must be one of {ACTION_TYPES}, got {self.action_type!r}")
         if len(self.maneuver_mps) != 3:
@@ -179,7 +188,7 @@ def make_params(**kwargs) -> CollisionAvoidanceParams:
         kwargs["scenario"] = _scenario_from(kwargs["scenario"])
     if isinstance(kwargs.get("tracking"), dict):
         kwargs["tracking"] = TrackingParams(**kwargs["tracking"])
-    for name in ("maneuver_mps",):
+    for name in ("maneuver_mps", "tle"):
         if isinstance(kwargs.get(name), list):
             kwargs[name] = tuple(kwargs[name])
     return CollisionAvoidanceParams(**kwargs)
