@@ -10,6 +10,10 @@
 - :mod:`envzoo.traffic.core`: the core every face drives (episodes, decision intervals, metrics).
 - :mod:`envzoo.traffic.features`: observations and named rewards.
 - :mod:`envzoo.traffic.parallel`: ``envzoo/TrafficGrid-v0``, one agent per intersection.
+- :mod:`envzoo.traffic.central`: what the single-agent faces share (one agent sets every light).
 - :mod:`envzoo.traffic.mo`: ``envzoo/TrafficGridMO-v0``, one agent, vector reward.
-- :mod:`envzoo.traffic.policies`: fixed time, max pressure, longest queue first, SOTL.
+- :mod:`envzoo.traffic.probes`: link queues estimated from probe vehicles (point-queue model).
+- :mod:`envzoo.traffic.region`: ``envzoo/TrafficRegion-v0``, a control center on probe data.
+- :mod:`envzoo.traffic.vector`: subprocess vector faces (one SUMO per process).
+- :mod:`envzoo.traffic.policies`: fixed time, max pressure, longest queue first, SOTL, Webster.
 """

@@ -3,20 +3,16 @@ waiting, throughput and CO2 (MO-Gymnasium API)."""
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.spaces import check_action
 from envzoo.traffic import features
-from envzoo.traffic.core import MAX_SUMO_SEED, SignalControlCore
-from envzoo.traffic.scenarios import make_scenario
-from envzoo.traffic.signals import SignalTiming
+from envzoo.traffic.central import CentralControlEnv
 
 OBJECTIVES = ("waiting", "throughput", "co2")
 
 
-class TrafficGridMOEnv(gymnasium.Env):
+class TrafficGridMOEnv(CentralControlEnv):
     """
     ## Description
 
@@ -62,83 +58,26 @@ class TrafficGridMOEnv(gymnasium.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
-
     def __init__(self, scenario="grid4x4", delta: float = 5.0, yellow: float = 2.0, all_red: float = 0.0,
                  min_green: float = 5.0, max_green: float = 50.0, backend: str = "auto", gui: bool = False,
                  sumo_warnings: bool = False, sumo_options: dict | None = None, render_mode: str | None = None):
-        self._init_kwargs = dict(scenario=scenario, delta=delta, yellow=yellow, all_red=all_red, min_green=min_green,
-                                 max_green=max_green, backend=backend, gui=gui, sumo_warnings=sumo_warnings,
-                                 sumo_options=sumo_options, render_mode=render_mode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.core = SignalControlCore(make_scenario(scenario), SignalTiming(delta, yellow, all_red, min_green, max_green),
-                                      backend=backend, gui=gui, sumo_warnings=sumo_warnings, sumo_options=sumo_options)
-        self.lights = list(self.core.lights)
+        super().__init__(scenario=scenario, delta=delta, yellow=yellow, all_red=all_red, min_green=min_green,
+                         max_green=max_green, backend=backend, gui=gui, sumo_warnings=sumo_warnings,
+                         sumo_options=sumo_options, render_mode=render_mode)
         per_light = [features.observation_space(self.core.intersections[light]) for light in self.lights]
         self.observation_space = spaces.Box(np.concatenate([s.low for s in per_light]),
                                             np.concatenate([s.high for s in per_light]), dtype=np.float32)
-        self.action_space = spaces.MultiDiscrete([self.core.intersections[light].n_greens for light in self.lights])
         self.reward_space = spaces.Box(np.array([-np.inf, 0, -np.inf], np.float32),
                                        np.array([0, np.inf, 0], np.float32), dtype=np.float32)
         self.reward_dim = len(OBJECTIVES)
-        self._episode: tuple[int, list] | None = None
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        self._start_episode(int(self.np_random.integers(MAX_SUMO_SEED)))
-        return self._observation(), {}
-
-    def _start_episode(self, sumo_seed: int) -> None:
-        self.core.start_episode(sumo_seed)
-        self._episode = (sumo_seed, [])
-        self._previous = self.core.metrics()
-
-    def step(self, action):
-        if self._episode is None:
-            raise RuntimeError("call reset() before step()")
-        action = check_action(self.action_space, action, f"(one green index per light, lights {self.lights})")
-        self._episode[1].append(np.array(action))
-        try:
-            self.core.apply(dict(zip(self.lights, (int(a) for a in action))))
-        except Exception:
-            self._episode = None
-            raise
-        metrics = self.core.metrics()
+    def _reward(self, metrics: dict[str, float]) -> np.ndarray:
         halting = sum(self.core.lanes.halting[i.in_lanes].sum() for i in self.core.intersections.values())
-        reward = np.array([-halting * self.core.timing.delta / 60.0,
-                           metrics["arrived"] - self._previous["arrived"],
-                           -(metrics["co2_kg"] - self._previous["co2_kg"])], dtype=np.float32)
-        self._previous = metrics
-        truncated = self.core.at_scenario_end()
-        greens = {light: self.core.status[light].green for light in self.lights}
-        return self._observation(), reward, False, truncated, {"metrics": metrics, "green": greens}
+        return np.array([-halting * self.core.timing.delta / 60.0,
+                         metrics["arrived"] - self._previous["arrived"],
+                         -(metrics["co2_kg"] - self._previous["co2_kg"])], dtype=np.float32)
 
     def _observation(self) -> np.ndarray:
         core = self.core
         return np.concatenate([features.observe(core.intersections[light], core.status[light], core.timing,
                                                 core.density, core.queue) for light in self.lights])
-
-    def render(self):
-        if self.render_mode != "ansi" or not self.core.running or self._episode is None:
-            return None
-        return "\n".join(self.core.render_lines()) + "\n"
-
-    def close(self):
-        self.core.close()
-        self._episode = None
-
-    # Copies start their own SUMO and replay the episode so far (SUMO's state cannot be shared).
-    def __getstate__(self):
-        return {"kwargs": self._init_kwargs, "rng": self.np_random.bit_generator.state,
-                "episode": (self._episode[0], list(self._episode[1])) if self._episode else None}
-
-    def __setstate__(self, state):
-        self.__init__(**state["kwargs"])
-        if state["episode"] is not None:
-            seed, actions = state["episode"]
-            self._start_episode(seed)
-            for action in actions:
-                self.step(action)
-        self.np_random.bit_generator.state = state["rng"]

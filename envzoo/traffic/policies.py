@@ -1,7 +1,8 @@
 """Reference signal-control policies for ``TrafficGrid-v0`` and ``TrafficGridMO-v0``: fixed time,
-max pressure, longest queue first and SOTL. Each returns, per light, the index of the green to
-show next; they read the observation, the green actually shown (``info["green"]``) and the
-network's static layout (lanes, links, the program's green durations), never SUMO's hidden state."""
+max pressure, longest queue first and SOTL; for ``TrafficRegion-v0``: fixed time and Webster.
+Each returns, per light, the index of the green to show next; they read the observation, the info
+(the green actually shown, ``info["green"]``; measured inflows) and the network's static layout
+(lanes, links, the program's green durations), never SUMO's hidden state."""
 
 from __future__ import annotations
 
@@ -76,10 +77,13 @@ class FixedTime(_PerIntersection):
             self.green[agent], self.elapsed[agent] = shown, timing.green_after_change
         elif info:
             self.elapsed[agent] += timing.delta
-        plan = self.intersections[agent].plan
-        if self.elapsed[agent] + timing.delta / 2 >= plan.green_durations[self.green[agent]]:
-            return (self.green[agent] + 1) % len(plan.greens)
+        if self.elapsed[agent] + timing.delta / 2 >= self.durations(agent)[self.green[agent]]:
+            return (self.green[agent] + 1) % self.intersections[agent].n_greens
         return self.green[agent]
+
+    def durations(self, agent: str) -> np.ndarray:
+        """Seconds of each green of ``agent``'s cycle."""
+        return self.intersections[agent].plan.green_durations
 
 
 class MaxPressure(_PerIntersection):
@@ -134,3 +138,65 @@ class SOTL(_PerIntersection):
             self.accumulated[agent] = 0.0
             return int(np.argmax(others))
         return current
+
+
+def webster_timing(flow_ratios: np.ndarray, lost_time: float, max_cycle: float) -> tuple[float, np.ndarray]:
+    """Webster's (1958) delay-minimising cycle ``C = (1.5 L + 5) / (1 - Y)`` for lost time ``L``
+    and ``Y`` the sum of the greens' critical flow ratios ``y_i``, and the effective greens
+    ``(C - L) y_i / Y``. The cycle is capped at ``max_cycle`` (also used when ``Y >= 1``, where
+    the formula has no finite optimum); with no flow at all the greens are equal."""
+    total = float(np.sum(flow_ratios))
+    cycle = max_cycle if total >= 1.0 else min((1.5 * lost_time + 5.0) / (1.0 - total), max_cycle)
+    shares = flow_ratios / total if total > 0 else np.full(len(flow_ratios), 1.0 / len(flow_ratios))
+    return cycle, (cycle - lost_time) * shares
+
+
+class Webster(FixedTime):
+    """Webster's fixed-time plan, recomputed at the start of each cycle from the link inflows
+    measured so far (``info["inflow_vph"]`` of ``TrafficRegion-v0``): the critical flow ratio of a
+    green is the largest inflow / saturation flow (1800 vehicles per hour per lane) of the links it
+    serves; the lost time is one yellow plus all-red per green; the greens then follow
+    :func:`webster_timing`; the env's min and max green still apply to them."""
+
+    def __init__(self, env, max_cycle: float = 150.0):
+        links = getattr(_env(env), "links", None)
+        if links is None:
+            raise ValueError("Webster needs measured link inflows (info['inflow_vph']); "
+                             "use it with envzoo/TrafficRegion-v0")
+        if max_cycle <= 0:
+            raise ValueError(f"max_cycle must be > 0 seconds, got {max_cycle!r}")
+        super().__init__(env)
+        self.max_cycle = max_cycle
+        self.saturation_vph = links.saturation_vph
+        timing = self.core.timing
+        self.lost_time = {agent: i.n_greens * (timing.yellow + timing.all_red) for agent, i in self.intersections.items()}
+        # (greens, links): 1 where a green serves one of the link's lanes.
+        self.serves = {}
+        for agent, intersection in self.intersections.items():
+            lane_of = green_lane_weights(intersection)
+            position = {lane: i for i, lane in enumerate(intersection.in_lanes)}
+            self.serves[agent] = np.array([[any(lane_of[green, position[lane]] for lane in lanes if lane in position)
+                                            for lanes in links.lanes] for green in range(intersection.n_greens)])
+        self.inflow_vph = np.zeros(len(links.names))
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.plans = {agent: None for agent in self.intersections}
+
+    def __call__(self, observations, infos):
+        self.inflow_vph = infos.get("inflow_vph", self.inflow_vph)
+        return super().__call__(observations, infos)
+
+    def choose(self, agent, observation, info):
+        if self.plans[agent] is None or (info.get("green") == 0 and self.green[agent] != 0):
+            self.plans[agent] = self.timing(agent)[1]
+        return super().choose(agent, observation, info)
+
+    def timing(self, agent: str) -> tuple[float, np.ndarray]:
+        """(cycle, greens) of ``agent`` from the inflows measured so far."""
+        ratios = self.inflow_vph / self.saturation_vph
+        critical = np.array([ratios[served].max() if served.any() else 0.0 for served in self.serves[agent]])
+        return webster_timing(critical, self.lost_time[agent], self.max_cycle)
+
+    def durations(self, agent):
+        return self.plans[agent]

@@ -346,6 +346,21 @@ class Simulation:
             mean_speed=np.array([row[tc.LAST_STEP_MEAN_SPEED] for row in rows], dtype=np.float64),
         )
 
+    def departed_vehicles(self) -> tuple[str, ...]:
+        """Vehicles inserted in the last simulation step."""
+        return tuple(self.api.simulation.getDepartedIDList())
+
+    def follow_vehicles(self, vehicles) -> None:
+        """Subscribe ``vehicles`` for :meth:`vehicle_roads` (until they leave the network)."""
+        tc = _constants()
+        for vehicle in vehicles:
+            self.api.vehicle.subscribe(vehicle, [tc.VAR_ROAD_ID])
+
+    def vehicle_roads(self) -> dict[str, str]:
+        """The edge (``:``-prefixed inside junctions) of every followed vehicle still running."""
+        tc = _constants()
+        return {vehicle: values[tc.VAR_ROAD_ID] for vehicle, values in self.api.vehicle.getAllSubscriptionResults().items()}
+
     def time(self) -> float:
         return float(self.api.simulation.getTime())
 
