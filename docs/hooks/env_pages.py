@@ -108,9 +108,10 @@ def class_docstring(entry_point: str, depth: int = 0) -> tuple[str | None, str]:
         tree = _tree(path)
     except SyntaxError as error:
         return None, f"the module `{module}` could not be parsed ({error.msg}, line {error.lineno})"
-    node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    # an entry point is a class, or a factory function (e.g. a vector env built by a function)
+    node = next((n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
     if node is None:
-        return None, f"the module `{module}` defines no class `{name}`"
+        return None, f"the module `{module}` defines no class or function `{name}`"
     doc = ast.get_docstring(node, clean=True)
     if doc:
         return doc, f"{module}.{name}"
@@ -118,7 +119,7 @@ def class_docstring(entry_point: str, depth: int = 0) -> tuple[str | None, str]:
         imports = {alias.asname or alias.name: f"{stmt.module}:{alias.name}"
                    for stmt in tree.body if isinstance(stmt, ast.ImportFrom) and stmt.module
                    for alias in stmt.names}
-        for base in node.bases:
+        for base in getattr(node, "bases", ()):  # a function has no bases
             if isinstance(base, ast.Name):
                 target = imports.get(base.id, f"{module}:{base.id}")
                 doc, source = class_docstring(target, depth + 1)
