@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium.utils import seeding
+from gymnasium.vector import VectorEnv
 
 from envzoo.core.rng import key_from_generator
 
@@ -40,3 +41,13 @@ class InstanceSeeds:
     def next_keys(self, rows: np.ndarray) -> np.ndarray:
         """New episode keys for the sub-envs ``rows`` (indices)."""
         return np.array([key_from_generator(self.generators[i]) for i in rows], dtype=np.uint64)
+
+    def reseed(self, vector_env, seed, first_reset: bool) -> None:
+        """What a native vector env's ``reset(seed=...)`` does with the seed: an int or None also
+        goes to ``VectorEnv.reset`` (its ``np_random`` and ``np_random_seed`` stay conventional);
+        the sub-envs are seeded by a given seed, and at the first reset even without one."""
+        if isinstance(seed, int) or seed is None:
+            VectorEnv.reset(vector_env, seed=seed)
+        if seed is not None or first_reset:
+            self.seed(seed)
+

@@ -52,10 +52,7 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
         self._started = False
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        if isinstance(seed, int) or seed is None:
-            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
-        if seed is not None or not self._started:
-            self.seeds.seed(seed)
+        self.seeds.reseed(self, seed, first_reset=not self._started)
         rows = np.arange(self.num_envs)
         self.sim.reset(rows, self.seeds.next_keys(rows))
         self._started = True

@@ -56,10 +56,8 @@ class MarketMakingVectorEnv(VectorEnv):
         self._started = False
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        if isinstance(seed, int) or seed is None:
-            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
-        if seed is not None or not self._started:
-            self.seeds.seed(seed)
+        self.seeds.reseed(self, seed, first_reset=not self._started)
+        if seed is not None:
             seeds = [seed] * self.num_envs if not isinstance(seed, (list, tuple)) else seed
             self._tests_done[[s is not None for s in seeds]] = 0  # a seed restarts the test cycle
         rows = np.arange(self.num_envs)

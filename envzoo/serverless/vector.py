@@ -56,10 +56,7 @@ class ServerlessVectorEnv(VectorEnv):
         self._stats = None
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        if isinstance(seed, int) or seed is None:
-            super().reset(seed=seed)  # keeps VectorEnv.np_random and np_random_seed conventional
-        if seed is not None or self._stats is None:
-            self.seeds.seed(seed)
+        self.seeds.reseed(self, seed, first_reset=self._stats is None)
         rows = np.arange(self.num_envs)
         self.sim.reset(rows, self.seeds.next_keys(rows))
         self.levels[:] = self.initial_level
