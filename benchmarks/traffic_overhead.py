@@ -9,7 +9,9 @@ Prints, for the same network and routes and SUMO seed:
 - the env with the fixed-time policy (the same signal plan as plain SUMO, so the same traffic):
   the ratio to plain libsumo is the environment's overhead;
 - the env with random actions (as the issue asks; random switching congests the grid, so SUMO
-  itself has more vehicles to move and this ratio mixes overhead with heavier traffic).
+  itself has more vehicles to move and this ratio mixes overhead with heavier traffic);
+- sumo-rl with random actions, same files and seed, when it imports (its PyPI release 1.4.5 does
+  not import with PettingZoo 1.27, which has no ``agent_selector``); otherwise why it is skipped.
 """
 
 import argparse
@@ -65,6 +67,33 @@ def env_episode(scenario, cycles: int, seed: int, policy_name: str | None) -> di
         env.close()
 
 
+def sumo_rl_import_error() -> str | None:
+    """Why sumo-rl cannot run here, or None when it imports."""
+    # sumo_rl reads this at import time: run it on libsumo, like the env here.
+    os.environ["LIBSUMO_AS_TRACI"] = "1"
+    try:
+        import sumo_rl  # noqa: F401
+    except Exception as error:  # noqa: BLE001 - any import failure means the row is skipped
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def sumo_rl_episode(scenario, seconds: float, seed: int) -> None:
+    """sumo-rl on libsumo with random actions, on the scenario's files."""
+    import sumo_rl
+
+    env = sumo_rl.parallel_env(net_file=str(scenario.net_file), route_file=",".join(map(str, scenario.route_files)),
+                               num_seconds=int(seconds), delta_time=5, yellow_time=2, min_green=5, max_green=50,
+                               sumo_seed=seed, use_gui=False)
+    rng = np.random.default_rng(seed)
+    try:
+        env.reset(seed=seed)
+        while env.agents:
+            env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
+    finally:
+        env.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=1.0)
@@ -86,6 +115,12 @@ def main() -> None:
         metrics = results[label]
         print(f"{label:>34}: {elapsed:6.2f} s  ({elapsed / loop:.2f}x plain libsumo; mean delay "
               f"{metrics['mean_delay_s']:.0f} s, {metrics['running']:.0f} vehicles still running)")
+    reason = sumo_rl_import_error()
+    if reason is not None:
+        print(f"{'sumo-rl, random actions':>34}: skipped, sumo_rl does not import ({reason})")
+        return
+    elapsed = timed(lambda: sumo_rl_episode(scenario, seconds, args.seed))
+    print(f"{'sumo-rl, random actions':>34}: {elapsed:6.2f} s  ({elapsed / loop:.2f}x plain libsumo)")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,10 @@ def densities(network: Network, lanes: LaneState) -> tuple[np.ndarray, np.ndarra
 def green_pressures(intersection: Intersection, density: np.ndarray) -> np.ndarray:
     """Per green: mean over its green links of incoming minus outgoing density."""
     link_pressure = density[intersection.link_in] - density[intersection.link_out]
-    return np.array([link_pressure[links].mean() if len(links) else 0.0 for links in intersection.green_links])
+    # sum / count is bit-identical to .mean() (numpy computes the mean so) at about half its
+    # per-call cost; this runs once per green of every light at every decision.
+    return np.array([link_pressure[links].sum() / len(links) if len(links) else 0.0
+                     for links in intersection.green_links])
 
 
 def observe(intersection: Intersection, status: SignalStatus, timing: SignalTiming,
