@@ -38,3 +38,17 @@ def final_step_info(info: dict, observations: np.ndarray, done: np.ndarray) -> d
         final_obs[row] = observations[row]
     return {"final_obs": final_obs, "_final_obs": done.copy(),
             "final_info": with_masks(info, done), "_final_info": done.copy()}
+
+
+def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart, final_observations=None):
+    """Gymnasium's SAME_STEP autoreset, as SyncVectorEnv does it: ``info`` keeps the step's
+    entries of the sub-envs that go on; those whose episode ended (``done``) get ``final_obs``
+    (``final_observations`` if the batch is not indexable by row) and ``final_info``, and
+    ``restart(rows)`` starts their next episodes and returns the new observations of the batch.
+    Returns ``(observations, info)``."""
+    info = with_masks(raw_info, ~done)
+    if not done.any():
+        return observations, info
+    info.update(final_step_info(raw_info, observations if final_observations is None else final_observations, done))
+    return restart(np.flatnonzero(done)), info
+

@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_box_action
-from envzoo.core.vector import check_vector_size, final_step_info, with_masks
+from envzoo.core.vector import autoreset_same_step, check_vector_size
 from envzoo.marketmaking.as_env import action_hint, action_space, observation_space
 from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
 
@@ -72,12 +72,10 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
         observations = self.sim.observe()
         raw_info = {"cost": self.sim.costs(result), "metrics": self.sim.metrics()}
         done = terminated | truncated
-        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
-        # info (empty) here, and the finished step's info in final_info.
-        info = with_masks(raw_info, ~done)
-        if done.any():
-            info.update(final_step_info(raw_info, observations, done))
-            rows = np.flatnonzero(done)
-            self.sim.reset(rows, self.seeds.next_keys(rows))
-            observations = self.sim.observe()
+        observations, info = autoreset_same_step(raw_info, observations, done, self._restart)
         return observations, rewards, terminated, truncated, info
+
+    def _restart(self, rows: np.ndarray) -> np.ndarray:
+        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
+        self.sim.reset(rows, self.seeds.next_keys(rows))
+        return self.sim.observe()

@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_batch_action
-from envzoo.core.vector import check_vector_size, final_step_info, with_masks
+from envzoo.core.vector import autoreset_same_step, check_vector_size
 from envzoo.marketmaking.env import make_setup
 from envzoo.marketmaking.lob_episodes import MarketMakingEpisodes
 
@@ -77,14 +77,13 @@ class MarketMakingVectorEnv(VectorEnv):
         terminated = np.zeros(self.num_envs, dtype=bool)
         observations = self.episodes.stack.copy()
         raw_info = {"cost": step.fees, "metrics": self.episodes.metric_values()}
-        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
-        # info here, and the finished step's info in final_info.
-        info = with_masks(raw_info, ~truncated)
-        if truncated.any():
-            info.update(final_step_info(raw_info, observations, truncated))
-            self._start(np.flatnonzero(truncated), {})
-            observations = self.episodes.stack.copy()
+        observations, info = autoreset_same_step(raw_info, observations, truncated, self._restart)
         return observations, rewards, terminated, truncated, info
+
+    def _restart(self, rows: np.ndarray) -> np.ndarray:
+        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
+        self._start(rows, {})
+        return self.episodes.stack.copy()
 
     def _start(self, rows: np.ndarray, options: dict) -> np.ndarray:
         """Start new episodes for ``rows``: each sub-env chooses its day as the single env does."""

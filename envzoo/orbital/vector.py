@@ -9,7 +9,7 @@ from gymnasium.vector.utils import batch_space
 from envzoo.core.errors import InvalidActionError
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_batch_action, check_box_action
-from envzoo.core.vector import check_vector_size, final_step_info, with_masks
+from envzoo.core.vector import autoreset_same_step, check_vector_size
 from envzoo.orbital import task
 from envzoo.orbital.sim import CollisionAvoidanceSim
 
@@ -86,12 +86,10 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
         observations = self.sim.observe()
         raw_info = {"cost": result["delta_v"], "metrics": self.sim.metrics(), "maneuver_refused": result["refused"]}
         done = terminated | truncated
-        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
-        # info (empty) here, and the finished step's info in final_info.
-        info = with_masks(raw_info, ~done)
-        if done.any():
-            info.update(final_step_info(raw_info, observations, done))
-            rows = np.flatnonzero(done)
-            self.sim.reset(rows, self.seeds.next_keys(rows))
-            observations = self.sim.observe()
+        observations, info = autoreset_same_step(raw_info, observations, done, self._restart)
         return observations, rewards, terminated, truncated, info
+
+    def _restart(self, rows: np.ndarray) -> np.ndarray:
+        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
+        self.sim.reset(rows, self.seeds.next_keys(rows))
+        return self.sim.observe()

@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_box_action
-from envzoo.core.vector import check_vector_size, final_step_info, with_masks
+from envzoo.core.vector import autoreset_same_step, check_vector_size
 from envzoo.portfolio.env import flatten
 from envzoo.portfolio.task import PortfolioTask
 
@@ -62,13 +62,14 @@ class PortfolioVectorEnv(VectorEnv):
         observations = self._observations()
         done = terminated | truncated
         raw_info = {"cost": result["cost"], "metrics": self.task.metrics()}
-        info = with_masks(raw_info, ~done)
-        if done.any():
-            info.update(final_step_info(raw_info, _rows(observations, self.num_envs), done))
-            rows = np.flatnonzero(done)
-            self.task.reset(rows, self.seeds.next_keys(rows))
-            observations = self._observations()
+        observations, info = autoreset_same_step(raw_info, observations, done, self._restart,
+                                                 final_observations=_rows(observations, self.num_envs))
         return observations, rewards, terminated, truncated, info
+
+    def _restart(self, rows: np.ndarray):
+        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
+        self.task.reset(rows, self.seeds.next_keys(rows))
+        return self._observations()
 
     def _observations(self):
         observations = self.task.observations()

@@ -9,7 +9,7 @@ from gymnasium.vector.utils import batch_space
 
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_batch_action
-from envzoo.core.vector import check_vector_size, final_step_info, with_masks
+from envzoo.core.vector import autoreset_same_step, check_vector_size
 from envzoo.serverless import task as serverless_task
 
 
@@ -80,24 +80,22 @@ class ServerlessVectorEnv(VectorEnv):
             "cost": stats["pod_seconds"][:, 0].copy(),
             "metrics": {k: v[:, 0] for k, v in self.sim.episode_metrics().items()},
         }
-        # As in SyncVectorEnv's SAME_STEP mode, a sub-env that just reset reports its reset
-        # info (empty) here, and the finished step's info in final_info.
-        info = with_masks(raw_info, ~truncated)
-        if truncated.any():
-            info.update(final_step_info(raw_info, observations, truncated))
-            self._autoreset(truncated, stats)
-            observations = self._observations(stats)
+        observations, info = autoreset_same_step(raw_info, observations, truncated,
+                                                 lambda rows: self._restart(rows, stats))
         self._stats = stats
         return observations, rewards, terminated, truncated, info
 
-    def _autoreset(self, done, stats):
-        """Start new episodes in the finished sub-envs; ``stats`` then describes their start."""
-        rows = np.flatnonzero(done)
+    def _restart(self, rows, stats) -> np.ndarray:
+        """Start new episodes in sub-envs ``rows`` (``stats`` then describes their start); the
+        observations of the batch."""
+        done = np.zeros(self.num_envs, dtype=bool)
+        done[rows] = True
         self.sim.reset(rows, self.seeds.next_keys(rows))
         self.levels[rows] = self.initial_level
         self.steps[rows] = 0
         for name, value in serverless_task.reset_stats(self.sim).items():
             stats[name] = np.where(done[:, None], value, stats[name]).astype(np.float64)
+        return self._observations(stats)
 
     def _observations(self, stats) -> np.ndarray:
         return serverless_task.observe(self.task, self.sim, stats, self.levels)[:, 0]
