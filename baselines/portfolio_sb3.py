@@ -17,21 +17,10 @@ import numpy as np
 
 import envzoo
 from envzoo.core.rollout import run_episode
-from envzoo.core.policy import Policy
+from envzoo.core.policy import TrainedPolicy
 
 ENV_ID = "envzoo/Portfolio-v0"
 KPIS = ("fapv", "annual_return", "sharpe", "sortino", "max_drawdown", "turnover")
-
-
-class SB3Policy(Policy):
-    """A trained SB3 model as an envzoo policy (deterministic actions)."""
-
-    def __init__(self, env, model):
-        super().__init__(env)
-        self.model = model
-
-    def __call__(self, observation, info):
-        return self.model.predict(observation, deterministic=True)[0]
 
 
 def main() -> None:
@@ -53,7 +42,7 @@ def main() -> None:
     rows = {}
     for name in ("ppo", "ubah", "ucrp"):
         env = gym.make(ENV_ID, observation="flat", split="test")
-        policy = SB3Policy(env, model) if name == "ppo" else envzoo.make_policy(ENV_ID, name, env)
+        policy = TrainedPolicy(env, model) if name == "ppo" else envzoo.make_policy(ENV_ID, name, env)
         rows[name] = run_episode(env, policy, seed=0).metrics
     print(f"test backtest, {ENV_ID} defaults, PPO {args.timesteps} steps, seed {args.seed}")
     print(f"{'policy':<8}" + "".join(f"{k:>15}" for k in KPIS))

@@ -19,7 +19,7 @@ import argparse
 import numpy as np
 
 import envzoo
-from envzoo.core.policy import Policy
+from envzoo.core.policy import TrainedPolicy
 from envzoo.core.rollout import run_episode
 from envzoo.traffic.parallel import TrafficGridEnv
 from envzoo.traffic.region import TrafficRegionEnv
@@ -27,17 +27,6 @@ from envzoo.traffic.scenarios import grid
 
 DELTA = 5.0  # seconds between decisions (the envs' default)
 KPIS = ("mean_delay_s", "mean_travel_time_s", "arrived", "running", "mean_queue")
-
-
-class SB3Policy(Policy):
-    """A trained SB3 model as an envzoo policy (deterministic actions)."""
-
-    def __init__(self, env, model):
-        super().__init__(env)
-        self.model = model
-
-    def __call__(self, observation, info):
-        return self.model.predict(observation, deterministic=True)[0]
 
 
 def mean_metrics(make_env, make_policy, seeds) -> dict[str, float]:
@@ -78,7 +67,7 @@ def main() -> None:
     train.close()
 
     rows = {
-        "ppo (region)": mean_metrics(region, lambda env: SB3Policy(env, model), args.eval_seeds),
+        "ppo (region)": mean_metrics(region, lambda env: TrainedPolicy(env, model), args.eval_seeds),
         "fixed-time (region)": mean_metrics(
             region, lambda env: envzoo.make_policy("envzoo/TrafficRegion-v0", "fixed-time", env), args.eval_seeds),
         "fixed-time (grid)": mean_metrics(

@@ -22,3 +22,16 @@ class Policy:
 
     def __call__(self, observation: Any, info: dict) -> Any:
         raise NotImplementedError
+
+
+class TrainedPolicy(Policy):
+    """A trained model as a policy: anything with Stable-Baselines3's
+    ``predict(observation, deterministic=True) -> (action, state)``, acting deterministically."""
+
+    def __init__(self, env, model):
+        super().__init__(env)
+        self.model = model
+
+    def __call__(self, observation, info):
+        return self.model.predict(observation, deterministic=True)[0]
+
