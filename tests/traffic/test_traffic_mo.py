@@ -19,6 +19,7 @@ def test_vector_rewards_add_up_to_the_metrics():
     env = TrafficGridMOEnv(scenario=SCENARIO)
     try:
         env.reset(seed=4)
+        env.action_space.seed(4)
         total, steps, truncated = np.zeros(3), 0, False
         while not truncated:
             _, reward, _, truncated, info = env.step(env.action_space.sample())

@@ -65,6 +65,7 @@ def test_full_penetration_follows_every_vehicle_on_the_links():
     env = TrafficRegionEnv(scenario=SCENARIO, penetration=1.0)
     try:
         env.reset(seed=2)
+        env.action_space.seed(2)
         for _ in range(60):
             env.step(env.action_space.sample())
             on_link = np.bincount([link for link, _ in env.tracker.on_link.values()], minlength=len(env.links.names))
@@ -119,6 +120,7 @@ def test_state_and_reward_options():
     env = TrafficRegionEnv(scenario=SCENARIO, penetration=0.5, state="true", reward="estimated")
     try:
         env.reset(seed=1)
+        env.action_space.seed(1)
         for _ in range(20):
             observation, reward, _, _, info = env.step(env.action_space.sample())
             links = len(env.links.names)
