@@ -11,14 +11,25 @@ from envzoo.core.errors import InvalidActionError
 def check_action(space: spaces.Space, action, hint: str = ""):
     """Return ``action`` as the space's type, or raise :class:`InvalidActionError`."""
     if isinstance(space, spaces.Discrete):
-        value = np.asarray(action)
-        if value.shape != () or not np.issubdtype(value.dtype, np.integer):
-            raise InvalidActionError(f"action {action!r} is not one integer; {space} expects an "
-                                     f"integer in [{space.start}, {space.start + space.n}). {hint}")
-        action = int(value)
+        return _check_discrete(space, action, hint)
     if not space.contains(action if not isinstance(space, spaces.Box) else np.asarray(action, dtype=space.dtype)):
         raise InvalidActionError(f"action {action!r} is outside the action space {space}. {hint}")
     return action
+
+
+def _check_discrete(space: spaces.Discrete, action, hint: str) -> int:
+    # Plain integers skip numpy (multi-agent envs check one action per agent per step).
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        value = int(action)
+    else:
+        array = np.asarray(action)
+        if array.shape != () or not np.issubdtype(array.dtype, np.integer):
+            raise InvalidActionError(f"action {action!r} is not one integer; {space} expects an "
+                                     f"integer in [{space.start}, {space.start + space.n}). {hint}")
+        value = int(array)
+    if not space.start <= value < space.start + space.n:
+        raise InvalidActionError(f"action {action!r} is outside the action space {space}. {hint}")
+    return value
 
 
 def check_batch_action(space: spaces.Discrete, actions, num_envs: int, hint: str = "") -> np.ndarray:

@@ -1,9 +1,10 @@
 """The traffic-signal core shared by every face: one SUMO network under envzoo's signal control.
 
-It starts episodes, turns each light's requested green into SUMO signal states over one decision
-interval (yellow, red clearance, green), reads the lane state once per decision and keeps the
-episode's KPIs. Faces (the PettingZoo env, single-agent envs) only choose actions and compose
-observations and rewards from its state.
+It starts episodes, turns each light's requested green into SUMO programs for one decision
+interval (yellow, red clearance, green: SUMO plays them itself, so an interval is one call into
+SUMO), reads the lane state once per decision and keeps the episode's KPIs. Faces (the
+PettingZoo env, single-agent envs) only choose actions and compose observations and rewards from
+its state.
 """
 
 from __future__ import annotations
@@ -13,19 +14,29 @@ import numpy as np
 from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
 from envzoo.traffic.scenarios import Scenario
-from envzoo.traffic.signals import SignalStatus, SignalTiming, advance_status, decide, interval_segments
+from envzoo.traffic.signals import HOLD_SECONDS, SignalStatus, SignalTiming, advance_status, decide, transition_program
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
 MAX_SUMO_SEED = 2**31 - 1
 
 
+def _program_id(origin: int, target: int) -> str:
+    return f"envzoo:{origin}>{target}"
+
+
 class SignalControlCore:
-    """A scenario's SUMO simulation with every controllable light driven by decisions."""
+    """A scenario's SUMO simulation with every controllable light driven by decisions.
+
+    With ``measure_co2`` the network's CO2 emission rate is read after every call into SUMO (at
+    the end of each decision interval, or of each second with :attr:`on_second`) and integrated
+    over the time it covers; without it the metrics have no ``co2_kg``.
+    """
 
     def __init__(self, scenario: Scenario, timing: SignalTiming, backend: str = "auto", gui: bool = False,
-                 sumo_warnings: bool = False, sumo_options: dict | None = None):
+                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = False):
         self.scenario = scenario
         self.timing = timing
+        self.measure_co2 = measure_co2
         self._sim_options = dict(backend=backend, gui=gui, warnings=sumo_warnings)
         self._sumo_args = scenario.sumo_args() + options_to_args(sumo_options or {})
         self.sim: Simulation | None = None
@@ -37,10 +48,11 @@ class SignalControlCore:
             raise ValueError(f"scenario {scenario.name!r} has no traffic light with two or more green phases")
         self.intersections: dict[str, Intersection] = {i.light: i for i in self.network.intersections}
         self.lights = list(self.intersections)
+        self.features = features.LightFeatures.of(self.network, list(self.intersections.values()))
         # Every light's incoming lanes in one index array: the queue KPI is one sum per decision.
         self._incoming_lanes = np.concatenate([i.in_lanes for i in self.network.intersections])
         # Called after every simulated second when set (a face that follows vehicles second by
-        # second); otherwise each segment of an interval is simulated in one call, which is faster.
+        # second); otherwise each decision interval is simulated in one call, which is faster.
         self.on_second = None
 
     def _simulation(self, seed: int) -> Simulation:
@@ -55,22 +67,30 @@ class SignalControlCore:
         """Start the scenario with ``sumo_seed``; every light shows its first green."""
         try:
             sim = self._simulation(sumo_seed)
+            self._install_programs(sim)
         except Exception:
             # A failed (re)start leaves no usable SUMO: the next episode starts a fresh one.
             self.close()
             raise
         sim.subscribe_lanes(list(self.network.lanes))
+        if self.measure_co2:
+            sim.subscribe_co2()
         self.status = {light: SignalStatus() for light in self.lights}
-        self.shown: dict[str, str] = {}
-        for light, intersection in self.intersections.items():
-            self._show(light, intersection.plan.greens[0])
         self.decisions, self._queue_sum, self._co2_mg = 0, 0.0, 0.0
         self._read_lanes()
 
-    def _show(self, light: str, state: str) -> None:
-        if self.shown.get(light) != state:
-            self.sim.set_state(light, state)
-            self.shown[light] = state
+    def _install_programs(self, sim: Simulation) -> None:
+        """Each light gets one program per change of green (and one per green, to hold it); SUMO
+        forgets them at every restart. Every light starts holding its first green."""
+        for light, intersection in self.intersections.items():
+            plan = intersection.plan
+            for origin in range(intersection.n_greens):
+                sim.install_program(light, _program_id(origin, origin), [(plan.greens[origin], HOLD_SECONDS)])
+                for target in range(intersection.n_greens):
+                    if target != origin:
+                        sim.install_program(light, _program_id(origin, target),
+                                            transition_program(plan, origin, target, self.timing))
+            sim.run_program(light, _program_id(0, 0))
 
     def _read_lanes(self) -> None:
         self.lanes: LaneState = self.sim.lane_state()
@@ -78,20 +98,16 @@ class SignalControlCore:
 
     def apply(self, requested: dict[str, int]) -> None:
         """Simulate one decision interval with each light's requested green (``decide`` applies
-        the min/max-green rules); all lights share the interval's segments."""
+        the min/max-green rules)."""
         timing = self.timing
-        plans = {}
-        for light, intersection in self.intersections.items():
-            status = self.status[light]
-            green, changed = decide(status, requested[light], intersection.n_greens, timing)
-            plans[light] = interval_segments(intersection.plan, status.green, green, changed, timing)
-            self.status[light] = advance_status(status, green, changed, timing)
         try:
-            durations = [duration for _, duration in max(plans.values(), key=len)]
-            for index, duration in enumerate(durations):
-                for light, segments in plans.items():
-                    self._show(light, segments[min(index, len(segments) - 1)][0])
-                self._co2_mg += self._advance(duration)
+            for light, intersection in self.intersections.items():
+                status = self.status[light]
+                green, changed = decide(status, requested[light], intersection.n_greens, timing)
+                if changed:
+                    self.sim.run_program(light, _program_id(status.green, green))
+                self.status[light] = advance_status(status, green, changed, timing)
+            self._advance(timing.delta)
         except Exception:
             self.close()
             raise
@@ -99,18 +115,31 @@ class SignalControlCore:
         self._read_lanes()
         self._queue_sum += float(self.lanes.halting[self._incoming_lanes].sum())  # counts: exact in any order
 
-    def _advance(self, duration: float) -> float:
-        """Simulate ``duration`` seconds; return the CO2 emitted (mg), the rate sampled at the end
-        of each call (per segment, or per second with ``on_second``)."""
-        if self.on_second is None:
-            return self.sim.advance(duration) * duration
-        emitted, left = 0.0, duration
+    def _advance(self, duration: float) -> None:
+        """Simulate ``duration`` seconds, in one call or second by second with ``on_second``;
+        integrate the CO2 rate read at the end of each call over the call's length."""
+        step = 1.0 if self.on_second is not None else duration
+        left = duration
         while left > 1e-9:
-            seconds = min(1.0, left)
-            emitted += self.sim.advance(seconds) * seconds
-            self.on_second()
+            seconds = min(step, left)
+            self.sim.advance(seconds)
+            if self.measure_co2:
+                self._co2_mg += self.sim.co2_rate() * seconds
+            if self.on_second is not None:
+                self.on_second()
             left -= seconds
-        return emitted
+
+    def greens(self) -> np.ndarray:
+        """Each light's current green index, in light order."""
+        return np.array([self.status[light].green for light in self.lights])
+
+    def can_change(self) -> np.ndarray:
+        """Each light's min-green flag (1: its green may change now), in light order."""
+        return np.array([float(self.status[light].can_change(self.timing)) for light in self.lights])
+
+    def observe(self) -> np.ndarray:
+        """Every light's observation (see :mod:`envzoo.traffic.features`), concatenated."""
+        return self.features.observe(self.greens(), self.can_change(), self.density, self.queue)
 
     def at_scenario_end(self) -> bool:
         return self.sim.time() >= self.scenario.end
@@ -125,8 +154,7 @@ class SignalControlCore:
             "throughput_vph": totals.arrived / hours if hours else 0.0, "departed": float(totals.departed),
             "running": float(totals.running), "teleports": float(totals.teleports),
             "mean_queue": self._queue_sum / self.decisions if self.decisions else 0.0,
-            "co2_kg": self._co2_mg / 1e6,
-        }
+        } | ({"co2_kg": self._co2_mg / 1e6} if self.measure_co2 else {})
 
     def render_lines(self) -> list[str]:
         lines = [f"t={self.sim.time():7.0f}s  decision {self.decisions}"]
@@ -134,7 +162,7 @@ class SignalControlCore:
             status = self.status[light]
             queue = int(self.lanes.halting[intersection.in_lanes].sum())
             lines.append(f"  {light}: green {status.green} for {status.green_time:4.0f}s  "
-                         f"state {self.shown[light]}  queue {queue}")
+                         f"state {self.sim.signal_state(light)}  queue {queue}")
         return lines
 
     def close(self) -> None:

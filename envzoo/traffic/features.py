@@ -1,20 +1,26 @@
-"""What an intersection's agent observes and is rewarded for, as functions of the lane state of
-one decision time (all lanes of the network in one array) and the light's status.
+"""What an intersection's agent observes and is rewarded for, computed for every light at once from
+the lane state of one decision time (all lanes of the network in one array) and the lights'
+status.
 
 Observation (sumo-rl's, plus pressure): ``[phase one-hot (G), min-green flag (1),
 density per incoming lane (L), queue per incoming lane (L), pressure per green (G)]`` where
 density = vehicles × 7.5 m / lane length and queue = halting vehicles × 7.5 m / lane length,
 both capped at 1 (a lane holds at most one more vehicle partly on it), and the pressure of a
 green is the mean over its green links of (incoming density − outgoing density), in [−1, 1].
+
+Per-light sums over lanes are products with (lights × lanes) incidence matrices, and the
+observations of all lights are one gather from one array, so a decision costs a few numpy calls
+however many lights the network has.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from gymnasium import spaces
 
 from envzoo.traffic.intersections import Intersection, Network
-from envzoo.traffic.signals import SignalStatus, SignalTiming
 from envzoo.traffic.sumo import LaneState
 
 
@@ -30,50 +36,81 @@ def densities(network: Network, lanes: LaneState) -> tuple[np.ndarray, np.ndarra
             np.minimum(lanes.halting / network.capacity, 1.0))
 
 
-def green_pressures(intersection: Intersection, density: np.ndarray) -> np.ndarray:
-    """Per green: mean over its green links of incoming minus outgoing density."""
-    link_pressure = density[intersection.link_in] - density[intersection.link_out]
-    # sum / count is bit-identical to .mean() (numpy computes the mean so) at about half its
-    # per-call cost; this runs once per green of every light at every decision.
-    return np.array([link_pressure[links].sum() / len(links) if len(links) else 0.0
-                     for links in intersection.green_links])
+@dataclass(frozen=True)
+class LightFeatures:
+    """The network's lights (in order) as matrices over its lanes."""
+
+    incoming: np.ndarray      # (lights, lanes): 1 where the lane enters the light
+    outgoing: np.ndarray      # (lights, lanes): 1 where the lane leaves it
+    pressure: np.ndarray      # (all greens, lanes): a green's pressure is this row · density
+    first_green: np.ndarray   # (lights,): where each light's greens start among all greens
+    gather: np.ndarray        # indices of every observation entry in [phases, flags, density, queue, pressures]
+    bounds: tuple[tuple[int, int], ...]  # each light's (start, end) in the concatenated observations
+
+    @classmethod
+    def of(cls, network: Network, intersections: list[Intersection]) -> LightFeatures:
+        n_lanes, n_lights = len(network.lanes), len(intersections)
+        greens = np.array([i.n_greens for i in intersections])
+        first_green = np.concatenate([[0], np.cumsum(greens)[:-1]]).astype(np.int64)
+        incoming, outgoing = np.zeros((n_lights, n_lanes)), np.zeros((n_lights, n_lanes))
+        pressure = np.zeros((greens.sum(), n_lanes))
+        flags, density = greens.sum(), greens.sum() + n_lights      # block offsets in the source array
+        queue, pressures = density + n_lanes, density + 2 * n_lanes
+        gather = []
+        for light, intersection in enumerate(intersections):
+            incoming[light, intersection.in_lanes] = 1.0
+            outgoing[light, intersection.out_lanes] = 1.0
+            for green, links in enumerate(intersection.green_links):
+                row = pressure[first_green[light] + green]
+                # a lane can carry several green links: accumulate, as the mean over links does
+                np.add.at(row, intersection.link_in[links], 1.0 / len(links))
+                np.add.at(row, intersection.link_out[links], -1.0 / len(links))
+            own_greens = first_green[light] + np.arange(intersection.n_greens)
+            gather += [own_greens, [flags + light], density + intersection.in_lanes,
+                       queue + intersection.in_lanes, pressures + own_greens]
+        ends = np.cumsum([observation_space(i).shape[0] for i in intersections]).tolist()
+        return cls(incoming, outgoing, pressure, first_green, np.concatenate(gather).astype(np.int64),
+                   tuple(zip([0] + ends[:-1], ends)))
+
+    def observe(self, greens: np.ndarray, can_change: np.ndarray, density: np.ndarray,
+                queue: np.ndarray) -> np.ndarray:
+        """Every light's observation, concatenated in light order (float32); ``greens`` is each
+        light's current green index and ``can_change`` its min-green flag."""
+        phases = np.zeros(self.pressure.shape[0])
+        phases[self.first_green + greens] = 1.0
+        source = np.concatenate([phases, can_change, density, queue, self.pressure @ density])
+        return source[self.gather].astype(np.float32)
+
+    def split(self, observations: np.ndarray) -> list[np.ndarray]:
+        """The concatenated observations, one array per light."""
+        return [observations[start:end] for start, end in self.bounds]
+
+    def waiting_time(self, lanes: LaneState) -> np.ndarray:
+        """Seconds, per light: sum over the vehicles on its incoming lanes of how long each has
+        been stopped."""
+        return self.incoming @ lanes.waiting_time
 
 
-def observe(intersection: Intersection, status: SignalStatus, timing: SignalTiming,
-            density: np.ndarray, queue: np.ndarray) -> np.ndarray:
-    phase = np.zeros(intersection.n_greens)
-    phase[status.green] = 1.0
-    lanes = intersection.in_lanes
-    return np.concatenate([phase, [float(status.can_change(timing))], density[lanes], queue[lanes],
-                           green_pressures(intersection, density)]).astype(np.float32)
+# ---------------------------------------------------------------------- rewards (one value per light)
+def queue_reward(features: LightFeatures, lanes: LaneState, network: Network, previous_wait: np.ndarray) -> np.ndarray:
+    return -(features.incoming @ lanes.halting)
 
 
-# ---------------------------------------------------------------------- rewards
-def total_waiting_time(intersection: Intersection, lanes: LaneState) -> float:
-    """Seconds: sum over the vehicles on the incoming lanes of how long each has been stopped."""
-    return float(lanes.waiting_time[intersection.in_lanes].sum())
+def pressure_reward(features: LightFeatures, lanes: LaneState, network: Network,
+                    previous_wait: np.ndarray) -> np.ndarray:
+    return -(features.incoming @ lanes.vehicles - features.outgoing @ lanes.vehicles)
 
 
-def queue_reward(intersection: Intersection, lanes: LaneState, network: Network, previous_wait: float) -> float:
-    return -float(lanes.halting[intersection.in_lanes].sum())
+def average_speed_reward(features: LightFeatures, lanes: LaneState, network: Network,
+                         previous_wait: np.ndarray) -> np.ndarray:
+    vehicles = features.incoming @ lanes.vehicles
+    weighted = features.incoming @ (lanes.mean_speed / network.speed_limit * lanes.vehicles)
+    return np.divide(weighted, vehicles, out=np.ones_like(vehicles), where=vehicles > 0)  # empty: free flow
 
 
-def pressure_reward(intersection: Intersection, lanes: LaneState, network: Network, previous_wait: float) -> float:
-    return -float(lanes.vehicles[intersection.in_lanes].sum() - lanes.vehicles[intersection.out_lanes].sum())
-
-
-def average_speed_reward(intersection: Intersection, lanes: LaneState, network: Network,
-                         previous_wait: float) -> float:
-    vehicles = lanes.vehicles[intersection.in_lanes]
-    if vehicles.sum() == 0:
-        return 1.0
-    relative = lanes.mean_speed[intersection.in_lanes] / network.speed_limit[intersection.in_lanes]
-    return float((relative * vehicles).sum() / vehicles.sum())
-
-
-def diff_waiting_time_reward(intersection: Intersection, lanes: LaneState, network: Network,
-                             previous_wait: float) -> float:
-    return (previous_wait - total_waiting_time(intersection, lanes)) / 100.0
+def diff_waiting_time_reward(features: LightFeatures, lanes: LaneState, network: Network,
+                             previous_wait: np.ndarray) -> np.ndarray:
+    return (previous_wait - features.waiting_time(lanes)) / 100.0
 
 
 REWARDS = {

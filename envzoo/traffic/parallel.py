@@ -71,8 +71,9 @@ class TrafficGridEnv(ParallelEnv):
     ``mean_delay_s`` (SUMO's time loss, mean over arrived vehicles), ``mean_travel_time_s``,
     ``mean_waiting_time_s``, ``arrived`` (throughput), ``throughput_vph``, ``departed``,
     ``running``, ``teleports``, ``mean_queue`` (halting vehicles on all controlled incoming lanes,
-    mean over decisions) and ``co2_kg`` (the network's CO2 emission rate from SUMO's default
-    emission model, sampled at the end of every simulated segment, times its length).
+    mean over decisions) and, with ``measure_co2=True``, ``co2_kg`` (the network's CO2 emission
+    rate from SUMO's default emission model, read at the end of every decision interval, times
+    its length).
 
     ## Arguments
 
@@ -88,6 +89,8 @@ class TrafficGridEnv(ParallelEnv):
     - ``gui``: run ``sumo-gui`` (through TraCI).
     - ``sumo_warnings``: keep SUMO's warnings (teleports, ...) in its log.
     - ``sumo_options``: further SUMO options, e.g. ``{"time-to-teleport": 60}``.
+    - ``measure_co2``: measure the network's CO2 (default False: reading every edge's emission
+      rate costs about as much as the rest of the env's work with SUMO).
     - ``render_mode``: ``"ansi"`` or None.
 
     Copies (``pickle``, ``copy.deepcopy``) start their own SUMO and replay the episode so far.
@@ -109,11 +112,11 @@ class TrafficGridEnv(ParallelEnv):
     def __init__(self, scenario="grid4x4", reward: str = "diff-waiting-time", delta: float = 5.0,
                  yellow: float = 2.0, all_red: float = 0.0, min_green: float = 5.0, max_green: float = 50.0,
                  max_cycles: int = 720, backend: str = "auto", gui: bool = False, sumo_warnings: bool = False,
-                 sumo_options: dict | None = None, render_mode: str | None = None):
+                 sumo_options: dict | None = None, measure_co2: bool = False, render_mode: str | None = None):
         self._init_kwargs = dict(scenario=scenario, reward=reward, delta=delta, yellow=yellow, all_red=all_red,
                                  min_green=min_green, max_green=max_green, max_cycles=max_cycles,
                                  backend=backend, gui=gui, sumo_warnings=sumo_warnings,
-                                 sumo_options=sumo_options, render_mode=render_mode)
+                                 sumo_options=sumo_options, measure_co2=measure_co2, render_mode=render_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         if max_cycles < 1:
@@ -123,7 +126,8 @@ class TrafficGridEnv(ParallelEnv):
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self.core = SignalControlCore(make_scenario(scenario), SignalTiming(delta, yellow, all_red, min_green, max_green),
-                                      backend=backend, gui=gui, sumo_warnings=sumo_warnings, sumo_options=sumo_options)
+                                      backend=backend, gui=gui, sumo_warnings=sumo_warnings, sumo_options=sumo_options,
+                                      measure_co2=measure_co2)
         self.timing, self.network, self.intersections = self.core.timing, self.core.network, self.core.intersections
         self._np_random, _ = seeding.np_random(None)
         self.possible_agents = list(self.core.lights)
@@ -149,7 +153,7 @@ class TrafficGridEnv(ParallelEnv):
         self.core.start_episode(sumo_seed)
         self._episode_seed, self._history = sumo_seed, []
         self.agents = list(self.possible_agents)
-        self._previous_wait = {a: features.total_waiting_time(i, self.core.lanes) for a, i in self.intersections.items()}
+        self._previous_wait = self.core.features.waiting_time(self.core.lanes)
 
     def step(self, actions):
         if not self.agents:
@@ -164,24 +168,22 @@ class TrafficGridEnv(ParallelEnv):
             self.agents = []
             raise
         lanes = self.core.lanes
-        rewards = {}
-        for agent, intersection in self.intersections.items():
-            rewards[agent] = float(self._reward(intersection, lanes, self.network, self._previous_wait[agent]))
-            self._previous_wait[agent] = features.total_waiting_time(intersection, lanes)
-        metrics = self.core.metrics()
+        rewards = dict(zip(self.agents, self._reward(self.core.features, lanes, self.network,
+                                                     self._previous_wait).tolist()))
+        self._previous_wait = self.core.features.waiting_time(lanes)
         truncated = self.core.decisions >= self.max_cycles or self.core.at_scenario_end()
         observations = self._observations()
         terminations = {agent: False for agent in self.agents}
         truncations = {agent: truncated for agent in self.agents}
+        metrics = self.core.metrics()
         infos = {agent: {"metrics": metrics, "green": self.core.status[agent].green} for agent in self.agents}
         if truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
     def _observations(self):
-        core = self.core
-        return {agent: features.observe(self.intersections[agent], core.status[agent], self.timing,
-                                        core.density, core.queue) for agent in self.agents}
+        # self.agents is every light, in the core's order, while the episode runs
+        return dict(zip(self.agents, self.core.features.split(self.core.observe())))
 
     def render(self):
         if self.render_mode != "ansi" or not self.core.running or self._episode_seed is None:

@@ -5,13 +5,15 @@ A light is controlled by choosing one of its green phases every decision interva
 seconds). Changing green shows ``yellow`` seconds of yellow on the links that lose green, then
 ``all_red`` seconds of red clearance (those links red, links green in both phases stay green),
 then the new green for the rest of the interval, so decisions stay synchronous across lights
-and every decision starts in a green phase.
+and every decision starts in a green phase. Each change is a small SUMO program
+(:func:`transition_program`) that SUMO plays by itself, so a decision interval is one call into
+SUMO whatever the lights do.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 GREEN = "Gg"
 YELLOW = "yY"
@@ -128,16 +130,19 @@ def decide(status: SignalStatus, requested: int, n_greens: int, timing: SignalTi
 def advance_status(status: SignalStatus, new_green: int, changed: bool, timing: SignalTiming) -> SignalStatus:
     if changed:
         return SignalStatus(new_green, timing.green_after_change)
-    return replace(status, green_time=status.green_time + timing.delta)
+    return SignalStatus(status.green, status.green_time + timing.delta)
 
 
-def interval_segments(plan: SignalPlan, origin: int, target: int, changed: bool,
-                      timing: SignalTiming) -> list[tuple[str, float]]:
-    """The signal states of one decision interval and how long each is shown (sums to delta)."""
-    if not changed:
-        return [(plan.greens[origin], timing.delta)]
-    segments = [(plan.yellow_state(origin, target), timing.yellow)]
+# A program's last phase lasts until the next decision switches programs: longer than any episode.
+HOLD_SECONDS = 1e7
+
+
+def transition_program(plan: SignalPlan, origin: int, target: int, timing: SignalTiming) -> list[tuple[str, float]]:
+    """The SUMO program (signal states, seconds) that leaves green ``origin`` for green ``target``:
+    yellow, red clearance when ``all_red`` > 0, then the target green held until the next change.
+    SUMO runs the whole transition inside one decision interval on its own."""
+    phases = [(plan.yellow_state(origin, target), timing.yellow)]
     if timing.all_red > 0:
-        segments.append((plan.clearance_state(origin, target), timing.all_red))
-    segments.append((plan.greens[target], timing.green_after_change))
-    return segments
+        phases.append((plan.clearance_state(origin, target), timing.all_red))
+    phases.append((plan.greens[target], HOLD_SECONDS))
+    return phases

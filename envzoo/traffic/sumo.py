@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import operator
 import os
 import shutil
 import subprocess
@@ -190,8 +191,9 @@ class Simulation:
 
     ``args`` are SUMO options for the network, demand and time (from a scenario); the bridge adds
     the seed, the log file and its own options; SUMO's warnings (teleports, ...) go to the log only
-    when ``warnings`` is true. Every edge (internal ones too) is subscribed for its CO2 emission
-    rate; :meth:`subscribe_lanes` adds the lanes whose :class:`LaneState` is read.
+    when ``warnings`` is true. :meth:`subscribe_lanes` chooses the lanes whose :class:`LaneState`
+    is read; :meth:`subscribe_co2` the network's CO2 emission rate (every edge, internal ones
+    too: it costs about as much as the rest of the reads together, so only faces that use it ask).
     """
 
     def __init__(self, args: list[str], seed: int, backend: str = "auto",
@@ -223,11 +225,10 @@ class Simulation:
         except SumoError:
             self.close()
             raise
-        self._subscribe_edges()
 
     def restart(self, seed: int) -> None:
         """Start the same scenario afresh with another seed, in the same SUMO instance (cheaper
-        than a new start, above all with TraCI). Lane subscriptions must be made again."""
+        than a new start, above all with TraCI). Subscriptions must be made again."""
         command = self._command + ["--seed", str(int(seed))]
         try:
             self.api.load(command[1:])
@@ -236,7 +237,6 @@ class Simulation:
                 raise
             raise SumoCrashError(self._failure("SUMO failed to restart", error, command)) from None
         self.lanes = []
-        self._subscribe_edges()
 
     # -- starting
     def _start_libsumo(self, command):
@@ -292,10 +292,11 @@ class Simulation:
         except OSError:
             return ""
 
-    def _subscribe_edges(self):
+    def subscribe_co2(self) -> None:
+        """Subscribe every edge's CO2 emission rate, for :meth:`co2_rate`."""
         tc = _constants()
-        for edge in self._api.edge.getIDList():
-            self._api.edge.subscribe(edge, [tc.VAR_CO2EMISSION])
+        for edge in self.api.edge.getIDList():
+            self.api.edge.subscribe(edge, [tc.VAR_CO2EMISSION])
 
     def subscribe_lanes(self, lanes: list[str]) -> None:
         """Subscribe ``lanes`` for :meth:`lane_state` (values in this order)."""
@@ -313,19 +314,21 @@ class Simulation:
             raise SumoError("the SUMO simulation is closed")
         return self._api
 
-    def advance(self, seconds: float) -> float:
-        """Simulate ``seconds`` in one call (subscriptions are evaluated once, at its end) and
-        return the network's CO2 emission rate then (mg/s, summed over every edge)."""
-        tc = _constants()
+    def advance(self, seconds: float) -> None:
+        """Simulate ``seconds`` in one call (subscriptions are evaluated once, at its end)."""
         api = self.api
         try:
             api.simulationStep(api.simulation.getTime() + seconds)
-            edges = api.edge.getAllSubscriptionResults()
         except Exception as error:  # noqa: BLE001 - whatever SUMO raised, report it with its log
             if not self._is_sumo_error(error):
                 raise
             raise SumoCrashError(self._failure("SUMO stopped during the simulation", error)) from None
-        return float(sum(values[tc.VAR_CO2EMISSION] for values in edges.values()))
+
+    def co2_rate(self) -> float:
+        """The network's CO2 emission rate in the last simulated second (mg/s, summed over every
+        edge); needs :meth:`subscribe_co2`."""
+        tc = _constants()
+        return float(sum(values[tc.VAR_CO2EMISSION] for values in self.api.edge.getAllSubscriptionResults().values()))
 
     def _is_sumo_error(self, error) -> bool:
         import traci
@@ -338,13 +341,10 @@ class Simulation:
     def lane_state(self) -> LaneState:
         tc = _constants()
         results = self.api.lane.getAllSubscriptionResults()
-        rows = [results[lane] for lane in self.lanes]
-        return LaneState(
-            vehicles=np.array([row[tc.LAST_STEP_VEHICLE_NUMBER] for row in rows], dtype=np.float64),
-            halting=np.array([row[tc.LAST_STEP_VEHICLE_HALTING_NUMBER] for row in rows], dtype=np.float64),
-            waiting_time=np.array([row[tc.VAR_WAITING_TIME] for row in rows], dtype=np.float64),
-            mean_speed=np.array([row[tc.LAST_STEP_MEAN_SPEED] for row in rows], dtype=np.float64),
-        )
+        row = operator.itemgetter(tc.LAST_STEP_VEHICLE_NUMBER, tc.LAST_STEP_VEHICLE_HALTING_NUMBER,
+                                  tc.VAR_WAITING_TIME, tc.LAST_STEP_MEAN_SPEED)
+        columns = np.array([row(results[lane]) for lane in self.lanes], dtype=np.float64).reshape(-1, 4).T
+        return LaneState(vehicles=columns[0], halting=columns[1], waiting_time=columns[2], mean_speed=columns[3])
 
     def departed_vehicles(self) -> tuple[str, ...]:
         """Vehicles inserted in the last simulation step."""
@@ -379,8 +379,23 @@ class Simulation:
             mean_travel_time=stat("device.tripinfo.duration"), mean_time_loss=stat("device.tripinfo.timeLoss"),
             mean_waiting_time=stat("device.tripinfo.waitingTime"))
 
-    def set_state(self, traffic_light: str, state: str) -> None:
-        self.api.trafficlight.setRedYellowGreenState(traffic_light, state)
+    def install_program(self, traffic_light: str, program: str, phases: list[tuple[str, float]]) -> None:
+        """Give ``traffic_light`` a static program of (signal state, seconds) phases; SUMO keeps
+        it until the simulation restarts. (SUMO warns, in its log only, that such programs do not
+        give every link a green: each covers one change, not a cycle.)"""
+        trafficlight = self.api.trafficlight
+        static_type = 0
+        logic = trafficlight.Logic(program, static_type, 0,
+                                   [trafficlight.Phase(duration, state) for state, duration in phases])
+        trafficlight.setProgramLogic(traffic_light, logic)
+
+    def run_program(self, traffic_light: str, program: str) -> None:
+        """Start an installed program of ``traffic_light`` from its first phase, now."""
+        self.api.trafficlight.setProgram(traffic_light, program)
+        self.api.trafficlight.setPhase(traffic_light, 0)
+
+    def signal_state(self, traffic_light: str) -> str:
+        return self.api.trafficlight.getRedYellowGreenState(traffic_light)
 
     # -- closing
     def close(self) -> None:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from envzoo.traffic.signals import (
-    SignalPlan, SignalStatus, SignalTiming, advance_status, decide, interval_segments, is_green_phase,
-    plan_from_logics,
+    HOLD_SECONDS, SignalPlan, SignalStatus, SignalTiming, advance_status, decide, is_green_phase,
+    plan_from_logics, transition_program,
 )
 
 PLAN = SignalPlan("J", ("GGgrrr", "rrrGGg", "GrrGrr"), (30.0, 20.0, 10.0))
@@ -20,8 +20,9 @@ def test_yellow_and_clearance_states_by_hand():
     assert PLAN.yellow_state(0, 2) == "Gyyrrr"      # link 0 is green in both: it stays green
     assert PLAN.clearance_state(0, 2) == "Grrrrr"
     assert PLAN.clearance_state(0, 1) == "rrrrrr"
-    assert interval_segments(PLAN, 0, 1, True, TIMING) == [("yyyrrr", 2), ("rrrrrr", 1), ("rrrGGg", 2)]
-    assert interval_segments(PLAN, 0, 0, False, TIMING) == [("GGgrrr", 5)]
+    assert transition_program(PLAN, 0, 1, TIMING) == [("yyyrrr", 2), ("rrrrrr", 1), ("rrrGGg", HOLD_SECONDS)]
+    no_clearance = SignalTiming(delta=5, yellow=2, all_red=0, min_green=5, max_green=20)
+    assert transition_program(PLAN, 0, 2, no_clearance) == [("Gyyrrr", 2), ("GrrGrr", HOLD_SECONDS)]
     assert is_green_phase("GGgrrr") and not is_green_phase("yyyrrr") and not is_green_phase("rrrrrr")
 
 
