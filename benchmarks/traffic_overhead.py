@@ -1,126 +1,218 @@
-"""Overhead of envzoo/TrafficGrid-v0 over plain SUMO: wall time for one simulated hour on the
-default 4x4 grid, in one run.
+"""Overhead of envzoo/TrafficGrid-v0 over plain SUMO and against sumo-rl: wall time for one
+simulated hour on the default 4x4 grid, every row on the same network, routes and SUMO seed (the
+one the env draws from ``reset(seed=--seed)``, read back from SUMO), in one run.
 
-    python benchmarks/traffic_overhead.py [--hours 1] [--seed 0]
+    python benchmarks/traffic_overhead.py [--hours 1] [--seed 0] [--repeats 3]
+                                          [--sumo-rl-python /tmp/sumorl-venv/bin/python]
 
-Prints, for the same network and routes and SUMO seed:
-- plain SUMO: the ``sumo`` binary running the scenario with its own (fixed-time) programs;
-- plain libsumo: a Python loop stepping SUMO 5 s at a time, no control, no reads;
-- the env with the fixed-time policy (the same signal plan as plain SUMO, so the same traffic):
-  the ratio to plain libsumo is the environment's overhead;
-- the env with random actions (as the issue asks; random switching congests the grid, so SUMO
-  itself has more vehicles to move and this ratio mixes overhead with heavier traffic);
-- sumo-rl with random actions, same files and seed, when it imports (its PyPI release 1.4.5 does
-  not import with PettingZoo 1.27, which has no ``agent_selector``); otherwise why it is skipped.
+Each row runs ``--repeats`` times, the rows taking turns so that a noisy machine slows them
+alike; it prints the minimum and the median wall time, the minimum's ratio to plain libsumo's,
+and SUMO's counts at the end (vehicles departed, arrived, still running, teleports: random
+switching congests the grid differently from row to row, so SUMO itself has more or less to move).
+
+- plain SUMO (binary): the ``sumo`` executable running the scenario with its own fixed-time
+  programs, process start included;
+- plain libsumo, 5 s steps: a Python loop stepping SUMO 5 s at a time, no control, no reads, from
+  ``libsumo.start`` to the last step;
+- env, fixed-time policy: TrafficGrid-v0 with default arguments and the fixed-time reference
+  policy, which replays SUMO's own signal plan (its counts equal plain libsumo's): its ratio to
+  plain libsumo is the environment's overhead;
+- env, random actions: default arguments, uniformly random phase choices (as the issue asks);
+- env, random actions, measure_co2=True: the same, also measuring the network's CO2 emissions;
+- sumo-rl, random actions: sumo-rl's parallel env on libsumo, run by ``sumo_rl_episode.py`` in a
+  subprocess with the ``--sumo-rl-python`` interpreter (default: this one), with envzoo's signal
+  timing (delta_time=5, yellow_time=2, min_green=5, max_green=50) and SUMO's teleport rule,
+  otherwise sumo-rl's defaults (its observation, diff-waiting-time reward and per-step system
+  info); skipped, with the reason, when sumo_rl does not import there.
+
+Every env row and the sumo-rl row are timed from ``reset`` to the end of the episode (imports,
+constructor and ``close`` left out), so the sumo-rl interpreter's start never counts against it.
+
+sumo-rl's PyPI release 1.4.5 imports ``pettingzoo.utils.agent_selector``, which PettingZoo 1.27
+(this project's) no longer has, so it lives in a side virtualenv with an older PettingZoo and the
+same SUMO wheels as the project (sumo-rl is not a dependency of envzoo):
+
+    python3 -m venv /tmp/sumorl-venv
+    /tmp/sumorl-venv/bin/pip install sumo-rl==1.4.5 pettingzoo==1.24.3 \\
+        eclipse-sumo==1.28.0 libsumo==1.28.0 traci==1.28.0 sumolib==1.28.0
 """
 
 import argparse
+import json
 import os
 import platform
+import statistics
 import subprocess
+import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 import envzoo  # noqa: F401
+from envzoo.core.policy import Policy
 from envzoo.core.rollout import run_episode
 from envzoo.registry import make_policy
 from envzoo.traffic.parallel import TrafficGridEnv
 from envzoo.traffic.scenarios import grid
 from envzoo.traffic.sumo import sumo_binary
+from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SUMO's counts
+
+SUMO_RL_RUNNER = Path(__file__).with_name("sumo_rl_episode.py")
+SUMO_QUIET = ["--no-step-log", "true", "--no-warnings", "true", "--duration-log.disable", "true"]
 
 
-def timed(function) -> float:
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
+@dataclass
+class Run:
+    """One timed run of a row: its wall time and SUMO's counts at the end (None when unread)."""
+
+    wall_s: float
+    counts: dict | None = None
 
 
-def plain_sumo(scenario, seed: int) -> None:
-    subprocess.run([sumo_binary(), *scenario.sumo_args(), "--seed", str(seed), "--no-step-log", "true",
-                    "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
+class RowSkipped(Exception):
+    """The row cannot run here; the message says why."""
 
 
-def plain_libsumo(scenario, seed: int, seconds: float) -> None:
+class RandomActions(Policy):
+    """Uniformly random phase choices, seeded by ``reset``."""
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observations, infos):
+        return {agent: int(self.rng.integers(self.env.action_space(agent).n)) for agent in observations}
+
+
+def env_sumo_seed(scenario, seed: int) -> int:
+    """The SUMO seed TrafficGrid-v0 draws from ``reset(seed=seed)``, read back from SUMO, so that
+    the other rows run SUMO with the same one."""
     import libsumo
 
-    libsumo.start([sumo_binary(), *scenario.sumo_args(), "--seed", str(seed), "--no-step-log", "true",
-                   "--no-warnings", "true", "--duration-log.disable", "true"])
+    env = TrafficGridEnv(scenario=scenario, backend="libsumo")
+    try:
+        env.reset(seed=seed)
+        return int(libsumo.simulation.getOption("seed"))
+    finally:
+        env.close()
+
+
+def plain_sumo(scenario, seed: int) -> Run:
+    start = time.perf_counter()
+    subprocess.run([sumo_binary(), *scenario.sumo_args(), "--seed", str(seed), *SUMO_QUIET],
+                   check=True, capture_output=True)
+    return Run(time.perf_counter() - start)
+
+
+def plain_libsumo(scenario, seed: int, seconds: float) -> Run:
+    import libsumo
+
+    start = time.perf_counter()
+    libsumo.start([sumo_binary(), *scenario.sumo_args(), "--seed", str(seed), *SUMO_QUIET])
     try:
         for step in range(1, int(seconds / 5) + 1):
             libsumo.simulationStep(5.0 * step)
+        wall = time.perf_counter() - start
+        return Run(wall, sumo_counts(libsumo))
     finally:
         libsumo.close()
 
 
-def env_episode(scenario, cycles: int, seed: int, policy_name: str | None) -> dict:
-    env = TrafficGridEnv(scenario=scenario, max_cycles=cycles, backend="libsumo")
+def env_episode(scenario, cycles: int, seed: int, policy_name: str, **env_arguments) -> Run:
+    """One TrafficGrid-v0 episode on libsumo; ``policy_name`` is a reference policy or "random"."""
+    env = TrafficGridEnv(scenario=scenario, max_cycles=cycles, backend="libsumo", **env_arguments)
     try:
-        if policy_name is not None:
-            return run_episode(env, make_policy("envzoo/TrafficGrid-v0", policy_name, env), seed=seed).metrics
-        rng = np.random.default_rng(seed)
-        env.reset(seed=seed)
-        while env.agents:
-            _, _, _, _, infos = env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
-        return next(iter(infos.values()))["metrics"]
+        policy = (RandomActions(env) if policy_name == "random"
+                  else make_policy("envzoo/TrafficGrid-v0", policy_name, env))
+        start = time.perf_counter()
+        metrics = run_episode(env, policy, seed=seed).metrics
+        wall = time.perf_counter() - start
     finally:
         env.close()
+    return Run(wall, {key: int(metrics[key]) for key in ("departed", "arrived", "running", "teleports")})
 
 
-def sumo_rl_import_error() -> str | None:
-    """Why sumo-rl cannot run here, or None when it imports."""
-    # sumo_rl reads this at import time: run it on libsumo, like the env here.
-    os.environ["LIBSUMO_AS_TRACI"] = "1"
-    try:
-        import sumo_rl  # noqa: F401
-    except Exception as error:  # noqa: BLE001 - any import failure means the row is skipped
-        return f"{type(error).__name__}: {error}"
-    return None
+def sumo_rl_episode(python: str, scenario, seconds: float, seed: int) -> Run:
+    """One sumo-rl episode, run by ``sumo_rl_episode.py`` with the interpreter ``python``."""
+    command = [python, str(SUMO_RL_RUNNER), "--net", str(scenario.net_file),
+               "--routes", ",".join(map(str, scenario.route_files)), "--seconds", str(int(seconds)),
+               "--seed", str(seed)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{SUMO_RL_RUNNER.name} failed (exit code {result.returncode}):\n"
+                           f"{result.stderr[-2000:]}\ncommand: {' '.join(command)}")
+    # libsumo prints SUMO's loading messages to stdout; the runner's answer is the last line.
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    if "skipped" in answer:
+        raise RowSkipped(f"{answer['skipped']} with {python}")
+    return Run(answer.pop("wall_s"), answer)
 
 
-def sumo_rl_episode(scenario, seconds: float, seed: int) -> None:
-    """sumo-rl on libsumo with random actions, on the scenario's files."""
-    import sumo_rl
+def existing_file(path: str) -> str:
+    if not Path(path).is_file():
+        raise argparse.ArgumentTypeError(f"{path} is not a file; give a Python interpreter that has sumo-rl, "
+                                         "e.g. /tmp/sumorl-venv/bin/python (see this script's docstring)")
+    return path
 
-    env = sumo_rl.parallel_env(net_file=str(scenario.net_file), route_file=",".join(map(str, scenario.route_files)),
-                               num_seconds=int(seconds), delta_time=5, yellow_time=2, min_green=5, max_green=50,
-                               sumo_seed=seed, use_gui=False)
-    rng = np.random.default_rng(seed)
-    try:
-        env.reset(seed=seed)
-        while env.agents:
-            env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
-    finally:
-        env.close()
+
+def positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def report(label: str, runs: list[Run], reference_s: float) -> str:
+    walls = [run.wall_s for run in runs]
+    line = (f"{label:>38}: {min(walls):6.2f} s min {statistics.median(walls):6.2f} s median "
+            f"({min(walls) / reference_s:5.2f}x plain libsumo)")
+    counts = runs[-1].counts
+    if counts is not None:
+        line += "  SUMO at the end: " + ", ".join(f"{key} {value}" for key, value in counts.items())
+        # Same seeds, same simulation: counts that differ mean a row is not reproducible.
+        if any(run.counts != counts for run in runs):
+            line += " (NOT the same in every repeat)"
+    return line
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hours", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hours", type=float, default=1.0, help="simulated hours per episode")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the envs' reset seed; every row runs SUMO with the SUMO seed the env draws from it")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs of every row")
+    parser.add_argument("--sumo-rl-python", type=existing_file, default=sys.executable,
+                        help="interpreter of a virtualenv with sumo-rl (default: this one)")
     args = parser.parse_args()
     seconds = 3600.0 * args.hours
     scenario = grid(4, 4, duration=seconds)
     cycles = int(seconds / 5)
-    print(f"4x4 grid, {args.hours:g} simulated hour(s), on {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs")
-    base = timed(lambda: plain_sumo(scenario, args.seed))
-    print(f"{'plain SUMO (binary)':>34}: {base:6.2f} s")
-    loop = timed(lambda: plain_libsumo(scenario, args.seed, seconds))
-    print(f"{'plain libsumo, 5 s steps':>34}: {loop:6.2f} s")
-    results = {}
-    for label, policy in (("env, fixed-time policy", "fixed-time"), ("env, random actions", None)):
-        elapsed = timed(lambda policy=policy, label=label: results.__setitem__(
-            label, env_episode(scenario, cycles, args.seed, policy)))
-        metrics = results[label]
-        print(f"{label:>34}: {elapsed:6.2f} s  ({elapsed / loop:.2f}x plain libsumo; mean delay "
-              f"{metrics['mean_delay_s']:.0f} s, {metrics['running']:.0f} vehicles still running)")
-    reason = sumo_rl_import_error()
-    if reason is not None:
-        print(f"{'sumo-rl, random actions':>34}: skipped, sumo_rl does not import ({reason})")
-        return
-    elapsed = timed(lambda: sumo_rl_episode(scenario, seconds, args.seed))
-    print(f"{'sumo-rl, random actions':>34}: {elapsed:6.2f} s  ({elapsed / loop:.2f}x plain libsumo)")
+    sumo_seed = env_sumo_seed(scenario, args.seed)
+    rows = {
+        "plain SUMO (binary)": lambda: plain_sumo(scenario, sumo_seed),
+        "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
+        "env, fixed-time policy": lambda: env_episode(scenario, cycles, args.seed, "fixed-time"),
+        "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
+        "env, random actions, measure_co2=True":
+            lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=True),
+        "sumo-rl, random actions": lambda: sumo_rl_episode(args.sumo_rl_python, scenario, seconds, sumo_seed),
+    }
+    print(f"4x4 grid, {args.hours:g} simulated hour(s), seed {args.seed} (SUMO seed {sumo_seed}), "
+          f"{args.repeats} repeat(s), on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
+    runs = {label: [] for label in rows}
+    skipped = {}
+    for _ in range(args.repeats):
+        for label, row in rows.items():
+            if label in skipped:
+                continue
+            try:
+                runs[label].append(row())
+            except RowSkipped as reason:
+                skipped[label] = str(reason)
+    reference_s = min(run.wall_s for run in runs["plain libsumo, 5 s steps"])
+    for label in rows:
+        print(f"{label:>38}: skipped, {skipped[label]}" if label in skipped
+              else report(label, runs[label], reference_s))
 
 
 if __name__ == "__main__":
