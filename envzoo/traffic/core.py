@@ -77,6 +77,7 @@ class SignalControlCore:
             sim.subscribe_co2()
         self.status = {light: SignalStatus() for light in self.lights}
         self.decisions, self._queue_sum, self._co2_mg = 0, 0.0, 0.0
+        self._flow_sum = np.zeros(len(self.network.lanes))
         self._read_lanes()
 
     def _install_programs(self, sim: Simulation) -> None:
@@ -114,6 +115,15 @@ class SignalControlCore:
         self.decisions += 1
         self._read_lanes()
         self._queue_sum += float(self.lanes.halting[self._incoming_lanes].sum())  # counts: exact in any order
+        # Edie's flow of a lane at an instant: the sum of its vehicles' speeds over its length.
+        self._flow_sum += self.lanes.vehicles * self.lanes.mean_speed / self.network.length
+
+    def lane_flows_vph(self) -> np.ndarray:
+        """Every lane's flow so far in the episode, vehicles per hour: Edie's flow (vehicles ×
+        mean speed / lane length) sampled at each decision and averaged. What a detector counting
+        the vehicles through the lane would measure, estimated from the lane state the env reads
+        anyway (within a few per cent of the count on a 30-minute grid episode: see the tests)."""
+        return 3600.0 * self._flow_sum / self.decisions if self.decisions else np.zeros_like(self._flow_sum)
 
     def _advance(self, duration: float) -> None:
         """Simulate ``duration`` seconds, in one call or second by second with ``on_second``;

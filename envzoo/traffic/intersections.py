@@ -35,6 +35,7 @@ class Intersection:
 @dataclass(frozen=True)
 class Network:
     lanes: tuple[str, ...]
+    length: np.ndarray          # m
     capacity: np.ndarray        # vehicles a lane holds bumper to bumper (length / 7.5 m)
     speed_limit: np.ndarray     # m/s
     intersections: tuple[Intersection, ...]
@@ -68,4 +69,4 @@ def read_network(api) -> Network:
     lanes = tuple(lane_index)
     lengths = np.array([api.lane.getLength(lane) for lane in lanes], dtype=np.float64)
     speeds = np.array([api.lane.getMaxSpeed(lane) for lane in lanes], dtype=np.float64)
-    return Network(lanes, np.maximum(lengths / VEHICLE_SPACE_M, 1.0), speeds, tuple(built))
+    return Network(lanes, lengths, np.maximum(lengths / VEHICLE_SPACE_M, 1.0), speeds, tuple(built))

@@ -30,6 +30,8 @@ class TrafficGridMOEnv(CentralControlEnv):
 
     The ``TrafficGrid-v0`` observations of all lights, concatenated in the same order
     (phase one-hot, min-green flag, lane densities, lane queues, green pressures).
+    ``info["lane_flow_vph"]``: the flows measured on those lanes, in the same order (as
+    ``TrafficGrid-v0``'s per-agent ``lane_flow_vph``, concatenated).
 
     ## Reward Space
 
@@ -72,12 +74,16 @@ class TrafficGridMOEnv(CentralControlEnv):
         self.reward_space = spaces.Box(np.array([-np.inf, 0, -np.inf], np.float32),
                                        np.array([0, np.inf, 0], np.float32), dtype=np.float32)
         self.reward_dim = len(OBJECTIVES)
+        self._observed_lanes = np.concatenate([self.core.intersections[light].in_lanes for light in self.lights])
 
     def _reward(self, metrics: dict[str, float]) -> np.ndarray:
         halting = float((self.core.features.incoming @ self.core.lanes.halting).sum())
         return np.array([-halting * self.core.timing.delta / 60.0,
                          metrics["arrived"] - self._previous["arrived"],
                          -(metrics["co2_kg"] - self._previous["co2_kg"])], dtype=np.float32)
+
+    def _info(self) -> dict:
+        return {"lane_flow_vph": self.core.lane_flows_vph()[self._observed_lanes]}
 
     def _observation(self) -> np.ndarray:
         return self.core.observe()

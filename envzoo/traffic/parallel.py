@@ -35,7 +35,10 @@ class TrafficGridEnv(ParallelEnv):
     network's program. Requests that break the rules are not errors but are overridden, as in
     sumo-rl: a change before ``min_green`` seconds of the current green keeps it; keeping a green
     that would then exceed ``max_green`` seconds moves to the next green.
-    ``infos[agent]["green"]`` is the green actually shown.
+    ``infos[agent]["green"]`` is the green actually shown; ``infos[agent]["lane_flow_vph"]`` the
+    flow measured so far on each incoming lane (vehicles per hour, same order as the observation's
+    lanes: :meth:`~envzoo.traffic.core.SignalControlCore.lane_flows_vph`), for flow-based policies
+    such as Webster's.
 
     ## Observation Space
 
@@ -175,8 +178,9 @@ class TrafficGridEnv(ParallelEnv):
         observations = self._observations()
         terminations = {agent: False for agent in self.agents}
         truncations = {agent: truncated for agent in self.agents}
-        metrics = self.core.metrics()
-        infos = {agent: {"metrics": metrics, "green": self.core.status[agent].green} for agent in self.agents}
+        metrics, flows = self.core.metrics(), self.core.lane_flows_vph()
+        infos = {agent: {"metrics": metrics, "green": self.core.status[agent].green,
+                         "lane_flow_vph": flows[self.intersections[agent].in_lanes]} for agent in self.agents}
         if truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
