@@ -18,7 +18,7 @@ switching congests the grid differently from row to row, so SUMO itself has more
   policy, which replays SUMO's own signal plan (its counts equal plain libsumo's): its ratio to
   plain libsumo is the environment's overhead;
 - env, random actions: default arguments, uniformly random phase choices (as the issue asks);
-- env, random actions, measure_co2=True: the same, also measuring the network's CO2 emissions;
+- env, random actions, measure_co2=False: the same without measuring the network's CO2 emissions;
 - sumo-rl, random actions: sumo-rl's parallel env on libsumo, run by ``sumo_rl_episode.py`` in a
   subprocess with the ``--sumo-rl-python`` interpreter (default: this one), with envzoo's signal
   timing (delta_time=5, yellow_time=2, min_green=5, max_green=50) and SUMO's teleport rule,
@@ -193,8 +193,8 @@ def main() -> None:
         "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
         "env, fixed-time policy": lambda: env_episode(scenario, cycles, args.seed, "fixed-time"),
         "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
-        "env, random actions, measure_co2=True":
-            lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=True),
+        "env, random actions, measure_co2=False":
+            lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=False),
         "sumo-rl, random actions": lambda: sumo_rl_episode(args.sumo_rl_python, scenario, seconds, sumo_seed),
     }
     print(f"4x4 grid, {args.hours:g} simulated hour(s), seed {args.seed} (SUMO seed {sumo_seed}), "

@@ -22,7 +22,7 @@ class CentralControlEnv(gymnasium.Env):
 
     def __init__(self, scenario="grid4x4", delta: float = 5.0, yellow: float = 2.0, all_red: float = 0.0,
                  min_green: float = 5.0, max_green: float = 50.0, backend: str = "auto", gui: bool = False,
-                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = False,
+                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = True,
                  render_mode: str | None = None, **face_kwargs):
         # Every argument, for copies (pickle) that rebuild the env and replay its episode.
         self._init_kwargs = dict(scenario=scenario, delta=delta, yellow=yellow, all_red=all_red, min_green=min_green,

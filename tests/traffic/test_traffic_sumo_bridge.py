@@ -45,6 +45,25 @@ def test_binaries_come_from_the_wheel_not_from_sumo_home(monkeypatch):
         sumo.sumo_binary("no-such-binary")
 
 
+@pytest.mark.parametrize("backend", ["libsumo", "traci"])
+def test_co2_rate_is_every_vehicles_emission_and_every_edges(backend):
+    """The one context subscription sums what SUMO's per-vehicle and per-edge getters report."""
+    scenario = scenarios.make_scenario({**SMALL, "demand": 400})
+    sim = Simulation(scenario.sumo_args(), seed=4, backend=backend)
+    try:
+        sim.subscribe_co2()
+        api = sim.api
+        for _ in range(6):
+            sim.advance(30)
+            by_vehicle = sum(api.vehicle.getCO2Emission(vehicle) for vehicle in api.vehicle.getIDList())
+            by_edge = sum(api.edge.getCO2Emission(edge) for edge in api.edge.getIDList())
+            assert sim.co2_rate() == pytest.approx(by_vehicle, rel=1e-9)
+            assert sim.co2_rate() == pytest.approx(by_edge, rel=1e-9)
+        assert api.vehicle.getIDCount() > 10 and sim.co2_rate() > 0
+    finally:
+        sim.close()
+
+
 def test_libsumo_runs_one_simulation_per_process_and_auto_falls_back_to_traci():
     scenario = scenarios.make_scenario(SMALL)
     first = Simulation(scenario.sumo_args(), seed=1, backend="libsumo")
