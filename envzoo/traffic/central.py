@@ -16,7 +16,8 @@ from envzoo.traffic.signals import SignalTiming
 
 class CentralControlEnv(gymnasium.Env):
     """Base of the single-agent faces; subclasses define ``observation_space``, :meth:`_observation`
-    and :meth:`_reward`, and may extend :meth:`_draw_seeds` / :meth:`_start_episode`."""
+    and :meth:`_reward`, and may extend :meth:`_draw_seeds` / :meth:`_start_episode`, or replace
+    :meth:`_check_action` / :meth:`_requests` (an action that spans several decision intervals)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
@@ -57,14 +58,17 @@ class CentralControlEnv(gymnasium.Env):
     def step(self, action):
         if self._episode is None:
             raise RuntimeError("call reset() before step()")
-        action = check_action(self.action_space, action, f"(one green index per light, lights {self.lights})")
+        action = self._check_action(action)
         self._episode[1].append(np.array(action))
         try:
-            self.core.apply(dict(zip(self.lights, (int(a) for a in action))))
+            for requested in self._requests(action):
+                self.core.apply(requested)
+                self._after_interval()
+                if self.core.at_scenario_end():
+                    break
         except Exception:
             self._episode = None
             raise
-        self._after_interval()
         metrics = self.metrics()
         reward = self._reward(metrics)
         self._previous = metrics
@@ -72,8 +76,17 @@ class CentralControlEnv(gymnasium.Env):
         greens = {light: self.core.status[light].green for light in self.lights}
         return self._observation(), reward, False, truncated, {"metrics": metrics, "green": greens, **self._info()}
 
+    def _check_action(self, action):
+        """``action`` as the action space's type, or :class:`InvalidActionError`."""
+        return check_action(self.action_space, action, f"(one green index per light, lights {self.lights})")
+
+    def _requests(self, action) -> list[dict[str, int]]:
+        """The green each light requests in each decision interval of the step (the step ends
+        early at the scenario's end): here one interval, the action's greens."""
+        return [dict(zip(self.lights, (int(a) for a in action)))]
+
     def _after_interval(self) -> None:
-        """Called once the decision interval has been simulated, before the reward is computed."""
+        """Called after each decision interval of the step, before the reward is computed."""
 
     def metrics(self) -> dict[str, float]:
         return self.core.metrics()

@@ -1,8 +1,10 @@
 """Reference signal-control policies for ``TrafficGrid-v0`` and ``TrafficGridMO-v0``: fixed time,
-max pressure, longest queue first and SOTL; for ``TrafficRegion-v0``: fixed time and Webster.
-Each returns, per light, the index of the green to show next; they read the observation, the info
-(the green actually shown, ``info["green"]``; measured inflows) and the network's static layout
-(lanes, links, the program's green durations), never SUMO's hidden state."""
+max pressure, longest queue first and SOTL; for ``TrafficRegion-v0``: fixed time and Webster, and
+in its split mode (``action="splits"``) fixed splits and Webster's splits. Each returns, per light,
+the index of the green to show next (the split policies: each light's shares of its green time);
+they read the observation, the info (the green actually shown, ``info["green"]``; measured
+inflows) and the network's static layout (lanes, links, the program's green durations), never
+SUMO's hidden state."""
 
 from __future__ import annotations
 
@@ -200,3 +202,44 @@ class Webster(FixedTime):
 
     def durations(self, agent):
         return self.plans[agent]
+
+
+class FixedSplits(Policy):
+    """For ``TrafficRegion-v0`` with ``action="splits"``: every cycle, each light's greens in the
+    proportions of the network's own program (``plan.green_durations``). The env's cycle length,
+    yellow and rounding to decision intervals apply, so the program's proportions are kept, not its
+    cycle length."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        unwrapped = _env(env)
+        if getattr(unwrapped, "action", None) != "splits":
+            raise ValueError(f"{type(self).__name__} sets green splits: use it with envzoo/TrafficRegion-v0 "
+                             "and action='splits'")
+        self.core = unwrapped.core
+
+    def __call__(self, observation, info):
+        shares = [self.shares(light) for light in self.core.lights]
+        # Scaled into the action space's [0, 1]; the env normalises each light's shares anyway.
+        return np.concatenate([s / s.sum() if s.sum() > 0 else s for s in shares]).astype(np.float32)
+
+    def shares(self, light: str) -> np.ndarray:
+        """Each green's share of ``light``'s green time, on any non-negative scale."""
+        return np.asarray(self.core.intersections[light].plan.green_durations, dtype=np.float64)
+
+
+class WebsterSplits(FixedSplits):
+    """Webster's (1958) splits in split mode, recomputed every cycle from the link inflows measured
+    so far: each green's share is its critical flow ratio, as :class:`Webster` computes it. The
+    cycle stays the env's ``cycle`` (Webster's optimal cycle length is not part of the action)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.webster = Webster(env)
+
+    def __call__(self, observation, info):
+        self.webster.inflow_vph = info.get("inflow_vph", self.webster.inflow_vph)
+        return super().__call__(observation, info)
+
+    def shares(self, light):
+        return self.webster.timing(light)[1]

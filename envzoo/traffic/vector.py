@@ -16,9 +16,11 @@ import pickle
 
 import gymnasium
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AsyncVectorEnv
 
 from envzoo.core.errors import InvalidActionError
+from envzoo.core.spaces import check_box_action
 from envzoo.traffic.region import TrafficRegionEnv
 
 
@@ -79,6 +81,8 @@ class SubprocessVectorEnv(AsyncVectorEnv):
         self.__init__(*state["arguments"], snapshots=list(state["snapshots"]))
 
     def step(self, actions):
+        if isinstance(self.single_action_space, spaces.Box):  # TrafficRegion-v0's split face
+            return super().step(check_box_action(self.action_space, actions, "(one row of shares per sub-env)"))
         try:
             batch = np.asarray(actions)
         except ValueError:  # a ragged list
