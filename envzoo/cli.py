@@ -4,13 +4,14 @@
 
     envzoo list  [--domain D] [--kind K] [--tag T]
     envzoo info  ID
-    envzoo eval  ID --policy NAME [--episodes K] [--seed S] [--max-steps N] [--json]
+    envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
     envzoo bench ID --num-envs N [--steps T] [--seed S] [--json]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
-seeds ``S, S+1, ...``. For multi-objective ids the return is reported per objective
+seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
+YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
 a library function, used by ``benchmarks/``.
 
@@ -27,6 +28,7 @@ import sys
 import time
 
 import numpy as np
+import yaml
 
 import envzoo
 from envzoo.core.errors import EnvzooError
@@ -89,18 +91,27 @@ MEAN_STD = f"{'mean':>9} ± {'std':<8}"
 
 
 # ---------------------------------------------------------------------- running policies
-def _make_env(entry: EnvEntry, max_steps: int | None = None):
-    """``envzoo.make`` with the episode horizon shortened to ``max_steps`` if given."""
-    if max_steps is None:
-        return envzoo.make(entry.id)
-    horizon = "max_cycles" if entry.is_multi_agent else "max_episode_steps"
-    return envzoo.make(entry.id, **{horizon: max_steps})
+def _make_env(entry: EnvEntry, max_steps: int | None = None, env_kwargs: dict | None = None):
+    """``envzoo.make`` with ``env_kwargs`` and the episode horizon shortened to ``max_steps`` if given."""
+    kwargs = dict(env_kwargs or {})
+    if max_steps is not None:
+        kwargs["max_cycles" if entry.is_multi_agent else "max_episode_steps"] = max_steps
+    return envzoo.make(entry.id, **kwargs)
+
+
+def _policy_env_kwargs(entry: EnvEntry, policy: str, given: dict) -> dict:
+    """The env arguments: those given, plus those the policy needs (a conflict is an error)."""
+    needed = entry.policy(policy).env_kwargs  # an unknown name fails before any env is made
+    for key, value in needed.items():
+        if key in given and given[key] != value:
+            raise EnvzooError(f"policy {policy!r} of {entry.id} needs {key}={value!r}; --env gave {given[key]!r}")
+    return {**given, **needed}
 
 
 def _run(entry: EnvEntry, policy: str, episodes: int, seed: int, max_steps: int | None,
-         progress: Progress) -> list[EpisodeResult]:
-    entry.policy(policy)  # an unknown name fails before any env is made
-    return evaluate(lambda: _make_env(entry, max_steps), lambda env: envzoo.make_policy(entry.id, policy, env),
+         progress: Progress, env_kwargs: dict | None = None) -> list[EpisodeResult]:
+    kwargs = _policy_env_kwargs(entry, policy, env_kwargs or {})
+    return evaluate(lambda: _make_env(entry, max_steps, kwargs), lambda env: envzoo.make_policy(entry.id, policy, env),
                     episodes, seed, progress=progress)
 
 
@@ -193,13 +204,14 @@ def cmd_eval(args) -> int:
     progress = Progress(args.episodes)
     progress.label = f"{entry.id} {args.policy}"
     try:
-        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress)
+        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, dict(args.env))
     finally:
         progress.close()
     kpis = _kpis(entry, results)
     if args.json:
         print(json.dumps({
-            "id": entry.id, "policy": args.policy, "episodes": args.episodes, "seed": args.seed,
+            "id": entry.id, "policy": args.policy, "env_kwargs": dict(args.env), "episodes": args.episodes,
+            "seed": args.seed,
             "max_steps": args.max_steps, "metrics": _as_json(kpis),
             "per_episode": [_episode_json(r, args.seed + i) for i, r in enumerate(results)],
         }, indent=2))
@@ -382,6 +394,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _env_argument(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with the value read as YAML (numbers, booleans, lists, mappings, strings)."""
+    key, equals, value = text.partition("=")
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a constructor argument name, got {text!r}")
+    try:
+        return key, yaml.safe_load(value)
+    except yaml.YAMLError as error:
+        raise argparse.ArgumentTypeError(f"the value of {key} is not valid YAML: {error}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envzoo", description=(
         "Reinforcement-learning environments for applied domains. Run `envzoo tour` to try "
@@ -409,6 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation = commands.add_parser("eval", help="evaluate a reference policy on an environment")
     evaluation.add_argument("id", help="an envzoo id")
     evaluation.add_argument("--policy", required=True, help="a reference policy (see `envzoo info ID`)")
+    evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
+                            help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
     evaluation.set_defaults(run=cmd_eval)
 

@@ -15,7 +15,8 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     papers              references the environment follows
     extra               the pip extra it needs (see envzoo.core.extras)
     tags                free-form labels for filtering
-    policies            name -> "module:attr" or {entry_point, kwargs, extra}: reference policies
+    policies            name -> "module:attr" or {entry_point, kwargs, extra, env_kwargs}: reference
+                        policies (env_kwargs: the env arguments the policy needs, e.g. an action mode)
     summary*            one line for listings
 
 Importing this module imports no domain module: entry points stay strings until an env is made.
@@ -58,12 +59,14 @@ class _NeedsExtra:
 
 @dataclass(frozen=True)
 class PolicyRef(_NeedsExtra):
-    """A reference policy: a factory ``entry_point(env, **kwargs)``, and the extra it needs."""
+    """A reference policy: a factory ``entry_point(env, **kwargs)``, the extra it needs and the
+    arguments its env must be made with (``envzoo eval`` passes them)."""
 
     name: str
     entry_point: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     extra: str | None = None
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def load(self):
         return load_attr(self.entry_point)
@@ -164,13 +167,14 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         if isinstance(spec, str):
             spec = {"entry_point": spec}
         if not isinstance(spec, dict) or not _ENTRY_POINT.match(str(spec.get("entry_point", ""))):
-            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs, extra}")
-        extra_keys = set(spec) - {"entry_point", "kwargs", "extra"}
+            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs, extra, env_kwargs}")
+        extra_keys = set(spec) - {"entry_point", "kwargs", "extra", "env_kwargs"}
         if extra_keys:
             raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
         if spec.get("extra") is not None and spec["extra"] not in EXTRA_MODULES:
             raise _fail(where, f"policies.{name}.extra", f"{spec['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
-        policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {}), spec.get("extra")))
+        policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {}), spec.get("extra"),
+                                  dict(spec.get("env_kwargs") or {})))
     return EnvEntry(
         id=raw["id"], kind=raw["kind"], domain=raw["domain"], entry_point=raw["entry_point"],
         summary=raw["summary"], metrics=tuple(raw["metrics"]),

@@ -108,6 +108,30 @@ def test_eval_table_is_reproducible(capsys):
     assert run(capsys, *argv)[1] == first
 
 
+def test_eval_passes_env_arguments(capsys):
+    argv = ["eval", SERVERLESS, "--policy", "fixed-4", "--episodes", "1", "--max-steps", "4", "--json"]
+    _, plain, _ = run(capsys, *argv)
+    with pytest.raises(SystemExit) as exit_info:  # a malformed KEY=VALUE is refused before anything runs
+        main([*argv, "--env", "workload: bursty"])
+    assert exit_info.value.code == 2 and "KEY=VALUE" in capsys.readouterr().err
+    code, out, _ = run(capsys, *argv, "--env", "workload=bursty")
+    report = json.loads(out)
+    assert code == 0 and report["env_kwargs"] == {"workload": "bursty"}
+    assert report["metrics"] != json.loads(plain)["metrics"]  # the argument reached the env
+
+
+def test_a_policy_gets_the_env_arguments_it_needs_and_conflicts_are_errors(capsys, monkeypatch):
+    real = envzoo.registry.entries()
+    needy = dataclasses.replace(real[SERVERLESS].policies[0], env_kwargs={"workload": "bursty"})
+    entry = dataclasses.replace(real[SERVERLESS], policies=(needy,))
+    monkeypatch.setattr(envzoo.registry, "entries", lambda: {**real, SERVERLESS: entry})
+    argv = ["eval", SERVERLESS, "--policy", needy.name, "--episodes", "1", "--max-steps", "4", "--json"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and json.loads(out)["metrics"] == json.loads(run(capsys, *argv, "--env", "workload=bursty")[1])["metrics"]
+    code, _, err = run(capsys, *argv, "--env", "workload=steady")
+    assert code == 2 and "needs workload='bursty'" in err
+
+
 def test_unknown_id_exits_2_naming_it(capsys):
     for argv in (["info", "envzoo/NoSuch-v0"], ["eval", "envzoo/NoSuch-v0", "--policy", "x"],
                  ["bench", "envzoo/NoSuch-v0", "--num-envs", "2"]):

@@ -1,5 +1,5 @@
 """Reference signal-control policies for ``TrafficGrid-v0`` and ``TrafficGridMO-v0``: fixed time,
-max pressure, longest queue first and SOTL; for ``TrafficRegion-v0``: fixed time and Webster, and
+Webster, max pressure, longest queue first and SOTL; for ``TrafficRegion-v0``: fixed time and Webster, and
 in its split mode (``action="splits"``) fixed splits and Webster's splits. Each returns, per light,
 the index of the green to show next (the split policies: each light's shares of its green time);
 they read the observation, the info (the green actually shown, ``info["green"]``; measured
@@ -153,41 +153,64 @@ def webster_timing(flow_ratios: np.ndarray, lost_time: float, max_cycle: float) 
     return cycle, (cycle - lost_time) * shares
 
 
+SATURATION_VPH_PER_LANE = 1800.0  # vehicles per hour of green per lane (HCM's base rate)
+
+
 class Webster(FixedTime):
-    """Webster's fixed-time plan, recomputed at the start of each cycle from the link inflows
-    measured so far (``info["inflow_vph"]`` of ``TrafficRegion-v0``): the critical flow ratio of a
-    green is the largest inflow / saturation flow (1800 vehicles per hour per lane) of the links it
-    serves; the lost time is one yellow plus all-red per green; the greens then follow
-    :func:`webster_timing`; the env's min and max green still apply to them."""
+    """Webster's fixed-time plan, recomputed at the start of each cycle from the flows measured so
+    far: the lane flows of ``TrafficGrid-v0`` and ``TrafficGridMO-v0`` (``info["lane_flow_vph"]``)
+    or, on ``TrafficRegion-v0``, which has no detectors, the link inflows its probes measure
+    (``info["inflow_vph"]``). The critical flow ratio of a green is the largest flow / saturation
+    flow (1800 vehicles per hour of green per lane) of the lanes or links it serves; the lost time
+    is one yellow plus all-red per green; the greens then follow :func:`webster_timing`; the env's
+    min and max green still apply to them."""
 
     def __init__(self, env, max_cycle: float = 150.0):
-        links = getattr(_env(env), "links", None)
-        if links is None:
-            raise ValueError("Webster needs measured link inflows (info['inflow_vph']); "
-                             "use it with envzoo/TrafficRegion-v0")
         if max_cycle <= 0:
             raise ValueError(f"max_cycle must be > 0 seconds, got {max_cycle!r}")
         super().__init__(env)
         self.max_cycle = max_cycle
-        self.saturation_vph = links.saturation_vph
         timing = self.core.timing
         self.lost_time = {agent: i.n_greens * (timing.yellow + timing.all_red) for agent, i in self.intersections.items()}
-        # (greens, links): 1 where a green serves one of the link's lanes.
-        self.serves = {}
-        for agent, intersection in self.intersections.items():
-            lane_of = green_lane_weights(intersection)
-            position = {lane: i for i, lane in enumerate(intersection.in_lanes)}
-            self.serves[agent] = np.array([[any(lane_of[green, position[lane]] for lane in lanes if lane in position)
-                                            for lanes in links.lanes] for green in range(intersection.n_greens)])
-        self.inflow_vph = np.zeros(len(links.names))
+        self.links = getattr(_env(env), "links", None)
+        if self.links is None:
+            # (greens, incoming lanes): the lanes each green serves.
+            self.serves = {agent: green_lane_weights(i) > 0 for agent, i in self.intersections.items()}
+            self.saturation_vph = {agent: np.full(len(i.in_lanes), SATURATION_VPH_PER_LANE)
+                                   for agent, i in self.intersections.items()}
+            self.flows_vph = {agent: np.zeros(len(i.in_lanes)) for agent, i in self.intersections.items()}
+            self._lane_cuts = np.cumsum([len(self.intersections[light].in_lanes) for light in self.core.lights])[:-1]
+        else:
+            # (greens, links): 1 where a green serves one of the link's lanes; flows of every link.
+            self.serves = {}
+            for agent, intersection in self.intersections.items():
+                lane_of = green_lane_weights(intersection)
+                position = {lane: i for i, lane in enumerate(intersection.in_lanes)}
+                self.serves[agent] = np.array([[any(lane_of[green, position[lane]] for lane in lanes if lane in position)
+                                                for lanes in self.links.lanes] for green in range(intersection.n_greens)])
+            self.saturation_vph = {agent: self.links.saturation_vph for agent in self.intersections}
+            self.flows_vph = {agent: np.zeros(len(self.links.names)) for agent in self.intersections}
 
     def reset(self, seed=None):
         super().reset(seed)
         self.plans = {agent: None for agent in self.intersections}
 
     def __call__(self, observations, infos):
-        self.inflow_vph = infos.get("inflow_vph", self.inflow_vph)
+        self.measure(infos)
         return super().__call__(observations, infos)
+
+    def measure(self, infos: dict) -> None:
+        """Take in the flows the env reports: per agent (PettingZoo face), all lights' lanes
+        concatenated (single-agent grid face) or every link's (``TrafficRegion-v0``)."""
+        if self.links is not None:
+            if "inflow_vph" in infos:
+                self.flows_vph = {agent: infos["inflow_vph"] for agent in self.intersections}
+        elif "lane_flow_vph" in infos:
+            self.flows_vph = dict(zip(self.core.lights, np.split(infos["lane_flow_vph"], self._lane_cuts)))
+        else:
+            for agent, info in infos.items():
+                if isinstance(info, dict) and "lane_flow_vph" in info:
+                    self.flows_vph[agent] = info["lane_flow_vph"]
 
     def choose(self, agent, observation, info):
         if self.plans[agent] is None or (info.get("green") == 0 and self.green[agent] != 0):
@@ -195,8 +218,8 @@ class Webster(FixedTime):
         return super().choose(agent, observation, info)
 
     def timing(self, agent: str) -> tuple[float, np.ndarray]:
-        """(cycle, greens) of ``agent`` from the inflows measured so far."""
-        ratios = self.inflow_vph / self.saturation_vph
+        """(cycle, greens) of ``agent`` from the flows measured so far."""
+        ratios = self.flows_vph[agent] / self.saturation_vph[agent]
         critical = np.array([ratios[served].max() if served.any() else 0.0 for served in self.serves[agent]])
         return webster_timing(critical, self.lost_time[agent], self.max_cycle)
 
@@ -238,7 +261,7 @@ class WebsterSplits(FixedSplits):
         self.webster = Webster(env)
 
     def __call__(self, observation, info):
-        self.webster.inflow_vph = info.get("inflow_vph", self.webster.inflow_vph)
+        self.webster.measure(info)
         return super().__call__(observation, info)
 
     def shares(self, light):

@@ -59,7 +59,7 @@ def test_reference_policy_runs(entry, name, closing):
     ref = entry.policy(name)
     if not ref.installed:
         pytest.skip(f"policy {name} needs an extra: {ref.install_hint}")
-    env = closing(make_env(entry, 5))
+    env = closing(make_env(entry, 5, **ref.env_kwargs))
     policy = envzoo.make_policy(entry.id, name, env)
     policy.reset(seed=3)
     observation, info = env.reset(seed=3)

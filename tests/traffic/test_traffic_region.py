@@ -181,12 +181,28 @@ def test_webster_plans_from_the_measured_inflows():
         env.close()
 
 
-def test_webster_needs_measured_inflows():
+@pytest.mark.parametrize("face", ["pettingzoo", "single-agent"])
+def test_webster_plans_from_the_measured_lane_flows(face):
+    """Without probes, Webster reads the lane flows the grid faces measure (per agent in the
+    PettingZoo face, concatenated in the single-agent one)."""
     from envzoo.traffic.mo import TrafficGridMOEnv
+    from envzoo.traffic.parallel import TrafficGridEnv
 
-    env = TrafficGridMOEnv(scenario=SCENARIO)
+    env = TrafficGridEnv(scenario=SCENARIO) if face == "pettingzoo" else TrafficGridMOEnv(scenario=SCENARIO)
     try:
-        with pytest.raises(ValueError, match="inflow"):
-            Webster(env)
+        policy = Webster(env)
+        observation, info = env.reset(seed=4)
+        for _ in range(60):
+            observation, _, _, _, info = env.step(policy(observation, info))
+        policy(observation, info)
+        flows = env.core.lane_flows_vph()
+        assert flows.sum() > 0
+        for light, intersection in env.core.intersections.items():
+            # by hand: the largest flow ratio over the incoming lanes of each green's links
+            ratios = [flows[intersection.link_in[links]].max() / 1800.0 for links in intersection.green_links]
+            lost = intersection.n_greens * (env.core.timing.yellow + env.core.timing.all_red)
+            cycle, greens = policy.timing(light)
+            assert cycle == pytest.approx((1.5 * lost + 5) / (1 - sum(ratios)))
+            assert greens == pytest.approx((cycle - lost) * np.array(ratios) / sum(ratios))
     finally:
         env.close()

@@ -313,7 +313,7 @@ def test_webster_splits_are_the_proportions_of_websters_greens():
         for _ in range(3):
             observation, _, _, truncated, info = env.step(policy(observation, info))
         action = policy(observation, info)
-        webster.inflow_vph = info["inflow_vph"]
+        webster.measure(info)
         assert info["inflow_vph"].sum() > 0
         for light, shares in zip(env.lights, np.split(action, len(env.lights))):
             greens = webster.timing(light)[1]
