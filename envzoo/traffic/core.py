@@ -13,7 +13,7 @@ import numpy as np
 
 from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
-from envzoo.traffic.scenarios import Scenario
+from envzoo.traffic.scenarios import Scenario, ScenarioError
 from envzoo.traffic.signals import HOLD_SECONDS, SignalStatus, SignalTiming, advance_status, decide, transition_program
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
@@ -45,7 +45,8 @@ class SignalControlCore:
         self.network: Network = read_network(self._simulation(seed=0).api)
         if not self.network.intersections:
             self.close()
-            raise ValueError(f"scenario {scenario.name!r} has no traffic light with two or more green phases")
+            raise ScenarioError(f"scenario {scenario.name!r} has no traffic light with two or more green phases: "
+                                "nothing to control (pick a scenario with signalised junctions)")
         self.intersections: dict[str, Intersection] = {i.light: i for i in self.network.intersections}
         self.lights = list(self.intersections)
         self.features = features.LightFeatures.of(self.network, list(self.intersections.values()))

@@ -28,11 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
+from envzoo.core.errors import EnvzooError
 from envzoo.traffic.sumo import python_tool_command, run_sumo_program, sumo_binary, sumo_home
 
 DEMAND_KINDS = ("flows", "random-trips")
 # Game scenarios' files that are GUI settings or write outputs: never part of an envzoo scenario.
 GAME_EXCLUDED_ADDITIONALS = ("input_additional.add.xml",)
+
+
+class ScenarioError(EnvzooError, ValueError):
+    """A scenario that cannot be built or controlled; the message says why and how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class Scenario:
             if not Path(path).is_file():
                 raise FileNotFoundError(f"scenario {self.name!r}: file {path} does not exist")
         if not self.end > self.begin:
-            raise ValueError(f"scenario {self.name!r}: end ({self.end}) must be after begin ({self.begin})")
+            raise ScenarioError(f"scenario {self.name!r}: end ({self.end}) must be after begin ({self.begin})")
 
     def sumo_args(self) -> list[str]:
         args = ["--net-file", str(self.net_file), "--begin", str(self.begin), "--end", str(self.end)]
@@ -102,7 +107,7 @@ def _cached(kind: str, arguments: dict, build) -> Path:
 def _check_positive(**values):
     for name, value in values.items():
         if not value > 0:
-            raise ValueError(f"{name} must be > 0, got {value!r}")
+            raise ScenarioError(f"{name} must be > 0, got {value!r}")
 
 
 def _netgenerate(folder: Path, x_number: int, y_number: int, block_length: float, attach_length: float,
@@ -181,11 +186,11 @@ def _generated(name: str, x_number: int, y_number: int, block_length: float, att
     _check_positive(block_length=block_length, attach_length=attach_length, lanes=lanes, speed=speed,
                     demand=demand, duration=duration)
     if demand_kind not in DEMAND_KINDS:
-        raise ValueError(f"demand_kind must be one of {DEMAND_KINDS}, got {demand_kind!r}")
+        raise ScenarioError(f"demand_kind must be one of {DEMAND_KINDS}, got {demand_kind!r}")
     if not 0 <= fluctuation < 1:
-        raise ValueError(f"fluctuation is a fraction in [0, 1) (0.2 means ±20 %), got {fluctuation!r}")
+        raise ScenarioError(f"fluctuation is a fraction in [0, 1) (0.2 means ±20 %), got {fluctuation!r}")
     if demand_kind == "random-trips" and fluctuation:
-        raise ValueError("fluctuation applies to demand_kind='flows' only (randomTrips draws its own "
+        raise ScenarioError("fluctuation applies to demand_kind='flows' only (randomTrips draws its own "
                          "origins and destinations); pass fluctuation=0")
     arguments = dict(x_number=x_number, y_number=y_number, block_length=block_length,
                      attach_length=attach_length, lanes=lanes, speed=speed, demand=demand,
@@ -213,7 +218,7 @@ def grid(rows: int = 4, columns: int = 4, block_length: float = 200.0, attach_le
     (``random-trips``); ``fluctuation`` scales each origin-destination rate by U(1 − x, 1 + x).
     """
     if rows < 1 or columns < 1 or rows * columns < 2:
-        raise ValueError(f"a grid needs at least 2 junctions, got rows={rows}, columns={columns}")
+        raise ScenarioError(f"a grid needs at least 2 junctions, got rows={rows}, columns={columns}")
     return _generated(f"grid{rows}x{columns}", columns, rows, block_length, attach_length, lanes, speed,
                       demand, demand_kind, fluctuation, demand_seed, duration)
 
@@ -223,7 +228,7 @@ def arterial(intersections: int = 5, block_length: float = 200.0, attach_length:
              fluctuation: float = 0.0, demand_seed: int = 0, duration: float = 3600.0) -> Scenario:
     """An arterial of ``intersections`` signalised junctions with one cross street at each."""
     if intersections < 2:
-        raise ValueError(f"an arterial needs at least 2 intersections, got {intersections}")
+        raise ScenarioError(f"an arterial needs at least 2 intersections, got {intersections}")
     return _generated(f"arterial{intersections}", intersections, 1, block_length, attach_length, lanes,
                       speed, demand, demand_kind, fluctuation, demand_seed, duration)
 
@@ -244,7 +249,7 @@ def _read_sumocfg(path: Path) -> dict:
     try:
         root = ElementTree.parse(path).getroot()
     except (ElementTree.ParseError, OSError) as error:
-        raise ValueError(f"{path} is not a readable SUMO configuration: {error}") from None
+        raise ScenarioError(f"{path} is not a readable SUMO configuration: {error}") from None
 
     def value(tag):
         element = root.find(f".//{tag}")
@@ -254,7 +259,7 @@ def _read_sumocfg(path: Path) -> dict:
         return [path.parent / name.strip() for name in (value(tag) or "").split(",") if name.strip()]
 
     if value("net-file") is None:
-        raise ValueError(f"{path} names no <net-file>: a scenario needs a network")
+        raise ScenarioError(f"{path} names no <net-file>: a scenario needs a network")
     return {"net_file": files("net-file")[0], "route_files": files("route-files"),
             "additional_files": files("additional-files"),
             "begin": float(value("begin") or 0.0), "end": float(value("end") or 3600.0)}
@@ -281,7 +286,7 @@ def game(name: str, end: float | None = None) -> Scenario:
     copied to the cache folder the first time, without GUI settings and output-writing files."""
     known = game_scenarios()
     if name not in known:
-        raise ValueError(f"{name!r} is not a SUMO game scenario; the installed wheel has {known}")
+        raise ScenarioError(f"{name!r} is not a SUMO game scenario; the installed wheel has {known}")
     source = sumo_home() / "tools" / "game" / f"{name}.sumocfg"
     config = _read_sumocfg(source)
     keep = [p for p in config["additional_files"] if p.name not in GAME_EXCLUDED_ADDITIONALS]
@@ -325,16 +330,16 @@ def make_scenario(spec) -> Scenario:
             return GENERATORS[text]()
         if text in game_scenarios():
             return game(text)
-        raise ValueError(f"unknown scenario {text!r}: use 'grid<R>x<C>', 'arterial', a path to a .sumocfg, "
+        raise ScenarioError(f"unknown scenario {text!r}: use 'grid<R>x<C>', 'arterial', a path to a .sumocfg, "
                          f"one of SUMO's game scenarios {game_scenarios()}, or a dict (see make_scenario)")
     if isinstance(spec, dict):
         options = dict(spec)
         kind = options.pop("kind", None)
         makers = {**GENERATORS, "game": game, "files": from_files, "sumocfg": from_sumocfg}
         if kind not in makers:
-            raise ValueError(f"scenario dict needs 'kind', one of {sorted(makers)}; got {spec!r}")
+            raise ScenarioError(f"scenario dict needs 'kind', one of {sorted(makers)}; got {spec!r}")
         try:
             return makers[kind](**options)
         except TypeError as error:
-            raise ValueError(f"bad arguments for a {kind!r} scenario {options}: {error}") from None
+            raise ScenarioError(f"bad arguments for a {kind!r} scenario {options}: {error}") from None
     raise TypeError(f"scenario must be a name, a path, a dict or a Scenario, got {type(spec).__name__}")

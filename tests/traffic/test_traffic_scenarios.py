@@ -91,3 +91,13 @@ def test_users_sumocfg(tmp_path):
         <route-files value="{grid.route_files[0]}"/></input><time><end value="300"/></time></configuration>""")
     scenario = scenarios.make_scenario(str(config))
     assert scenario.net_file == grid.net_file and scenario.end == 300 and scenario.name == "mine"
+
+
+def test_eval_on_a_scenario_with_nothing_to_control_is_a_one_line_error(capsys):
+    """SUMO's 'ramp' game scenario has no signalised junction: envzoo eval says so and exits 2."""
+    from envzoo.cli import main
+
+    assert main(["eval", "envzoo/TrafficGrid-v0", "--policy", "fixed-time", "--env", "scenario=ramp",
+                 "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "'ramp' has no traffic light" in err and "Traceback" not in err
