@@ -14,6 +14,10 @@ switching congests the grid differently from row to row, so SUMO itself has more
   programs, process start included;
 - plain libsumo, 5 s steps: a Python loop stepping SUMO 5 s at a time, no control, no reads, from
   ``libsumo.start`` to the last step;
+- libsumo with the env's reads: the same loop through envzoo's SUMO bridge, reading what the env
+  reads every decision (lane subscriptions, the CO2 context subscription, SUMO's trip statistics
+  from the trip-info device every vehicle carries) and doing nothing with it: the SUMO-side cost
+  of measuring, which no Python speed-up removes;
 - env, fixed-time policy: TrafficGrid-v0 with default arguments and the fixed-time reference
   policy, which replays SUMO's own signal plan (its counts equal plain libsumo's): its ratio to
   plain libsumo is the environment's overhead;
@@ -56,7 +60,8 @@ from envzoo.core.rollout import run_episode
 from envzoo.registry import make_policy
 from envzoo.traffic.parallel import TrafficGridEnv
 from envzoo.traffic.scenarios import grid
-from envzoo.traffic.sumo import sumo_binary
+from envzoo.traffic.intersections import read_network
+from envzoo.traffic.sumo import Simulation, sumo_binary
 from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SUMO's counts
 
 SUMO_RL_RUNNER = Path(__file__).with_name("sumo_rl_episode.py")
@@ -117,6 +122,22 @@ def plain_libsumo(scenario, seed: int, seconds: float) -> Run:
         return Run(wall, sumo_counts(libsumo))
     finally:
         libsumo.close()
+
+
+def libsumo_with_reads(scenario, seed: int, seconds: float) -> Run:
+    sim = Simulation(scenario.sumo_args(), seed, backend="libsumo")
+    try:
+        lanes = list(read_network(sim.api).lanes)  # as the env's constructor does, untimed
+        start = time.perf_counter()
+        sim.subscribe_lanes(lanes)
+        sim.subscribe_co2()
+        for _ in range(int(seconds / 5)):
+            sim.advance(5.0)
+            sim.lane_state(), sim.co2_rate(), sim.totals()
+        wall = time.perf_counter() - start
+        return Run(wall, sumo_counts(sim.api))
+    finally:
+        sim.close()
 
 
 def env_episode(scenario, cycles: int, seed: int, policy_name: str, **env_arguments) -> Run:
@@ -191,6 +212,7 @@ def main() -> None:
     rows = {
         "plain SUMO (binary)": lambda: plain_sumo(scenario, sumo_seed),
         "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
+        "libsumo with the env's reads": lambda: libsumo_with_reads(scenario, sumo_seed, seconds),
         "env, fixed-time policy": lambda: env_episode(scenario, cycles, args.seed, "fixed-time"),
         "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
         "env, random actions, measure_co2=False":
