@@ -20,7 +20,7 @@ import argparse
 import envzoo
 from envzoo.traffic.parallel import TrafficGridEnv
 from envzoo.traffic.scenarios import grid
-from traffic_sb3 import DELTA, KPIS, mean_metrics  # the sibling script: same scenario, KPIs and averaging
+from traffic_sb3 import DELTA, add_run_arguments, mean_metrics, print_table  # the sibling script
 
 
 def main() -> None:
@@ -30,12 +30,9 @@ def main() -> None:
     from envzoo.core.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=150_000, help="agent-steps (4 per decision on 2x2)")
-    parser.add_argument("--seed", type=int, default=0)
+    add_run_arguments(parser)  # --timesteps counts agent-steps here: 4 per decision on a 2x2 grid
     parser.add_argument("--reward", default="diff-waiting-time",
                         help="TrafficGrid-v0's per-light reward: diff-waiting-time, queue, pressure or average-speed")
-    parser.add_argument("--episode-seconds", type=float, default=1200.0, help="simulated seconds per episode")
-    parser.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
     args = parser.parse_args()
 
     scenario = grid(2, 2, duration=args.episode_seconds)
@@ -62,12 +59,9 @@ def main() -> None:
         "webster": mean_metrics(grid_env, reference("webster"), args.eval_seeds),
         "max-pressure": mean_metrics(grid_env, reference("max-pressure"), args.eval_seeds),
     }
-    print(f"2x2 grid, {args.episode_seconds:g} s episodes ({decisions} decisions), independent PPO with a shared "
-          f"network, {args.timesteps} agent-steps (seed {args.seed}, reward {args.reward}), "
-          f"mean over eval seeds {args.eval_seeds}")
-    print(f"{'policy':<26}" + "".join(f"{k:>20}" for k in KPIS))
-    for name, metrics in rows.items():
-        print(f"{name:<26}" + "".join(f"{metrics[k]:>20.2f}" for k in KPIS))
+    print_table(f"2x2 grid, {args.episode_seconds:g} s episodes ({decisions} decisions), independent PPO with a "
+                f"shared network, {args.timesteps} agent-steps (seed {args.seed}, reward {args.reward}), "
+                f"mean over eval seeds {args.eval_seeds}", rows)
 
 
 if __name__ == "__main__":

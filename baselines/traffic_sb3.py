@@ -39,16 +39,29 @@ def mean_metrics(make_env, make_policy, seeds) -> dict[str, float]:
     return {kpi: float(np.mean([run[kpi] for run in runs])) for kpi in KPIS}
 
 
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The training budget, seed, episode length and evaluation seeds (shared with traffic_grid_ppo.py)."""
+    parser.add_argument("--timesteps", type=int, default=150_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--episode-seconds", type=float, default=1200.0, help="simulated seconds per episode")
+    parser.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
+
+
+def print_table(title: str, rows: dict[str, dict[str, float]]) -> None:
+    width = max(len(name) for name in rows) + 2
+    print(title)
+    print(f"{'policy':<{width}}" + "".join(f"{k:>20}" for k in KPIS))
+    for name, metrics in rows.items():
+        print(f"{name:<{width}}" + "".join(f"{metrics[k]:>20.2f}" for k in KPIS))
+
+
 def main() -> None:
     from gymnasium.wrappers import TimeLimit
     from stable_baselines3 import PPO
     from stable_baselines3.common.monitor import Monitor
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=150_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--episode-seconds", type=float, default=1200.0, help="simulated seconds per episode")
-    parser.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
+    add_run_arguments(parser)
     args = parser.parse_args()
 
     scenario = grid(2, 2, duration=args.episode_seconds)
@@ -75,11 +88,8 @@ def main() -> None:
         "max-pressure (grid)": mean_metrics(
             grid_env, lambda env: envzoo.make_policy("envzoo/TrafficGrid-v0", "max-pressure", env), args.eval_seeds),
     }
-    print(f"2x2 grid, {args.episode_seconds:g} s episodes ({decisions} decisions), PPO {args.timesteps} steps "
-          f"(seed {args.seed}), mean over eval seeds {args.eval_seeds}")
-    print(f"{'policy':<22}" + "".join(f"{k:>20}" for k in KPIS))
-    for name, metrics in rows.items():
-        print(f"{name:<22}" + "".join(f"{metrics[k]:>20.2f}" for k in KPIS))
+    print_table(f"2x2 grid, {args.episode_seconds:g} s episodes ({decisions} decisions), PPO {args.timesteps} steps "
+                f"(seed {args.seed}), mean over eval seeds {args.eval_seeds}", rows)
 
 
 if __name__ == "__main__":
