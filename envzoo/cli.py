@@ -96,7 +96,12 @@ def _make_env(entry: EnvEntry, max_steps: int | None = None, env_kwargs: dict | 
     kwargs = dict(env_kwargs or {})
     if max_steps is not None:
         kwargs["max_cycles" if entry.is_multi_agent else "max_episode_steps"] = max_steps
-    return envzoo.make(entry.id, **kwargs)
+    if not env_kwargs:
+        return envzoo.make(entry.id, **kwargs)
+    try:
+        return envzoo.make(entry.id, **kwargs)
+    except (TypeError, ValueError) as error:  # the env refused the arguments given to it
+        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {error}") from None
 
 
 def _policy_env_kwargs(entry: EnvEntry, policy: str, given: dict) -> dict:
@@ -192,6 +197,7 @@ def cmd_info(args) -> int:
     lines += [f"  - {paper}" for paper in entry.papers] or ["  -"]
     lines += ["", "reference policies:"]
     lines += [f"  {ref.name:<18} {ref.entry_point}" + (f" {ref.kwargs}" if ref.kwargs else "")
+              + (f" (env made with {ref.env_kwargs})" if ref.env_kwargs else "")
               for ref in entry.policies] or ["  -"]
     print("\n".join(lines))
     return 0
@@ -204,13 +210,14 @@ def cmd_eval(args) -> int:
     progress = Progress(args.episodes)
     progress.label = f"{entry.id} {args.policy}"
     try:
-        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, dict(args.env))
+        env_kwargs = _policy_env_kwargs(entry, args.policy, _env_kwargs(args.env, entry, args.max_steps))
+        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, env_kwargs)
     finally:
         progress.close()
     kpis = _kpis(entry, results)
     if args.json:
         print(json.dumps({
-            "id": entry.id, "policy": args.policy, "env_kwargs": dict(args.env), "episodes": args.episodes,
+            "id": entry.id, "policy": args.policy, "env_kwargs": env_kwargs, "episodes": args.episodes,
             "seed": args.seed,
             "max_steps": args.max_steps, "metrics": _as_json(kpis),
             "per_episode": [_episode_json(r, args.seed + i) for i, r in enumerate(results)],
@@ -395,14 +402,35 @@ def _positive(text: str) -> int:
 
 
 def _env_argument(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` with the value read as YAML (numbers, booleans, lists, mappings, strings)."""
+    """``KEY=VALUE``: the value is JSON if it parses as JSON (numbers, true/false, null, lists),
+    a YAML flow mapping or list if written as one (``{kind: grid, rows: 2}``), else the string
+    itself (so ``no`` or ``2016-01-01`` stay strings)."""
     key, equals, value = text.partition("=")
     if not equals or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a constructor argument name, got {text!r}")
     try:
-        return key, yaml.safe_load(value)
-    except yaml.YAMLError as error:
-        raise argparse.ArgumentTypeError(f"the value of {key} is not valid YAML: {error}") from None
+        return key, json.loads(value)
+    except ValueError:
+        pass
+    if value.strip().startswith(("{", "[")):
+        try:
+            return key, yaml.safe_load(value)
+        except yaml.YAMLError as error:
+            raise argparse.ArgumentTypeError(f"the value of {key} is not a valid mapping or list: {error}") from None
+    return key, value
+
+
+def _env_kwargs(pairs: list[tuple[str, object]], entry: EnvEntry, max_steps: int | None) -> dict:
+    """The ``--env`` arguments as a dict: each key once, and no episode length (``--max-steps`` sets it)."""
+    kwargs = {}
+    for key, value in pairs:
+        if key in kwargs:
+            raise EnvzooError(f"--env {key}= is given twice ({kwargs[key]!r} and {value!r}); give it once")
+        kwargs[key] = value
+    horizon = "max_cycles" if entry.is_multi_agent else "max_episode_steps"
+    if horizon in kwargs and max_steps is not None:
+        raise EnvzooError(f"--env {horizon}= and --max-steps both set the episode length; use one")
+    return kwargs
 
 
 def build_parser() -> argparse.ArgumentParser:

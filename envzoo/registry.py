@@ -173,6 +173,10 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
             raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
         if spec.get("extra") is not None and spec["extra"] not in EXTRA_MODULES:
             raise _fail(where, f"policies.{name}.extra", f"{spec['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
+        for arguments in ("kwargs", "env_kwargs"):
+            given = spec.get(arguments)
+            if given is not None and not (isinstance(given, dict) and all(isinstance(k, str) for k in given)):
+                raise _fail(where, f"policies.{name}.{arguments}", f"expected a mapping of argument names, got {given!r}")
         policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {}), spec.get("extra"),
                                   dict(spec.get("env_kwargs") or {})))
     return EnvEntry(

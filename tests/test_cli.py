@@ -120,6 +120,27 @@ def test_eval_passes_env_arguments(capsys):
     assert report["metrics"] != json.loads(plain)["metrics"]  # the argument reached the env
 
 
+def test_env_values_are_json_then_flow_yaml_then_strings():
+    from envzoo.cli import _env_argument
+
+    assert _env_argument("penetration=1e-1") == ("penetration", 0.1)
+    assert _env_argument("flag=true") == ("flag", True) and _env_argument("state=no") == ("state", "no")
+    assert _env_argument("start=2016-01-01") == ("start", "2016-01-01")
+    assert _env_argument("scenario={kind: grid, rows: 2}") == ("scenario", {"kind": "grid", "rows": 2})
+    assert _env_argument("levels=[1, 2]") == ("levels", [1, 2])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--env", "workload=bursty", "--env", "workload=spike"], "given twice"),
+    (["--env", "max_episode_steps=3"], "--max-steps both set the episode length"),
+    (["--env", "no_such_argument=1"], "cannot be made with {'no_such_argument': 1}"),
+])
+def test_bad_env_arguments_are_one_line_errors(capsys, extra, message):
+    code, out, err = run(capsys, "eval", SERVERLESS, "--policy", "fixed-4", "--episodes", "1", "--max-steps", "4",
+                         *extra)
+    assert code == 2 and out == "" and message in err and "Traceback" not in err
+
+
 def test_a_policy_gets_the_env_arguments_it_needs_and_conflicts_are_errors(capsys, monkeypatch):
     real = envzoo.registry.entries()
     needy = dataclasses.replace(real[SERVERLESS].policies[0], env_kwargs={"workload": "bursty"})

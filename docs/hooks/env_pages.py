@@ -238,6 +238,8 @@ def _policies_section(entry) -> str:
     for ref in entry.policies:
         doc, _ = class_docstring(ref.entry_point)
         kwargs = ", ".join(f"`{k}={v!r}`" for k, v in ref.kwargs.items()) or "—"
+        if ref.env_kwargs:
+            kwargs += " (env made with " + ", ".join(f"`{k}={v!r}`" for k, v in ref.env_kwargs.items()) + ")"
         rows.append(f"| `{ref.name}` | `{ref.entry_point}` | {kwargs} | {_cell(first_paragraph(doc))} |")
     first = entry.policies[0].name
     return (

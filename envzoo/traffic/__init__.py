@@ -14,6 +14,8 @@
 - :mod:`envzoo.traffic.mo`: ``envzoo/TrafficGridMO-v0``, one agent, vector reward.
 - :mod:`envzoo.traffic.probes`: link queues estimated from probe vehicles (point-queue model).
 - :mod:`envzoo.traffic.region`: ``envzoo/TrafficRegion-v0``, a control center on probe data.
+- :mod:`envzoo.traffic.splits`: green splits of a signal cycle as whole decision intervals.
 - :mod:`envzoo.traffic.vector`: subprocess vector faces (one SUMO per process).
-- :mod:`envzoo.traffic.policies`: fixed time, max pressure, longest queue first, SOTL, Webster.
+- :mod:`envzoo.traffic.policies`: fixed time, Webster, max pressure, longest queue first, SOTL;
+  fixed splits and Webster's splits for the split face.
 """

@@ -24,12 +24,13 @@ class CentralControlEnv(gymnasium.Env):
     def __init__(self, scenario="grid4x4", delta: float = 5.0, yellow: float = 2.0, all_red: float = 0.0,
                  min_green: float = 5.0, max_green: float = 50.0, backend: str = "auto", gui: bool = False,
                  sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = True,
-                 render_mode: str | None = None, **face_kwargs):
-        # Every argument, for copies (pickle) that rebuild the env and replay its episode.
+                 render_mode: str | None = None, face_arguments: dict | None = None):
+        # Every argument (a subclass's own ones in face_arguments), for copies (pickle) that
+        # rebuild the env and replay its episode.
         self._init_kwargs = dict(scenario=scenario, delta=delta, yellow=yellow, all_red=all_red, min_green=min_green,
                                  max_green=max_green, backend=backend, gui=gui, sumo_warnings=sumo_warnings,
                                  sumo_options=sumo_options, measure_co2=measure_co2, render_mode=render_mode,
-                                 **face_kwargs)
+                                 **(face_arguments or {}))
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode

@@ -33,7 +33,7 @@ class SignalControlCore:
     """
 
     def __init__(self, scenario: Scenario, timing: SignalTiming, backend: str = "auto", gui: bool = False,
-                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = False):
+                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = True):
         self.scenario = scenario
         self.timing = timing
         self.measure_co2 = measure_co2
@@ -102,10 +102,12 @@ class SignalControlCore:
         """Simulate one decision interval with each light's requested green (``decide`` applies
         the min/max-green rules)."""
         timing = self.timing
+        # Every request is checked before SUMO is touched: a bad one changes nothing.
+        decisions = {light: decide(self.status[light], requested[light], intersection.n_greens, timing)
+                     for light, intersection in self.intersections.items()}
         try:
-            for light, intersection in self.intersections.items():
+            for light, (green, changed) in decisions.items():
                 status = self.status[light]
-                green, changed = decide(status, requested[light], intersection.n_greens, timing)
                 if changed:
                     self.sim.run_program(light, _program_id(status.green, green))
                 self.status[light] = advance_status(status, green, changed, timing)

@@ -61,6 +61,8 @@ class LightFeatures:
             incoming[light, intersection.in_lanes] = 1.0
             outgoing[light, intersection.out_lanes] = 1.0
             for green, links in enumerate(intersection.green_links):
+                if not len(links):
+                    continue  # a green of unused signal indices only: no pressure
                 row = pressure[first_green[light] + green]
                 # a lane can carry several green links: accumulate, as the mean over links does
                 np.add.at(row, intersection.link_in[links], 1.0 / len(links))

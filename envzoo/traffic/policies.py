@@ -168,17 +168,16 @@ class Webster(FixedTime):
     def __init__(self, env, max_cycle: float = 150.0):
         if max_cycle <= 0:
             raise ValueError(f"max_cycle must be > 0 seconds, got {max_cycle!r}")
+        self.links = getattr(_env(env), "links", None)  # before super().__init__, which resets
         super().__init__(env)
         self.max_cycle = max_cycle
         timing = self.core.timing
         self.lost_time = {agent: i.n_greens * (timing.yellow + timing.all_red) for agent, i in self.intersections.items()}
-        self.links = getattr(_env(env), "links", None)
         if self.links is None:
             # (greens, incoming lanes): the lanes each green serves.
             self.serves = {agent: green_lane_weights(i) > 0 for agent, i in self.intersections.items()}
             self.saturation_vph = {agent: np.full(len(i.in_lanes), SATURATION_VPH_PER_LANE)
                                    for agent, i in self.intersections.items()}
-            self.flows_vph = {agent: np.zeros(len(i.in_lanes)) for agent, i in self.intersections.items()}
             self._lane_cuts = np.cumsum([len(self.intersections[light].in_lanes) for light in self.core.lights])[:-1]
         else:
             # (greens, links): 1 where a green serves one of the link's lanes; flows of every link.
@@ -189,11 +188,14 @@ class Webster(FixedTime):
                 self.serves[agent] = np.array([[any(lane_of[green, position[lane]] for lane in lanes if lane in position)
                                                 for lanes in self.links.lanes] for green in range(intersection.n_greens)])
             self.saturation_vph = {agent: self.links.saturation_vph for agent in self.intersections}
-            self.flows_vph = {agent: np.zeros(len(self.links.names)) for agent in self.intersections}
 
     def reset(self, seed=None):
         super().reset(seed)
         self.plans = {agent: None for agent in self.intersections}
+        # An episode is planned from its own measurements only.
+        inputs = {agent: len(self.links.names) if self.links is not None else len(i.in_lanes)
+                  for agent, i in self.intersections.items()}
+        self.flows_vph = {agent: np.zeros(size) for agent, size in inputs.items()}
 
     def __call__(self, observations, infos):
         self.measure(infos)
@@ -259,6 +261,9 @@ class WebsterSplits(FixedSplits):
     def __init__(self, env):
         super().__init__(env)
         self.webster = Webster(env)
+
+    def reset(self, seed=None):
+        self.webster.reset(seed)
 
     def __call__(self, observation, info):
         self.webster.measure(info)

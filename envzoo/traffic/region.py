@@ -55,8 +55,9 @@ class TrafficRegionEnv(CentralControlEnv):
 
     Either way ``info["green"]`` maps each light to the green it shows at the end of the step.
     Reference policies of split mode: ``FixedSplits`` (the network program's proportions) and
-    ``WebsterSplits`` (Webster's, from the measured inflows) in :mod:`envzoo.traffic.policies`; the
-    registry's policies (``envzoo eval``) run the default phase mode.
+    ``WebsterSplits`` (Webster's, from the measured inflows) in :mod:`envzoo.traffic.policies`,
+    registered as ``fixed-splits`` and ``webster-splits`` (``envzoo eval`` makes the env with
+    ``action="splits"`` for them).
 
     ## Observation Space
 
@@ -133,8 +134,8 @@ class TrafficRegionEnv(CentralControlEnv):
             raise ValueError(f"action must be one of {ACTIONS}, got {action!r}")
         if action == "phase" and cycle is not None:
             raise ValueError("cycle is the signal cycle of action='splits'; phase mode decides every delta seconds")
-        super().__init__(scenario=scenario, penetration=penetration, state=state, reward=reward, action=action,
-                         cycle=cycle, **core_kwargs)
+        super().__init__(scenario=scenario, face_arguments=dict(penetration=penetration, state=state, reward=reward,
+                                                                action=action, cycle=cycle), **core_kwargs)
         self.penetration, self.state, self.reward, self.action = penetration, state, reward, action
         greens = [self.core.intersections[light].n_greens for light in self.lights]
         if action == "splits":

@@ -40,6 +40,10 @@ class ScenarioError(EnvzooError, ValueError):
     """A scenario that cannot be built or controlled; the message says why and how to fix it."""
 
 
+class ScenarioFileError(EnvzooError, FileNotFoundError):
+    """A file a scenario names does not exist."""
+
+
 @dataclass(frozen=True)
 class Scenario:
     """The files and time span SUMO needs to run one episode."""
@@ -54,7 +58,7 @@ class Scenario:
     def __post_init__(self):
         for path in (self.net_file, *self.route_files, *self.additional_files):
             if not Path(path).is_file():
-                raise FileNotFoundError(f"scenario {self.name!r}: file {path} does not exist")
+                raise ScenarioFileError(f"scenario {self.name!r}: file {path} does not exist")
         if not self.end > self.begin:
             raise ScenarioError(f"scenario {self.name!r}: end ({self.end}) must be after begin ({self.begin})")
 
@@ -262,7 +266,21 @@ def _read_sumocfg(path: Path) -> dict:
         raise ScenarioError(f"{path} names no <net-file>: a scenario needs a network")
     return {"net_file": files("net-file")[0], "route_files": files("route-files"),
             "additional_files": files("additional-files"),
-            "begin": float(value("begin") or 0.0), "end": float(value("end") or 3600.0)}
+            "begin": sumo_seconds(value("begin") or "0"), "end": sumo_seconds(value("end") or "3600")}
+
+
+def sumo_seconds(text: str) -> float:
+    """A SUMO time option in seconds: ``"3600"``, ``"15:0:0"`` (h:m:s) or ``"1:15:0:0"`` (d:h:m:s)."""
+    parts = text.strip().split(":")
+    try:
+        if len(parts) > 4:
+            raise ValueError
+        seconds = 0.0
+        for part, unit in zip(reversed(parts), (1, 60, 3600, 86400)):
+            seconds += float(part) * unit
+    except ValueError:
+        raise ScenarioError(f"{text!r} is not a SUMO time (seconds, h:m:s or d:h:m:s)") from None
+    return seconds
 
 
 def from_sumocfg(path, end: float | None = None) -> Scenario:

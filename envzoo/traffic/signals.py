@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 GREEN = "Gg"
 YELLOW = "yY"
+# Seconds: green times are sums of interval lengths, so equal times may differ in the last bits.
+TIME_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ class SignalStatus:
     green_time: float = 0.0
 
     def can_change(self, timing: SignalTiming) -> bool:
-        return self.green_time >= timing.min_green
+        return self.green_time >= timing.min_green - TIME_TOLERANCE
 
 
 def decide(status: SignalStatus, requested: int, n_greens: int, timing: SignalTiming) -> tuple[int, bool]:
@@ -122,7 +124,7 @@ def decide(status: SignalStatus, requested: int, n_greens: int, timing: SignalTi
         if status.can_change(timing):
             return requested, True
         return status.green, False
-    if status.green_time + timing.delta > timing.max_green:
+    if status.green_time + timing.delta > timing.max_green + TIME_TOLERANCE:
         return (status.green + 1) % n_greens, True
     return status.green, False
 

@@ -26,9 +26,8 @@ import math
 
 import numpy as np
 
+from envzoo.traffic.signals import TIME_TOLERANCE as TOLERANCE
 from envzoo.traffic.signals import SignalTiming
-
-TOLERANCE = 1e-9  # seconds or intervals: float noise, not a difference
 
 
 def decisions_per_cycle(cycle: float, n_greens: int, timing: SignalTiming) -> int:

@@ -386,11 +386,10 @@ class Simulation:
 
     def install_program(self, traffic_light: str, program: str, phases: list[tuple[str, float]]) -> None:
         """Give ``traffic_light`` a static program of (signal state, seconds) phases; SUMO keeps
-        it until the simulation restarts. (SUMO warns, in its log only, that such programs do not
+        it until the simulation restarts. (With ``warnings``, SUMO prints that such programs do not
         give every link a green: each covers one change, not a cycle.)"""
         trafficlight = self.api.trafficlight
-        static_type = 0
-        logic = trafficlight.Logic(program, static_type, 0,
+        logic = trafficlight.Logic(program, _constants().TRAFFICLIGHT_TYPE_STATIC, 0,
                                    [trafficlight.Phase(duration, state) for state, duration in phases])
         trafficlight.setProgramLogic(traffic_light, logic)
 

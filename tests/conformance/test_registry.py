@@ -206,6 +206,9 @@ MALFORMED = {
     "policy with unknown keys": (
         GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', args: {}}}\n",
         "policies.greedy"),
+    "policy env_kwargs not a mapping": (
+        GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', env_kwargs: splits}}\n",
+        "policies.greedy.env_kwargs"),
 }
 
 

@@ -130,7 +130,7 @@ def test_agents_that_end_apart_are_an_error():
         vec.step(np.zeros(3, dtype=np.int64))
 
 
-def test_ppo_learns_on_the_slots_and_plays_back_per_agent():
+def test_ppo_trains_on_the_slots_and_plays_back_per_agent():
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import VecMonitor
 

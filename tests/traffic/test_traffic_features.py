@@ -84,3 +84,20 @@ def test_lane_flows_match_the_vehicles_counted_through_each_lane(every_second):
             np.testing.assert_array_equal(infos[agent]["lane_flow_vph"], env.core.lane_flows_vph()[intersection.in_lanes])
     finally:
         env.close()
+
+
+def test_a_green_of_unused_signal_indices_has_zero_pressure():
+    """A green whose green characters all fall on unused signal indices serves no lane: its
+    pressure is 0 (not a division by zero), the other green's is the mean over its links."""
+    from envzoo.traffic.features import LightFeatures
+    from envzoo.traffic.intersections import Intersection, Network
+    from envzoo.traffic.signals import SignalPlan
+
+    plan = SignalPlan("J", ("GGr", "rrG"), (30.0, 30.0))
+    junction = Intersection(plan, in_lanes=np.array([0, 1]), out_lanes=np.array([2]), link_in=np.array([0, 1, -1]),
+                            link_out=np.array([2, 2, -1]), green_links=(np.array([0, 1]), np.array([], dtype=int)))
+    network = Network(("a", "b", "c"), np.full(3, 75.0), np.full(3, 10.0), np.full(3, 13.9), (junction,))
+    features = LightFeatures.of(network, [junction])
+    density = np.array([0.5, 0.3, 0.1])
+    observation = features.observe(np.array([0]), np.array([1.0]), density, density / 2)
+    assert observation[-2:] == pytest.approx([((0.5 - 0.1) + (0.3 - 0.1)) / 2, 0.0])

@@ -206,3 +206,20 @@ def test_webster_plans_from_the_measured_lane_flows(face):
             assert greens == pytest.approx((cycle - lost) * np.array(ratios) / sum(ratios))
     finally:
         env.close()
+
+
+def test_webster_plans_each_episode_from_its_own_flows():
+    """Episodes do not depend on the order they are played in: the flows measured in one
+    episode are not carried into the next one's first cycle."""
+    from envzoo.core.rollout import run_episode
+    from envzoo.traffic.parallel import TrafficGridEnv
+
+    env = TrafficGridEnv(scenario={**SCENARIO, "demand": 1500, "duration": 300})
+    try:
+        policy = Webster(env)
+        run_episode(env, policy, seed=0)
+        after_another = run_episode(env, policy, seed=1).metrics
+        alone = run_episode(env, Webster(env), seed=1).metrics
+        assert after_another == alone
+    finally:
+        env.close()

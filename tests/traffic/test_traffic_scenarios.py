@@ -101,3 +101,12 @@ def test_eval_on_a_scenario_with_nothing_to_control_is_a_one_line_error(capsys):
                  "--episodes", "1"]) == 2
     err = capsys.readouterr().err
     assert "'ramp' has no traffic light" in err and "Traceback" not in err
+
+
+def test_sumo_clock_times_are_read_in_seconds():
+    from envzoo.traffic.scenarios import ScenarioError, sumo_seconds
+
+    assert sumo_seconds("3600") == 3600.0 and sumo_seconds("15:0:0") == 54000.0
+    assert sumo_seconds("1:0:30:5") == 86400 + 30 * 60 + 5 and sumo_seconds("90.5") == 90.5
+    with pytest.raises(ScenarioError, match="not a SUMO time"):
+        sumo_seconds("noon")

@@ -110,3 +110,21 @@ def test_greens_come_from_every_program_and_actuated_programs_warn_with_the_junc
     assert plan.greens == ("GGrr", "rrGG", "GrGr") and plan.green_durations == (30, 20, 10)
     single = Logic(programID="0", type=0, phases=[Phase(state="GGGG", duration=30)])
     assert plan_from_logics("J8", [single], "0") is None  # nothing to choose: left to SUMO
+
+
+def test_a_bad_request_changes_nothing_and_sumo_keeps_running():
+    pytest.importorskip("libsumo")
+    from envzoo.traffic.parallel import TrafficGridEnv
+
+    env = TrafficGridEnv(scenario={"kind": "grid", "rows": 2, "columns": 2, "demand": 200, "duration": 300})
+    try:
+        env.reset(seed=0)
+        core = env.core
+        status, time = dict(core.status), core.sim.time()
+        with pytest.raises(ValueError, match="green phase 7 does not exist"):
+            core.apply({**{light: 1 for light in core.lights}, core.lights[-1]: 7})
+        assert core.status == status and core.sim.time() == time and core.running
+        core.apply({light: 0 for light in core.lights})
+        assert core.sim.time() == time + env.timing.delta
+    finally:
+        env.close()
