@@ -8,9 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from pettingzoo import ParallelEnv
 
+from envzoo.core.parallel import SeededParallelEnv
 from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.marketmaking.arena_book import BookFill, CrossingOrderError, OrderBook
 from envzoo.marketmaking.arena_flow import BackgroundFlow, FlowParams
@@ -36,7 +35,7 @@ class Maker:
     last_reward: float = 0.0
 
 
-class MarketMakingArenaEnv(ParallelEnv):
+class MarketMakingArenaEnv(SeededParallelEnv):
     """
     ## Description
 
@@ -244,31 +243,21 @@ class MarketMakingArenaEnv(ParallelEnv):
         depth_names = tuple(f"{side}_depth_{j}" for side in ("bid", "ask") for j in range(self.depth_levels))
         self.observation_names = (depth_names + ("spread", "mid_change", "market_flow") + POSITION_FEATURES
                                   + tuple(f"last_action_{a}" for a in range(self.n_actions)) + ("last_reward",))
-        self.possible_agents = [f"maker_{i}" for i in range(self.n_makers)]
-        self.agents = []
-        self._action_spaces = {agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents}
-        self._observation_spaces = {agent: spaces.Box(-np.inf, np.inf, shape=(len(self.observation_names),),
-                                                      dtype=np.float32) for agent in self.possible_agents}
+        agents = [f"maker_{i}" for i in range(self.n_makers)]
+        super().__init__(agents, {agent: spaces.Box(-np.inf, np.inf, shape=(len(self.observation_names),),
+                                                    dtype=np.float32) for agent in agents},
+                         {agent: spaces.Discrete(self.n_actions) for agent in agents})
         self._hint = (f"Actions are integers: 0 no-op, 1..{self.n_actions - 2} quote the (bid level, ask level) "
                       f"pairs {self.quote_pairs}, {self.flatten_action} flatten.")
-        self._np_random, _ = seeding.np_random(None)
         self.book = OrderBook()
         self.flow = BackgroundFlow(self.flow_params)
         self.makers: list[Maker] = []
         self._steps = 0
 
-    def observation_space(self, agent):
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self._action_spaces[agent]
-
     # ------------------------------------------------------------------------------- API
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        rng = self._np_random
+        rng = self._generator(seed)
         self.book = OrderBook()
         self.flow = BackgroundFlow(self.flow_params)
         self.flow.seed_book(self.book, self.start_tick, rng)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from pettingzoo import ParallelEnv
 
+from envzoo.core.parallel import SeededParallelEnv
 from envzoo.core.spaces import check_agent_actions
 from envzoo.core.rng import key_from_generator
 from envzoo.orbital import task
@@ -21,7 +20,7 @@ SIBLING_COLUMNS = ("involves_me", "rel_r_km", "rel_t_km", "rel_n_km", "rel_vr_km
                    "rel_vn_kmps", "time_to_tca_h", "log10_pc")
 
 
-class ConstellationEnv(ParallelEnv):
+class ConstellationEnv(SeededParallelEnv):
     """
     ## Description
 
@@ -124,14 +123,13 @@ class ConstellationEnv(ParallelEnv):
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self.K = n_satellites
-        self.possible_agents = [f"sat_{i}" for i in range(n_satellites)]
-        self.agents = []
+        agents = [f"sat_{i}" for i in range(n_satellites)]
         size = self.params.observation_size + len(SIBLING_COLUMNS) * (n_satellites - 1)
-        self._observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        self._action_space = task.action_space(self.params)
+        observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        action_space = task.action_space(self.params)
+        super().__init__(agents, dict.fromkeys(agents, observation_space), dict.fromkeys(agents, action_space))
         self._hint = task.action_hint(self.params)
         self.sim = CollisionAvoidanceSim(self.params, n_satellites)
-        self._np_random, _ = seeding.np_random(None)
         # Pair j − 1 is (sat_0, sat_j).
         self._pair_rows = np.arange(1, n_satellites)
         self._pair_tca = np.zeros(n_satellites - 1)
@@ -142,16 +140,8 @@ class ConstellationEnv(ParallelEnv):
         self._sibling_min_miss = np.full(n_satellites, np.inf)
         self._sibling_max_pc = np.zeros(n_satellites)
 
-    def observation_space(self, agent):
-        return self._observation_space
-
-    def action_space(self, agent):
-        return self._action_space
-
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        slots = generate_conjunctions(self.siblings, self._np_random)
+        slots = generate_conjunctions(self.siblings, self._generator(seed))
         self.sim.use_slots(np.vstack([slots.primary.position, slots.debris.position]),
                            np.vstack([slots.primary.velocity, slots.debris.velocity]))
         self.sim.reset(np.arange(self.K), key_from_generator(self._np_random, self.K))
@@ -171,8 +161,8 @@ class ConstellationEnv(ParallelEnv):
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
         check_agent_actions(self.agents, actions)
         # Check every action before changing any state.
-        checked = [validate_action(self.params, self._action_space, actions[agent], f"(agent {agent}) {self._hint}")
-                   for agent in self.possible_agents]
+        checked = [validate_action(self.params, self.action_space(agent), actions[agent],
+                                   f"(agent {agent}) {self._hint}") for agent in self.possible_agents]
         result = self.sim.step(*task.orders(self.params, np.asarray(checked)))
         sibling_hit = self._decide_pairs()
         self._pair_view = self._assess_pairs()

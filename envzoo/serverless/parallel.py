@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from pettingzoo import ParallelEnv
 
 from envzoo.core.rng import key_from_generator
+from envzoo.core.parallel import SeededParallelEnv
 from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.serverless import task as serverless_task
 from envzoo.serverless.workloads import Workload, make_workload
@@ -15,7 +14,7 @@ from envzoo.serverless.workloads import Workload, make_workload
 CLUSTER_FEATURES = ("cluster_free_fraction", "cluster_share", "unscheduled_pods")
 
 
-class ServerlessClusterEnv(ParallelEnv):
+class ServerlessClusterEnv(SeededParallelEnv):
     """
     ## Description
 
@@ -113,27 +112,16 @@ class ServerlessClusterEnv(ParallelEnv):
             raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
         self.max_cycles = max_cycles
         self.render_mode = render_mode
-        self.possible_agents = [f"fn_{i}" for i in range(n_functions)]
-        self.agents = []
-        self._observation_spaces = {agent: self.task.observation_space(extra=len(CLUSTER_FEATURES))
-                                    for agent in self.possible_agents}
-        self._action_spaces = {agent: spaces.Discrete(self.task.n_levels) for agent in self.possible_agents}
+        agents = [f"fn_{i}" for i in range(n_functions)]
+        super().__init__(agents, {agent: self.task.observation_space(extra=len(CLUSTER_FEATURES)) for agent in agents},
+                         {agent: spaces.Discrete(self.task.n_levels) for agent in agents})
         self.sim = self.task.new_sim(1, n_functions)
-        self._np_random, _ = seeding.np_random(None)
         self._levels = np.zeros((1, n_functions), dtype=np.int64)
         self._stats = None
         self._steps = 0
 
-    def observation_space(self, agent):
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self._action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        self.sim.reset(np.array([0]), key_from_generator(self._np_random, 1))
+        self.sim.reset(np.array([0]), key_from_generator(self._generator(seed), 1))
         self.agents = list(self.possible_agents)
         self._levels[:] = self.task.n_levels - 1
         self._stats = serverless_task.reset_stats(self.sim)

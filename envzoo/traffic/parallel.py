@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from pettingzoo import ParallelEnv
 
+from envzoo.core.parallel import SeededParallelEnv
 from envzoo.core.spaces import check_action, check_agent_actions
 from envzoo.traffic import features
 from envzoo.traffic.core import MAX_SUMO_SEED, SignalControlCore
@@ -13,7 +12,7 @@ from envzoo.traffic.scenarios import make_scenario
 from envzoo.traffic.signals import SignalTiming
 
 
-class TrafficGridEnv(ParallelEnv):
+class TrafficGridEnv(SeededParallelEnv):
     """
     ## Description
 
@@ -132,24 +131,13 @@ class TrafficGridEnv(ParallelEnv):
                                       backend=backend, gui=gui, sumo_warnings=sumo_warnings, sumo_options=sumo_options,
                                       measure_co2=measure_co2)
         self.timing, self.network, self.intersections = self.core.timing, self.core.network, self.core.intersections
-        self._np_random, _ = seeding.np_random(None)
-        self.possible_agents = list(self.core.lights)
-        self.agents: list[str] = []
-        self._observation_spaces = {a: features.observation_space(i) for a, i in self.intersections.items()}
-        self._action_spaces = {a: spaces.Discrete(i.n_greens) for a, i in self.intersections.items()}
+        super().__init__(self.core.lights, {a: features.observation_space(i) for a, i in self.intersections.items()},
+                         {a: spaces.Discrete(i.n_greens) for a, i in self.intersections.items()})
         self._episode_seed: int | None = None
         self._history: list[dict] = []
 
-    def observation_space(self, agent):
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self._action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        self._start_episode(int(self._np_random.integers(MAX_SUMO_SEED)))
+        self._start_episode(int(self._generator(seed).integers(MAX_SUMO_SEED)))
         return self._observations(), {agent: {} for agent in self.agents}
 
     def _start_episode(self, sumo_seed: int) -> None:
