@@ -45,23 +45,11 @@ Names (:data:`REWARDS`), with :func:`make_reward`:
 from __future__ import annotations
 
 import inspect
-import math
 
 import numpy as np
 
+from envzoo.core.checks import non_negative, positive
 from envzoo.core.rewards import DifferentialSharpe
-
-
-def _positive(name, value):
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return float(value)
-
-
-def _non_negative(name, value):
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return float(value)
 
 
 def inventory_count(step):
@@ -131,7 +119,7 @@ class Asymmetrical(MMReward):
     name = "asymmetrical"
 
     def __init__(self, eta: float = 0.6):
-        self.eta = _non_negative("eta", eta)
+        self.eta = non_negative("eta", eta)
 
     def value(self, step):
         return (step.spread_captured / step.notional
@@ -146,7 +134,7 @@ class AsymmetricalCapped(Asymmetrical):
 
     def __init__(self, eta: float = 0.6, cap: float = 0.002):
         super().__init__(eta)
-        self.cap = _positive("cap", cap)
+        self.cap = positive("cap", cap)
 
     def value(self, step):
         return np.minimum(super().value(step), self.cap)
@@ -170,8 +158,8 @@ class TradeCompletion(MMReward):
     name = "trade_completion"
 
     def __init__(self, target: float = 0.002, ratio: float = 2.0):
-        self.target = _positive("target", target)
-        self.ratio = _positive("ratio", ratio)
+        self.target = positive("target", target)
+        self.ratio = positive("ratio", ratio)
 
     def value(self, step):
         pnl = realized_return(step)
@@ -216,8 +204,8 @@ class CarteaJaimungal(MMReward):
     name = "cartea_jaimungal"
 
     def __init__(self, phi: float = 1e-6, alpha: float = 0.002):
-        self.phi = _non_negative("phi", phi)
-        self.alpha = _non_negative("alpha", alpha)
+        self.phi = non_negative("phi", phi)
+        self.alpha = non_negative("alpha", alpha)
 
     def value(self, step):
         reward = pnl_return(step) - self.phi * inventory_count(step) ** 2 * step.dt

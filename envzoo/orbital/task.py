@@ -6,13 +6,13 @@ in :mod:`envzoo.orbital.sim`.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.checks import non_negative, positive
 from envzoo.orbital.backends import BACKENDS
 from envzoo.orbital.conjunctions import ConjunctionParams
 from envzoo.orbital.elements import KeplerianElements
@@ -55,16 +55,6 @@ def _default_scenario() -> ConjunctionParams:
                              max_step=300.0)
 
 
-def _positive(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-
-
-def _non_negative(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-
-
 @dataclass(frozen=True)
 class CollisionAvoidanceParams:
     """Every setting of the task; the env's keyword arguments are these fields (see the env's
@@ -94,9 +84,9 @@ class CollisionAvoidanceParams:
     def __post_init__(self):
         for name in ("decision_step_s", "episode_s", "hard_body_radius_m", "max_delta_v_mps", "pc_threshold",
                      "slot_tolerance_m"):
-            _positive(name, getattr(self, name))
+            positive(name, getattr(self, name))
         for name in ("delta_v_budget_mps", "risk_weight", "fuel_weight", "slot_weight", "collision_penalty"):
-            _non_negative(name, getattr(self, name))
+            non_negative(name, getattr(self, name))
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.tle is not None:
@@ -112,7 +102,7 @@ class CollisionAvoidanceParams:
             raise ValueError(f"maneuver_mps must be three sizes (radial, along-track, cross-track) in m/s, "
                              f"got {self.maneuver_mps!r}")
         for value in self.maneuver_mps:
-            _positive("each of maneuver_mps", value)
+            positive("each of maneuver_mps", value)
         if not 0 < self.pc_threshold < 1:
             raise ValueError(f"pc_threshold must be a probability in (0, 1), got {self.pc_threshold}")
         steps = self.episode_s / self.decision_step_s
