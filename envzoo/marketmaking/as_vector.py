@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
-from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_box_action
-from envzoo.core.vector import autoreset_same_step, check_vector_size
+from envzoo.core.vector import RowEpisodesVectorEnv, autoreset_same_step, check_vector_size
 from envzoo.marketmaking.as_env import action_hint, action_space, observation_space
 from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
 
 
-class AvellanedaStoikovVectorEnv(VectorEnv):
+class AvellanedaStoikovVectorEnv(RowEpisodesVectorEnv):
     """``num_envs`` copies of :class:`~envzoo.marketmaking.as_env.AvellanedaStoikovEnv`,
     simulated together.
 
@@ -35,32 +32,17 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
     plus ``num_envs`` and ``max_episode_steps``.
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
-
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
         num_envs, max_episode_steps = check_vector_size(num_envs, max_episode_steps)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
         self.params = make_params(**kwargs)
         self.sim = ASSimulator(self.params, self.num_envs)
-        self.single_action_space = action_space(self.params)
-        self.single_observation_space = observation_space(self.params)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.seeds = InstanceSeeds(self.num_envs)
+        self._set_up(self.sim, observation_space(self.params), action_space(self.params))
         self._hint = action_hint(self.params)
-        self._started = False
-
-    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        self.seeds.reseed(self, seed, first_reset=not self._started)
-        rows = np.arange(self.num_envs)
-        self.sim.reset(rows, self.seeds.next_keys(rows))
-        self._started = True
-        return self.sim.observe(), {}
 
     def step(self, actions):
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started()
         depths = check_box_action(self.action_space, actions, self._hint)
         result = self.sim.advance(depths[:, 0], depths[:, 1])
         rewards = self.sim.rewards(result)
@@ -74,8 +56,3 @@ class AvellanedaStoikovVectorEnv(VectorEnv):
         done = terminated | truncated
         observations, info = autoreset_same_step(raw_info, observations, done, self._restart)
         return observations, rewards, terminated, truncated, info
-
-    def _restart(self, rows: np.ndarray) -> np.ndarray:
-        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
-        self.sim.reset(rows, self.seeds.next_keys(rows))
-        return self.sim.observe()

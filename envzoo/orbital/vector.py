@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.spaces import check_batch_action, check_box_action
-from envzoo.core.vector import autoreset_same_step, check_vector_size
+from envzoo.core.vector import RowEpisodesVectorEnv, autoreset_same_step, check_vector_size
 from envzoo.orbital import task
 from envzoo.orbital.sim import CollisionAvoidanceSim
 
 
-class CollisionAvoidanceVectorEnv(VectorEnv):
+class CollisionAvoidanceVectorEnv(RowEpisodesVectorEnv):
     """``num_envs`` copies of :class:`~envzoo.orbital.env.CollisionAvoidanceEnv`, simulated
     together (one propagation and one Pc evaluation per step for all of them).
 
@@ -35,7 +32,6 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
     ``backend`` must be ``"numpy"`` (the batched core; Orekit would propagate object by object).
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
     vector_reward = False
 
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
@@ -48,20 +44,8 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
                              f"step), got backend={self.params.backend!r}: use backend='numpy', or single envs "
                              f"(gymnasium.make) for backend='orekit'")
         self.sim = CollisionAvoidanceSim(self.params, self.num_envs)
-        self.single_action_space = task.action_space(self.params)
-        self.single_observation_space = task.observation_space(self.params)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.seeds = InstanceSeeds(self.num_envs)
+        self._set_up(self.sim, task.observation_space(self.params), task.action_space(self.params))
         self._hint = task.action_hint(self.params)
-        self._started = False
-
-    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        self.seeds.reseed(self, seed, first_reset=not self._started)
-        rows = np.arange(self.num_envs)
-        self.sim.reset(rows, self.seeds.next_keys(rows))
-        self._started = True
-        return self.sim.observe(), {}
 
     def _validate(self, actions) -> np.ndarray:
         if self.params.action_type == "discrete":
@@ -72,8 +56,7 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
         return check_box_action(self.action_space, actions, self._hint)
 
     def step(self, actions):
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started()
         actions = self._validate(actions)
         result = self.sim.step(*task.orders(self.params, actions))
         objectives = result["objectives"]
@@ -88,8 +71,3 @@ class CollisionAvoidanceVectorEnv(VectorEnv):
         done = terminated | truncated
         observations, info = autoreset_same_step(raw_info, observations, done, self._restart)
         return observations, rewards, terminated, truncated, info
-
-    def _restart(self, rows: np.ndarray) -> np.ndarray:
-        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
-        self.sim.reset(rows, self.seeds.next_keys(rows))
-        return self.sim.observe()
