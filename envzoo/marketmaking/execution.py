@@ -127,7 +127,7 @@ class ExecutionConfig:
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be None or a finite number > 0, got {value}")
-        if self.lot_size is not None and not _on_grid(self.order_size, self.lot_size):
+        if self.lot_size is not None and not on_grid(self.order_size, self.lot_size):
             raise ValueError(f"order_size {self.order_size} is not a whole number of lots of {self.lot_size}")
         if not self.max_inventory > 0:
             raise ValueError(f"max_inventory must be > 0 (inf for no limit), got {self.max_inventory}")
@@ -141,9 +141,11 @@ class ExecutionConfig:
             raise ValueError(f"initial_cash must be finite, got {self.initial_cash}")
 
 
-def _on_grid(value: float, step: float) -> bool:
-    ratio = value / step
-    return abs(ratio - round(ratio)) <= 1e-6
+def on_grid(values, step: float):
+    """Whether each value is a whole multiple of ``step`` (to 1e-6 of a step): a bool, or a bool
+    array for an array of values."""
+    ratio = np.asarray(values) / step
+    return np.abs(ratio - np.round(ratio)) <= 1e-6
 
 
 def _floor_lots(quantity, lot):
@@ -445,7 +447,7 @@ class ExecutionModel:
             price = float(price)
             if not (math.isfinite(price) and price > 0):
                 raise ValueError(f"a limit price must be a finite number > 0, got {price}")
-            if cfg.tick_size is not None and not _on_grid(price, cfg.tick_size):
+            if cfg.tick_size is not None and not on_grid(price, cfg.tick_size):
                 raise ValueError(f"limit price {price} is not on the tick grid of {cfg.tick_size}")
             if self._crosses(side, price, self.now):
                 opposite = self.stream.ask_price[self.now, 0] if side == BUY else self.stream.bid_price[self.now, 0]
@@ -518,7 +520,7 @@ class ExecutionModel:
         quantity = float(quantity)
         if not (math.isfinite(quantity) and quantity > 0):
             raise ValueError(f"a market order's quantity must be a finite number > 0, got {quantity}")
-        if self.config.lot_size is not None and not _on_grid(quantity, self.config.lot_size):
+        if self.config.lot_size is not None and not on_grid(quantity, self.config.lot_size):
             raise ValueError(f"market order quantity {quantity} is not a whole number of lots of "
                              f"{self.config.lot_size}")
         quantity = min(quantity, self._room(side))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from envzoo.marketmaking.execution import (BUY, PRICE_TOLERANCE, SELL, ExecutionConfig, InsufficientDepthError,
-                                           StepAccounting, _floor_lots)
+                                           StepAccounting, _floor_lots, on_grid)
 
 #: Sign of the order of each column: column 0 is the bid (BUY), column 1 the ask (SELL). Float,
 #: as it mostly multiplies prices: ``sign × price`` is larger for a better price on either side.
@@ -287,8 +287,7 @@ class BatchExecution:
                              f"got {prices[r, c]}")
         tick = self.config.tick_size
         if tick is not None:
-            ratio = prices / tick
-            off = np.abs(ratio - np.round(ratio)) > 1e-6
+            off = ~(on_grid(prices, tick) | np.isnan(prices))  # NaN cancels: no price to check
             if off.any():
                 r, c = np.argwhere(off)[0]
                 raise ValueError(f"instance {rows[r]}: limit price {prices[r, c]} is not on the tick grid of {tick}")
@@ -368,8 +367,7 @@ class BatchExecution:
                              f"got {quantity[bad][0]}")
         lot = self.config.lot_size
         if lot is not None:
-            ratio = quantity / lot
-            off = np.abs(ratio - np.round(ratio)) > 1e-6
+            off = ~on_grid(quantity, lot)
             if off.any():
                 raise ValueError(f"instance {rows[off][0]}: market order quantity {quantity[off][0]} is not a "
                                  f"whole number of lots of {lot}")

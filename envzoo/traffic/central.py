@@ -104,7 +104,7 @@ class CentralControlEnv(gymnasium.Env):
     def render(self):
         if self.render_mode != "ansi" or not self.core.running or self._episode is None:
             return None
-        return "\n".join(self.core.render_lines()) + "\n"
+        return self.core.render_text()
 
     def close(self):
         self.core.close()

@@ -169,14 +169,15 @@ class SignalControlCore:
             "mean_queue": self._queue_sum / self.decisions if self.decisions else 0.0,
         } | ({"co2_kg": self._co2_mg / 1e6} if self.measure_co2 else {})
 
-    def render_lines(self) -> list[str]:
+    def render_text(self) -> str:
+        """The ``"ansi"`` rendering of every face: time, then each light's green, state and queue."""
         lines = [f"t={self.sim.time():7.0f}s  decision {self.decisions}"]
         for light, intersection in self.intersections.items():
             status = self.status[light]
             queue = int(self.lanes.halting[intersection.in_lanes].sum())
             lines.append(f"  {light}: green {status.green} for {status.green_time:4.0f}s  "
                          f"state {self.sim.signal_state(light)}  queue {queue}")
-        return lines
+        return "\n".join(lines) + "\n"
 
     def close(self) -> None:
         if self.sim is not None:

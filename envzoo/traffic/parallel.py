@@ -180,7 +180,7 @@ class TrafficGridEnv(SeededParallelEnv):
     def render(self):
         if self.render_mode != "ansi" or not self.core.running or self._episode_seed is None:
             return None
-        return "\n".join(self.core.render_lines()) + "\n"
+        return self.core.render_text()
 
     def close(self):
         self.core.close()
