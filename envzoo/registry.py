@@ -6,7 +6,9 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     kind*               gymnasium | pettingzoo-parallel
     domain*             the package under envzoo/ that implements it
     entry_point*        "module:attr" of the env class
-    vector_entry_point  "module:attr" of the native VectorEnv (gymnasium kinds only)
+    vector_entry_point  "native": the shared native vector face over the env's task
+                        (envzoo.core.vector.TaskVectorEnv), or "module:attr" of a VectorEnv
+                        factory (gymnasium kinds only)
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
     objectives          names of the vector reward's components (multi-objective ids)
@@ -40,6 +42,8 @@ REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 KINDS = ("gymnasium", "pettingzoo-parallel")
 _ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+#: The ``vector_entry_point`` of ids served by the shared native vector face.
+NATIVE = "native"
 
 
 class _NeedsExtra:
@@ -119,6 +123,26 @@ def load_attr(entry_point: str):
     return getattr(importlib.import_module(module), attr)
 
 
+class NativeVector:
+    """The vector entry point of an id whose entry says ``vector_entry_point: native``:
+    :class:`envzoo.core.vector.TaskVectorEnv` over the task of the id's env class (a
+    :class:`envzoo.core.env.TaskEnv`), with its reward (scalar or vector). Nothing is imported
+    until a vector env is made."""
+
+    def __init__(self, env_entry_point: str):
+        self.env_entry_point = env_entry_point
+
+    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        from envzoo.core.vector import TaskVectorEnv
+
+        env_class = load_attr(self.env_entry_point)
+        return TaskVectorEnv(env_class.task_class, num_envs, max_episode_steps,
+                             vector_reward=env_class.vector_reward, **kwargs)
+
+    def __repr__(self):
+        return f"NativeVector({self.env_entry_point!r})"
+
+
 # ---------------------------------------------------------------------- validation
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "kwargs": dict, "max_episode_steps": int,
@@ -154,8 +178,9 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     if raw["kind"] not in KINDS:
         raise _fail(where, "kind", f"{raw['kind']!r} is not one of {KINDS}")
     for name in ("entry_point", "vector_entry_point"):
-        if raw.get(name) is not None and not _ENTRY_POINT.match(raw[name]):
-            raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'")
+        if raw.get(name) is not None and raw[name] != NATIVE and not _ENTRY_POINT.match(raw[name]):
+            raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'"
+                        + (f" or {NATIVE!r}" if name == "vector_entry_point" else ""))
     if raw.get("vector_entry_point") and raw["kind"] != "gymnasium":
         raise _fail(where, "vector_entry_point", "only gymnasium kinds have a vector entry point")
     if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
@@ -228,7 +253,8 @@ def register_all() -> None:
             gymnasium.register(
                 id=entry.id,
                 entry_point=entry.entry_point,
-                vector_entry_point=entry.vector_entry_point,
+                vector_entry_point=(NativeVector(entry.entry_point) if entry.vector_entry_point == NATIVE
+                                    else entry.vector_entry_point),
                 max_episode_steps=entry.max_episode_steps,
                 kwargs=dict(entry.kwargs),
                 # Gymnasium's passive checker expects scalar rewards; mo_gymnasium.make

@@ -8,6 +8,9 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from envzoo.core.contract import check_render_mode, row_of
+from envzoo.core.spaces import check_agent_actions
+
 
 class SeededParallelEnv(ParallelEnv):
     """A ``ParallelEnv`` whose subclasses call ``super().__init__`` with their agents and spaces
@@ -33,3 +36,73 @@ class SeededParallelEnv(ParallelEnv):
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         return self._np_random
+
+
+class TaskParallelEnv(SeededParallelEnv):
+    """The agents of a domain's :class:`~envzoo.core.contract.AgentsTask` (one row each) as a
+    PettingZoo parallel env.
+
+    ``reset(seed=...)`` starts every agent's episode from one generator (a seed starts a fresh
+    one; None goes on with the previous episodes' generator); ``step`` takes one action per live
+    agent, checks each against its agent's space before any state changes (raising
+    :class:`~envzoo.core.errors.InvalidActionError`), and returns per-agent dicts: the task's
+    rewards, ``infos[agent]`` with ``cost``, ``metrics`` and the task's further entries. The
+    agents of an episode end together: when any is terminated, all are; when any is truncated
+    (or ``max_cycles`` steps have passed: the registry's horizon, which ``pettingzoo.make``
+    passes), all are. The task is ``env.task``, its parameters ``env.params``.
+    """
+
+    metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
+    task_class: type
+
+    def __init__(self, max_cycles: int | None = None, render_mode: str | None = None, **kwargs):
+        check_render_mode(self.metadata, render_mode)
+        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer))
+                                       or max_cycles < 1):
+            raise ValueError(f"max_cycles must be an integer >= 1 or None, got {max_cycles!r}")
+        self.render_mode = render_mode
+        self.max_cycles = max_cycles
+        self.task = self.task_class.create(**kwargs)
+        self.params = self.task.params
+        agents = list(self.task.agents)
+        super().__init__(agents, dict(zip(agents, self.task.agent_observation_spaces)),
+                         dict(zip(agents, self.task.agent_action_spaces)))
+        self._cycles = 0
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        info = self.task.start(self._generator(seed), dict(options or {}))
+        self.agents = list(self.possible_agents)
+        self._cycles = 0
+        return self._per_agent(self.task.observe()), {agent: row_of(info, i) for i, agent in enumerate(self.agents)}
+
+    def step(self, actions):
+        if not self.agents:
+            raise RuntimeError("the episode is over (or reset() was not called): call reset()")
+        check_agent_actions(self.agents, actions)
+        outcome = self.task.step(self.task.check_agent_actions([actions[agent] for agent in self.possible_agents]))
+        self._cycles += 1
+        terminated = bool(np.any(outcome.terminated))
+        truncated = bool(np.any(outcome.truncated)) or (self.max_cycles is not None and self._cycles >= self.max_cycles)
+        metrics = self.task.metrics()
+        rewards, infos = {}, {}
+        for i, agent in enumerate(self.possible_agents):
+            rewards[agent] = float(outcome.reward[i])
+            infos[agent] = {"cost": row_of(outcome.cost, i), "metrics": row_of(metrics, i), **row_of(outcome.info, i)}
+        observations = self._per_agent(self.task.observe())
+        terminations = dict.fromkeys(self.possible_agents, terminated)
+        truncations = dict.fromkeys(self.possible_agents, truncated)
+        if terminated or truncated:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _per_agent(self, observations) -> dict:
+        return {agent: observations[i] for i, agent in enumerate(self.possible_agents)}
+
+    def render(self):
+        if self.render_mode != "ansi" or not self.agents and not self._cycles:
+            return None
+        return self.task.render_text()
+
+    def close(self):
+        self.task.close()
+

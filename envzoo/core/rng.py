@@ -134,3 +134,8 @@ def binomial(seeds: np.ndarray, trials, prob, log_block: np.ndarray | None = Non
 def key_from_generator(generator: np.random.Generator, size: int | None = None) -> np.ndarray:
     """Fresh instance keys drawn from a NumPy generator (the env's ``np_random``)."""
     return generator.integers(0, 2**63, size=size, dtype=np.uint64, endpoint=False)
+
+
+def keys_from(generators) -> np.ndarray:
+    """One fresh instance key per generator (the episode keys of the rows they belong to)."""
+    return np.array([key_from_generator(generator) for generator in generators], dtype=np.uint64)

@@ -9,10 +9,15 @@ from envzoo.core.errors import InvalidActionError
 
 
 def check_action(space: spaces.Space, action, hint: str = ""):
-    """Return ``action`` as the space's type, or raise :class:`InvalidActionError`."""
+    """Return ``action`` as the space's type (an int for Discrete, an int64 array for
+    MultiDiscrete, a float64 array for Box), or raise :class:`InvalidActionError`."""
     if isinstance(space, spaces.Discrete):
         return _check_discrete(space, action, hint)
-    if not space.contains(action if not isinstance(space, spaces.Box) else np.asarray(action, dtype=space.dtype)):
+    if isinstance(space, spaces.Box):
+        return check_box_action(space, action, hint)
+    if isinstance(space, spaces.MultiDiscrete):
+        return check_multi_discrete(space, action, hint)
+    if not space.contains(action):
         raise InvalidActionError(f"action {action!r} is outside the action space {space}. {hint}")
     return action
 
@@ -51,22 +56,51 @@ def check_batch_action(space: spaces.Discrete, actions, num_envs: int, hint: str
     return array
 
 
-def check_box_action(space: spaces.Box, action, hint: str = "") -> np.ndarray:
-    """``action`` as a float64 array of ``space.shape`` (a Box or a batched Box), or
-    :class:`InvalidActionError` naming the space and, for a batch, the sub-env. Bounds are
-    checked in the space's dtype; nothing is clipped."""
+def check_box_action(space: spaces.Box, action, hint: str = "", batch: int | None = None) -> np.ndarray:
+    """``action`` as a float64 array of ``space.shape`` (or ``(batch, *space.shape)`` for the
+    actions of ``batch`` sub-envs), or :class:`InvalidActionError` naming the space and, for a
+    batch, the sub-env. Bounds are checked in the space's dtype; nothing is clipped."""
+    shape = space.shape if batch is None else (batch, *space.shape)
     array = np.asarray(action) if not isinstance(action, (str, dict)) else None
-    if array is None or array.dtype.kind not in "iuf" or array.shape != space.shape:
+    if array is None or array.dtype.kind not in "iuf" or array.shape != shape:
         raise InvalidActionError(f"action {action!r} does not fit the action space {space}: expected "
-                                 f"numbers of shape {space.shape}. {hint}")
+                                 f"numbers of shape {shape}. {hint}")
     as_space = array.astype(space.dtype)
     bad = ~np.isfinite(as_space) | (as_space < space.low) | (as_space > space.high)
     if bad.any():
         where = np.argwhere(bad)[0]
-        row = f" (sub-env {where[0]})" if array.ndim == 2 else ""
+        row = f" (sub-env {where[0]})" if batch is not None or array.ndim == 2 else ""
         raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}: every entry "
                                  f"must be finite and within the bounds. {hint}")
     return array.astype(np.float64)
+
+
+def check_multi_discrete(space: spaces.MultiDiscrete, action, hint: str = "", batch: int | None = None) -> np.ndarray:
+    """``action`` as an int64 array of ``space.shape`` (or ``(batch, *space.shape)``), or
+    :class:`InvalidActionError`."""
+    shape = space.shape if batch is None else (batch, *space.shape)
+    array = np.asarray(action) if not isinstance(action, (str, dict)) else None
+    if array is None or array.shape != shape or not np.issubdtype(array.dtype, np.integer):
+        raise InvalidActionError(f"action {action!r} does not fit the action space {space}: expected "
+                                 f"integers of shape {shape}. {hint}")
+    bad = (array < space.start) | (array >= space.start + space.nvec)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        row = f" (sub-env {where[0]})" if batch is not None else ""
+        raise InvalidActionError(f"action {action!r} is outside the action space {space}{row}. {hint}")
+    return array.astype(np.int64)
+
+
+def check_batch(space: spaces.Space, actions, batch: int, hint: str = "") -> np.ndarray:
+    """The actions of ``batch`` sub-envs (a leading axis), checked against ``space`` (one
+    sub-env's): int64 for Discrete and MultiDiscrete, float64 for Box."""
+    if isinstance(space, spaces.Discrete):
+        return check_batch_action(space, actions, batch, hint)
+    if isinstance(space, spaces.Box):
+        return check_box_action(space, actions, hint, batch)
+    if isinstance(space, spaces.MultiDiscrete):
+        return check_multi_discrete(space, actions, hint, batch)
+    raise TypeError(f"no batched action check for {type(space).__name__} spaces")
 
 
 def check_agent_actions(live_agents, actions) -> None:

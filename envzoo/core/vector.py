@@ -1,5 +1,5 @@
-"""Helpers for native vector envs: Gymnasium's info layout, SAME_STEP autoreset, and a base for
-the vector envs whose core starts episodes row by row."""
+"""The shared native vector face: all sub-envs as the rows of one domain :class:`Task`
+(:class:`TaskVectorEnv`), with Gymnasium's info layout and SAME_STEP autoreset."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from envzoo.core.contract import Task
 from envzoo.core.seeding import InstanceSeeds
 
 
@@ -95,3 +96,93 @@ class RowEpisodesVectorEnv(VectorEnv):
     def _check_started(self) -> None:
         if not self._started:
             raise RuntimeError("call reset() before step()")
+
+
+def _rows(observations, n: int):
+    """Per-sub-env view of batched observations (dicts are split row by row)."""
+    if isinstance(observations, dict):
+        return [{key: value[i] for key, value in observations.items()} for i in range(n)]
+    return observations
+
+
+class TaskVectorEnv(VectorEnv):
+    """``num_envs`` sub-envs as the rows of one :class:`~envzoo.core.contract.Task`, stepped
+    together with array operations (no Python loop over sub-envs, no subprocess).
+
+    ``gymnasium.make_vec(id, num_envs=N)`` builds it for the ids whose registry entry says
+    ``vector_entry_point: native``. Sub-env i reset with seed s follows exactly the trajectory of
+    the single env reset with seed s + i (as in ``SyncVectorEnv``), for the same actions: each
+    sub-env draws its episodes from its own generator, seeded like the i-th env of a
+    ``SyncVectorEnv``.
+
+    Autoreset is Gymnasium's ``SAME_STEP`` mode: when a sub-env's episode ends (terminated, the
+    task's own end, or ``max_episode_steps`` steps: the registry's horizon, which ``make_vec``
+    passes), the same ``step`` call starts its next episode and returns that episode's first
+    observation; the finished episode's last observation and info are in ``info["final_obs"]``
+    and ``info["final_info"]`` (masked by ``info["_final_obs"]``). ``info["cost"]`` and every
+    entry of ``info["metrics"]`` are arrays over the sub-envs, with Gymnasium's ``_key`` masks.
+    Rewards are float64 (N,), or float32 (N, K) vector rewards with ``vector_reward``.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, task_class: type[Task], num_envs: int = 1, max_episode_steps: int | None = None,
+                 vector_reward: bool = False, **kwargs):
+        num_envs, max_episode_steps = check_vector_size(num_envs, max_episode_steps)
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(f"native vector envs do not render (render_mode={kwargs['render_mode']!r}); "
+                             "render a single env made with gymnasium.make")
+        kwargs.pop("render_mode", None)
+        self.num_envs = num_envs
+        self.max_episode_steps = max_episode_steps
+        self.vector_reward = vector_reward
+        self.task = task_class.create(num_envs, **kwargs)
+        self.params = self.task.params
+        self.single_observation_space = self.task.observation_space
+        self.single_action_space = self.task.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        if vector_reward:
+            self.single_reward_space = self.task.reward_space
+            self.reward_space = batch_space(self.single_reward_space, num_envs)
+        self.seeds = InstanceSeeds(num_envs)
+        self._elapsed = np.zeros(num_envs, dtype=np.int64)
+        self._started = False
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        self.seeds.reseed(self, seed, first_reset=not self._started)
+        rows = np.arange(self.num_envs)
+        if seed is not None:
+            seeded = [s is not None for s in seed] if isinstance(seed, (list, tuple)) else slice(None)
+            self.task.reseeded(rows[seeded])
+        info = self.task.reset(rows, self.seeds.generators, dict(options or {}))
+        self._elapsed[:] = 0
+        self._started = True
+        return self.task.observe(), with_masks(info, np.ones(self.num_envs, dtype=bool)) if info else {}
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        outcome = self.task.step(self.task.check_actions(actions))
+        self._elapsed += 1
+        terminated = outcome.terminated
+        # As Gymnasium's TimeLimit does on the single env: the horizon truncates whatever else happened.
+        truncated = outcome.truncated.copy()
+        if self.max_episode_steps is not None:
+            truncated |= self._elapsed >= self.max_episode_steps
+        rewards = outcome.objectives.astype(np.float32) if self.vector_reward else outcome.reward
+        observations = self.task.observe()
+        raw_info = {"cost": outcome.cost, "metrics": self.task.metrics(), **outcome.info}
+        observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
+                                                 final_observations=_rows(observations, self.num_envs))
+        return observations, rewards, terminated, truncated, info
+
+    def _restart(self, rows: np.ndarray):
+        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
+        self.task.reset(rows, [self.seeds.generators[i] for i in rows], {})
+        self._elapsed[rows] = 0
+        return self.task.observe()
+
+    def close_extras(self, **kwargs):
+        self.task.close()
+

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from envzoo.core.errors import DataFormatError
-from envzoo.serverless.workloads import Trace
+from envzoo.serverless.generator import Trace
 
 ID_COLUMNS = ("HashOwner", "HashApp", "HashFunction", "Trigger")
 MINUTES = 1440
@@ -61,7 +61,7 @@ def load_azure_invocations(
     scale: float = 1.0,
     start_minute: int | None = 0,
 ) -> Trace:
-    """A :class:`~envzoo.serverless.workloads.Trace` workload from Azure invocation files.
+    """A :class:`~envzoo.serverless.generator.Trace` workload from Azure invocation files.
 
     Args:
         paths: one day's file, or several consecutive days (concatenated in the given order).

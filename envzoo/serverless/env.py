@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_action
-from envzoo.serverless import task as serverless_task
+from envzoo.core.env import TaskEnv
+from envzoo.serverless.task import ServerlessTask
 
 
-class ServerlessEnv(gym.Env):
+class ServerlessEnv(TaskEnv):
     """
     ## Description
 
@@ -91,7 +86,7 @@ class ServerlessEnv(gym.Env):
 
     - ``workload``: ``"constant"``, ``"diurnal"`` (default), ``"step"``, ``"spike"``,
       ``"bursty"``, ``"trace"``, a dict such as ``{"kind": "spike", "factor": 8}``, or a
-      :class:`~envzoo.serverless.workloads.Workload` (for traces see
+      :class:`~envzoo.serverless.generator.Workload` (for traces see
       :func:`envzoo.serverless.data.load_azure_invocations`).
     - ``concurrency_levels``: the limits the actions choose from (0 = unlimited).
     - ``initial_level``: index of the level at reset (default: last).
@@ -116,63 +111,4 @@ class ServerlessEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
-    vector_reward = False
-
-    def __init__(self, render_mode: str | None = None, initial_level: int | None = None, **task_kwargs):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.task = serverless_task.make_task(**task_kwargs)
-        if initial_level is not None and not isinstance(initial_level, (int, np.integer)):
-            raise ValueError(f"initial_level must be an integer index, got {initial_level!r}")
-        self.initial_level = self.task.n_levels - 1 if initial_level is None else int(initial_level)
-        if not 0 <= self.initial_level < self.task.n_levels:
-            raise ValueError(f"initial_level must index concurrency_levels {self.task.levels}, got {initial_level}")
-        self.sim = self.task.new_sim(1)
-        self.action_space = spaces.Discrete(self.task.n_levels)
-        self.observation_space = self.task.observation_space()
-        if self.vector_reward:
-            self.reward_space = spaces.Box(
-                np.array([0.0, -np.inf, -np.inf], dtype=np.float32),
-                np.array([np.inf, 0.0, 0.0], dtype=np.float32), dtype=np.float32)
-            self.reward_dim = len(serverless_task.OBJECTIVES)
-        self._level = np.full((1, 1), self.initial_level)
-        self._last_stats = None
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        self.sim.reset(np.array([0]), key_from_generator(self.np_random, 1))
-        self._level = np.full((1, 1), self.initial_level)
-        self._last_stats = serverless_task.reset_stats(self.sim)
-        return self._observation(), {}
-
-    def step(self, action):
-        if self._last_stats is None:
-            raise RuntimeError("call reset() before step()")
-        action = check_action(self.action_space, action, self.task.action_hint())
-        self._level = np.full((1, 1), action)
-        stats = self.sim.advance(np.asarray(self.task.levels)[self._level])
-        self._last_stats = stats
-        vector = serverless_task.objectives(self.task, stats)[0, 0]
-        if self.vector_reward:
-            reward = vector.astype(np.float32)
-        else:
-            reward = float(serverless_task.scalar_reward(self.task, vector))
-        info = {
-            "cost": float(stats["pod_seconds"][0, 0]),
-            "metrics": {k: float(v[0, 0]) for k, v in self.sim.episode_metrics().items()},
-        }
-        return self._observation(), reward, False, False, info
-
-    def _observation(self) -> np.ndarray:
-        return serverless_task.observe(self.task, self.sim, self._last_stats, self._level)[0, 0]
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        s = self._last_stats
-        level = self.task.levels[int(self._level[0, 0])]
-        return (f"t={self.sim.time[0]:7.0f}s limit={level or 'unlimited':>9} "
-                f"pods={int(s['ready'][0, 0])}+{int(s['starting'][0, 0])} "
-                f"queue={int(s['queue'][0, 0])} serving={int(s['in_service'][0, 0])} "
-                f"latency={serverless_task.objectives(self.task, s)[0, 0, 1] * -1:.3f}s\n")
+    task_class = ServerlessTask

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from envzoo.serverless.env import ServerlessEnv
+from envzoo.core.env import TaskMOEnv
+from envzoo.serverless.task import ServerlessTask
 
 
-class ServerlessMOEnv(ServerlessEnv):
+class ServerlessMOEnv(TaskMOEnv):
     """
     ## Description
 
@@ -32,4 +33,5 @@ class ServerlessMOEnv(ServerlessEnv):
     - v0: initial version.
     """
 
-    vector_reward = True
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    task_class = ServerlessTask

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.core.rng import key_from_generator
-from envzoo.core.parallel import SeededParallelEnv
-from envzoo.core.spaces import check_action, check_agent_actions
-from envzoo.serverless import task as serverless_task
-from envzoo.serverless.workloads import Workload, make_workload
-
-CLUSTER_FEATURES = ("cluster_free_fraction", "cluster_share", "unscheduled_pods")
+from envzoo.core.parallel import TaskParallelEnv
+from envzoo.serverless.task import ClusterTask
 
 
-class ServerlessClusterEnv(SeededParallelEnv):
+class ServerlessClusterEnv(TaskParallelEnv):
     """
     ## Description
 
@@ -75,7 +67,7 @@ class ServerlessClusterEnv(SeededParallelEnv):
     - ``workload``: the arrival process kind (``"diurnal"`` by default) or a dict of options
       (without ``rate``, which comes from ``rates``); see ``Serverless-v0``. A trace
       (``{"kind": "trace", "path": ..., "functions": 4}`` or a
-      :class:`~envzoo.serverless.workloads.Trace`) brings its own per-function rates, and
+      :class:`~envzoo.serverless.generator.Trace`) brings its own per-function rates, and
       ``rates`` is then ignored.
     - ``mean_service_s``: one value, or one per function. Default ``(1.0, 0.5, 2.0, 1.0)``.
     - ``cluster_pods``: cluster capacity in pods (default 40).
@@ -95,101 +87,4 @@ class ServerlessClusterEnv(SeededParallelEnv):
     """
 
     metadata = {"name": "serverless_cluster_v0", "render_modes": ["ansi"], "is_parallelizable": True}
-
-    def __init__(self, rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal",
-                 mean_service_s=(1.0, 0.5, 2.0, 1.0), cluster_pods: int = 40,
-                 max_cycles: int = 360, render_mode: str | None = None, **task_kwargs):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        workload, n_functions = _cluster_workload(workload, rates)
-        self.task = serverless_task.make_task(workload=workload, mean_service_s=mean_service_s,
-                                              cluster_pods=cluster_pods, **task_kwargs)
-        kpa = self.task.sim.kpa
-        if cluster_pods < n_functions * max(kpa.initial_scale, kpa.min_scale):
-            raise ValueError(f"cluster_pods = {cluster_pods} cannot hold the {n_functions} functions' "
-                             f"initial or minimum pods ({max(kpa.initial_scale, kpa.min_scale)} each)")
-        if max_cycles < 1:
-            raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
-        self.max_cycles = max_cycles
-        self.render_mode = render_mode
-        agents = [f"fn_{i}" for i in range(n_functions)]
-        super().__init__(agents, {agent: self.task.observation_space(extra=len(CLUSTER_FEATURES)) for agent in agents},
-                         {agent: spaces.Discrete(self.task.n_levels) for agent in agents})
-        self.sim = self.task.new_sim(1, n_functions)
-        self._levels = np.zeros((1, n_functions), dtype=np.int64)
-        self._stats = None
-        self._steps = 0
-
-    def reset(self, seed: int | None = None, options: dict | None = None):
-        self.sim.reset(np.array([0]), key_from_generator(self._generator(seed), 1))
-        self.agents = list(self.possible_agents)
-        self._levels[:] = self.task.n_levels - 1
-        self._stats = serverless_task.reset_stats(self.sim)
-        self._steps = 0
-        return self._observations(), {agent: {} for agent in self.agents}
-
-    def step(self, actions):
-        if not self.agents:
-            raise RuntimeError("the episode is over (or reset() was not called): call reset()")
-        check_agent_actions(self.agents, actions)
-        # Check every action before changing any state.
-        levels = [check_action(self.action_space(agent), actions[agent], f"(agent {agent}) {self.task.action_hint()}")
-                  for agent in self.possible_agents]
-        self._levels[0] = levels
-        self._stats = stats = self.sim.advance(np.asarray(self.task.levels)[self._levels])
-        self._steps += 1
-        rewards_per_function = serverless_task.scalar_reward(
-            self.task, serverless_task.objectives(self.task, stats))[0]
-        cluster = {k: float(v[0, 0]) for k, v in self.sim.episode_metrics(combine_functions=True).items()}
-        own = {k: v[0] for k, v in self.sim.episode_metrics().items()}
-        truncated = self._steps >= self.max_cycles
-        rewards, terminations, truncations, infos = {}, {}, {}, {}
-        for i, agent in enumerate(self.agents):
-            rewards[agent] = float(rewards_per_function[i])
-            terminations[agent] = False
-            truncations[agent] = truncated
-            infos[agent] = {"cost": float(stats["pod_seconds"][0, i]), "metrics": cluster,
-                            "function_metrics": {k: float(v[i]) for k, v in own.items()}}
-        observations = self._observations()
-        if truncated:
-            self.agents = []
-        return observations, rewards, terminations, truncations, infos
-
-    def _observations(self):
-        stats = self._stats
-        own = serverless_task.observe(self.task, self.sim, stats, self._levels)[0]  # (F, obs)
-        pods = stats["ready"][0] + stats["starting"][0]
-        capacity = float(self.task.sim.cluster_pods)
-        denied = stats.get("denied_pod_seconds", np.zeros(self.sim.shape))[0] / self.task.sim.decision_interval_s
-        cluster = np.stack([np.full(pods.shape, max(capacity - pods.sum(), 0) / capacity),
-                            pods / capacity, denied], axis=-1).astype(np.float32)
-        full = np.concatenate([own, cluster], axis=-1)
-        return {agent: full[i] for i, agent in enumerate(self.possible_agents) if agent in self.agents}
-
-    def render(self):
-        if self.render_mode != "ansi" or self._stats is None:
-            return None
-        s = self._stats
-        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s['ready'] + s['starting']).sum())}/{self.task.sim.cluster_pods} pods"]
-        for i, agent in enumerate(self.possible_agents):
-            level = self.task.levels[int(self._levels[0, i])]
-            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s['ready'][0, i])}+"
-                         f"{int(s['starting'][0, i])} queue={int(s['queue'][0, i])} serving={int(s['in_service'][0, i])}")
-        return "\n".join(lines) + "\n"
-
-    def close(self):
-        pass
-
-
-def _cluster_workload(workload, rates):
-    """The cluster's workload spec and its number of functions: rate-based kinds take ``rates``."""
-    if isinstance(workload, Workload):
-        return workload, workload.n_functions() or 1
-    options = {"kind": workload} if isinstance(workload, str) else dict(workload)
-    if options.get("kind") == "trace":
-        trace = make_workload(options, dt=1.0)
-        return trace, trace.n_functions() or 1
-    if "rate" in options:
-        raise ValueError("give per-function arrival rates with `rates`, not inside `workload`")
-    rates = tuple(float(r) for r in np.atleast_1d(rates))
-    return {**options, "rate": rates}, len(rates)
+    task_class = ClusterTask

@@ -6,14 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.task import objectives, scalar_reward
 
 
-def _task(env):
-    return getattr(env, "task", None) or env.unwrapped.task
+def _params(env):
+    """The :class:`~envzoo.serverless.params.ServerlessParams` of a single, MO or cluster env."""
+    params = getattr(env, "params", None) or env.unwrapped.params
+    return getattr(params, "serverless", params)
 
 
 def _level_index(env, concurrency: int) -> int:
-    levels = _task(env).levels
+    levels = _params(env).levels
     if concurrency not in levels:
         raise ValueError(f"concurrency {concurrency} is not one of the env's concurrency_levels {levels}")
     return levels.index(concurrency)
@@ -58,19 +62,17 @@ class BestFixedConcurrency(_ConstantLevel):
 
     def __init__(self, env, search_episodes: int = 4, search_steps: int = 90, search_seed: int = 10_000):
         super().__init__(env)
-        task = _task(env)
+        params = _params(env)
         n_functions = len(getattr(env, "possible_agents", [None]))
-        sim = task.new_sim(task.n_levels * search_episodes, n_functions)
+        sim = ServerlessSim(params.sim, params.workload, params.n_levels * search_episodes, n_functions)
         episode_keys = np.random.SeedSequence(search_seed).generate_state(search_episodes, dtype=np.uint64)
-        keys = np.tile(episode_keys, task.n_levels)
+        keys = np.tile(episode_keys, params.n_levels)
         sim.reset(np.arange(sim.B), keys)
-        levels = np.repeat(np.asarray(task.levels), search_episodes)[:, None]
+        levels = np.repeat(np.asarray(params.levels), search_episodes)[:, None]
         totals = np.zeros(sim.B)
-        from envzoo.serverless.task import objectives, scalar_reward
-
         for _ in range(search_steps):
             stats = sim.advance(np.broadcast_to(levels, sim.shape))
-            totals += scalar_reward(task, objectives(task, stats)).sum(-1)
-        per_level = totals.reshape(task.n_levels, search_episodes).mean(-1)
+            totals += scalar_reward(params, objectives(params, stats)).sum(-1)
+        per_level = totals.reshape(params.n_levels, search_episodes).mean(-1)
         self.index = int(np.argmax(per_level))
-        self.search_returns = dict(zip(task.levels, per_level.round(3).tolist()))
+        self.search_returns = dict(zip(params.levels, per_level.round(3).tolist()))

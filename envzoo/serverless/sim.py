@@ -38,90 +38,15 @@ ready pods, also when the pod it would be on is draining.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.core.histogram import LogBins
-from envzoo.serverless.kpa import KPAParams, KPAState, kpa_tick
-from envzoo.serverless.workloads import Workload, make_workload
+from envzoo.serverless.generator import Workload, make_workload
+from envzoo.serverless.kpa import KPAState, kpa_tick
+from envzoo.serverless.params import SimParams
 
 FREE, QUEUED, SERVING = 0, 1, 2
 _UNLIMITED = np.int64(2**40)  # capacity of a pod with no concurrency limit
-
-
-@dataclass(frozen=True)
-class ServiceParams:
-    """How each function's pods serve requests.
-
-    Attributes:
-        mean_service_s: mean service time with one request in flight on the pod (exponential);
-            a list gives one value per function.
-        contention: slowdown per extra concurrent request on a pod (0 = none).
-        cold_start_s: seconds from the scale-up decision until a new pod is ready.
-        queue_capacity: requests the activator/queue-proxy buffers per function before
-            rejecting.
-    """
-
-    mean_service_s: float | tuple = 1.0
-    contention: float = 0.05
-    cold_start_s: float = 4.0
-    queue_capacity: int = 5000
-
-    def __post_init__(self):
-        service = np.atleast_1d(np.asarray(self.mean_service_s, dtype=np.float64))
-        if np.any(service <= 0) or not np.all(np.isfinite(service)):
-            raise ValueError(f"mean_service_s must be > 0, got {self.mean_service_s!r}")
-        if self.contention < 0 or self.cold_start_s < 0 or self.queue_capacity < 0:
-            raise ValueError("contention, cold_start_s and queue_capacity must be >= 0")
-
-
-@dataclass(frozen=True)
-class SimParams:
-    """Everything that defines a simulated service (or cluster of services)."""
-
-    dt: float = 0.1
-    decision_interval_s: float = 10.0
-    service: ServiceParams = field(default_factory=ServiceParams)
-    kpa: KPAParams = field(default_factory=KPAParams)
-    cluster_pods: int | None = None
-    latency_tags: int = 32
-    latency_bins: LogBins = field(default_factory=lambda: LogBins(1e-3, 1e4, 280))
-
-    def __post_init__(self):
-        if self.dt <= 0:
-            raise ValueError(f"dt must be > 0, got {self.dt}")
-        for name, seconds in (("decision_interval_s", self.decision_interval_s),
-                              ("kpa.tick_s", self.kpa.tick_s)):
-            ratio = seconds / self.dt
-            if ratio < 1 or abs(ratio - round(ratio)) > 1e-9:
-                raise ValueError(f"{name} = {seconds} must be a positive multiple of dt = {self.dt}")
-        ticks = self.decision_interval_s / self.kpa.tick_s
-        if abs(ticks - round(ticks)) > 1e-9:
-            raise ValueError(f"decision_interval_s = {self.decision_interval_s} must be a multiple "
-                             f"of kpa.tick_s = {self.kpa.tick_s}")
-        if self.cluster_pods is not None and self.cluster_pods < 1:
-            raise ValueError(f"cluster_pods must be >= 1 or None, got {self.cluster_pods}")
-        if not isinstance(self.latency_tags, (int, np.integer)) or self.latency_tags < 1:
-            raise ValueError(f"latency_tags must be an integer >= 1, got {self.latency_tags!r}")
-        cold = self.service.cold_start_s / self.dt
-        if abs(cold - round(cold)) > 1e-9:
-            raise ValueError(f"cold_start_s = {self.service.cold_start_s} must be a multiple of dt = {self.dt}")
-        if self.cluster_pods is not None and self.cluster_pods < self.kpa.min_scale:
-            raise ValueError(f"cluster_pods = {self.cluster_pods} cannot hold min_scale = {self.kpa.min_scale} pods")
-
-    @property
-    def ticks_per_step(self) -> int:
-        return int(round(self.decision_interval_s / self.dt))
-
-    @property
-    def ticks_per_kpa(self) -> int:
-        return int(round(self.kpa.tick_s / self.dt))
-
-    @property
-    def cold_start_ticks(self) -> int:
-        return int(round(self.service.cold_start_s / self.dt))
 
 
 #: Per-(instance, function) totals kept over an episode and reported per step.

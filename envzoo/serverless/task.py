@@ -1,22 +1,21 @@
-"""The decision problem over the simulator, shared by every serverless face.
+"""The decision problem over the simulator, shared by every serverless face: actions set the
+concurrency limits, the (B, F) statistics that :meth:`ServerlessSim.advance` returns become the
+observations, the reward components (throughput, latency, cost), the costs and the metrics.
 
-The single env, the native vector env, the multi-objective env and the cluster env all call
-these batched functions on the (B, F) statistics that :meth:`ServerlessSim.advance` returns;
-none of them forks the simulator.
+:class:`ServerlessTask` is one service per row (``Serverless-v0`` and its vector and
+multi-objective faces); :class:`ClusterTask` one row per function of a shared cluster
+(``ServerlessCluster-v0``). Neither forks the simulator.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.serverless.kpa import KPAParams
-from envzoo.serverless.sim import ServerlessSim, ServiceParams, SimParams
-
-#: Concurrency limits the agent chooses from; 0 is Knative's default (no limit, target 100).
-DEFAULT_LEVELS = (1, 2, 4, 8, 16, 32, 64, 0)
+from envzoo.core.contract import AgentsTask, Task, Transition
+from envzoo.core.rng import keys_from
+from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
+from envzoo.serverless.sim import ServerlessSim
 
 #: Observation features of one function, in order (see the env docstrings for units).
 FEATURES = (
@@ -24,73 +23,129 @@ FEATURES = (
     "ready_pods", "starting_pods", "desired_pods", "panic", "mean_pods", "load_per_pod",
     "elapsed_h",
 )
-
-#: Components of the vector reward, in order.
-OBJECTIVES = ("throughput", "latency", "cost")
-DEFAULT_WEIGHTS = (0.01, 1.0, 0.05)
-
-
-@dataclass(frozen=True)
-class ServerlessTask:
-    """Simulator parameters plus what the agent controls and is rewarded for."""
-
-    sim: SimParams
-    workload: object
-    levels: tuple[int, ...]
-    weights: tuple[float, float, float]
-
-    @property
-    def n_levels(self) -> int:
-        return len(self.levels)
-
-    def action_hint(self) -> str:
-        return f"Action i sets the concurrency limit to concurrency_levels[i] of {self.levels} (0 = unlimited)."
-
-    def observation_space(self, extra: int = 0) -> spaces.Box:
-        size = len(FEATURES) + self.n_levels + extra
-        return spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
-
-    def new_sim(self, n_instances: int, n_functions: int = 1) -> ServerlessSim:
-        return ServerlessSim(self.sim, self.workload, n_instances, n_functions)
+CLUSTER_FEATURES = ("cluster_free_fraction", "cluster_share", "unscheduled_pods")
+#: Bounds of the vector reward: throughput >= 0, −latency <= 0, −mean pods <= 0.
+REWARD_SPACE = spaces.Box(np.array([0.0, -np.inf, -np.inf], dtype=np.float32),
+                          np.array([np.inf, 0.0, 0.0], dtype=np.float32), dtype=np.float32)
 
 
-def make_task(
-    workload="diurnal",
-    concurrency_levels=DEFAULT_LEVELS,
-    reward_weights=DEFAULT_WEIGHTS,
-    dt: float = 0.1,
-    decision_interval_s: float = 10.0,
-    mean_service_s=1.0,
-    contention: float = 0.05,
-    cold_start_s: float = 4.0,
-    queue_capacity: int = 5000,
-    kpa: dict | KPAParams | None = None,
-    cluster_pods: int | None = None,
-    latency_tags: int = 32,
-) -> ServerlessTask:
-    """Validate the env arguments shared by every face and build the task."""
-    if any(not isinstance(level, (int, np.integer)) for level in concurrency_levels):
-        raise ValueError(f"concurrency_levels must be integers (0 = unlimited), got {concurrency_levels!r}")
-    levels = tuple(int(level) for level in concurrency_levels)
-    if not levels or any(level < 0 for level in levels) or len(set(levels)) != len(levels):
-        raise ValueError(f"concurrency_levels must be distinct integers >= 0 (0 = unlimited), got {concurrency_levels!r}")
-    weights = tuple(float(w) for w in reward_weights)
-    if len(weights) != len(OBJECTIVES) or any(w < 0 for w in weights):
-        raise ValueError(f"reward_weights must be {len(OBJECTIVES)} non-negative numbers for {OBJECTIVES}, got {reward_weights!r}")
-    if isinstance(kpa, dict):
-        known = {f.name for f in fields(KPAParams)}
-        unknown = set(kpa) - known
-        if unknown:
-            raise ValueError(f"unknown KPA settings {sorted(unknown)}; known: {sorted(known)}")
-        kpa = KPAParams(**kpa)
-    params = SimParams(
-        dt=dt, decision_interval_s=decision_interval_s,
-        service=ServiceParams(mean_service_s=tuple(np.atleast_1d(mean_service_s).tolist()),
-                              contention=contention, cold_start_s=cold_start_s,
-                              queue_capacity=queue_capacity),
-        kpa=kpa or KPAParams(), cluster_pods=cluster_pods, latency_tags=latency_tags,
-    )
-    return ServerlessTask(sim=params, workload=workload, levels=levels, weights=weights)
+def observation_space(params: ServerlessParams, extra: int = 0) -> spaces.Box:
+    size = len(FEATURES) + params.n_levels + extra
+    return spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
+
+
+class _ServiceTask:
+    """What both tasks share: the simulator of ``n_functions`` functions per instance, the levels
+    in force, and the statistics of the last interval."""
+
+    def _set_up(self, params: ServerlessParams, instances: int, n_functions: int) -> None:
+        self.sim = ServerlessSim(params.sim, params.workload, instances, n_functions)
+        self.level_index = np.full((instances, n_functions), params.initial_level)
+        self.level_values = np.asarray(params.levels)
+        self.stats = {name: np.array(value, dtype=np.float64) for name, value in reset_stats(self.sim).items()}
+
+    def _start(self, rows: np.ndarray, keys: np.ndarray, params: ServerlessParams) -> None:
+        self.sim.reset(rows, keys)
+        self.level_index[rows] = params.initial_level
+        for name, value in reset_stats(self.sim).items():
+            self.stats[name][rows] = value[rows]
+
+    def _advance(self, level_index: np.ndarray) -> dict:
+        self.level_index[:] = level_index
+        self.stats = self.sim.advance(self.level_values[self.level_index])
+        return self.stats
+
+
+class ServerlessTask(_ServiceTask, Task):
+    """B instances of one Knative service (``Serverless-v0``); see its docstring."""
+
+    reward_space = REWARD_SPACE
+
+    def __init__(self, params: ServerlessParams, batch: int):
+        super().__init__(params, batch)
+        self._set_up(params, batch, 1)
+        self.observation_space = observation_space(params)
+        self.action_space = spaces.Discrete(params.n_levels)
+        self.action_hint = params.action_hint()
+
+    make_params = staticmethod(make_params)
+
+    def reset(self, rows, generators, options) -> dict:
+        self._start(rows, keys_from(generators), self.params)
+        return {}
+
+    def step(self, actions) -> Transition:
+        stats = self._advance(actions[:, None])
+        vector = objectives(self.params, stats)[:, 0]
+        none = np.zeros(self.batch, dtype=bool)
+        return Transition(reward=scalar_reward(self.params, vector), objectives=vector, terminated=none,
+                          truncated=none, cost=stats["pod_seconds"][:, 0].copy())
+
+    def observe(self) -> np.ndarray:
+        return observe(self.params, self.sim, self.stats, self.level_index)[:, 0]
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        return {name: value[:, 0] for name, value in self.sim.episode_metrics().items()}
+
+    def render_text(self, row: int = 0) -> str:
+        s, level = self.stats, self.params.levels[int(self.level_index[row, 0])]
+        latency = interval_latency(s)[row, 0]
+        return (f"t={self.sim.time[row]:7.0f}s limit={level or 'unlimited':>9} "
+                f"pods={int(s['ready'][row, 0])}+{int(s['starting'][row, 0])} "
+                f"queue={int(s['queue'][row, 0])} serving={int(s['in_service'][row, 0])} "
+                f"latency={latency:.3f}s\n")
+
+
+class ClusterTask(_ServiceTask, AgentsTask):
+    """The functions of one cluster of finite capacity, one agent each (``ServerlessCluster-v0``)."""
+
+    def __init__(self, params: ClusterParams):
+        self.agents = tuple(f"fn_{i}" for i in range(params.n_functions))
+        super().__init__(params, params.n_functions)
+        self.service = service = params.serverless
+        self._set_up(service, 1, params.n_functions)
+        self.observation_space = observation_space(service, extra=len(CLUSTER_FEATURES))
+        self.action_space = spaces.Discrete(service.n_levels)
+        self.action_hint = service.action_hint()
+
+    make_params = staticmethod(make_cluster_params)
+
+    def start(self, generator, options) -> dict:
+        self._start(np.array([0]), keys_from([generator]), self.service)
+        return {}
+
+    def step(self, actions) -> Transition:
+        stats = self._advance(actions[None, :])
+        rewards = scalar_reward(self.service, objectives(self.service, stats))[0]
+        none = np.zeros(self.batch, dtype=bool)
+        own = {name: value[0] for name, value in self.sim.episode_metrics().items()}
+        return Transition(reward=rewards, terminated=none, truncated=none, cost=stats["pod_seconds"][0].copy(),
+                          info={"function_metrics": own})
+
+    def observe(self) -> np.ndarray:
+        stats = self.stats
+        own = observe(self.service, self.sim, stats, self.level_index)[0]  # (F, obs)
+        pods = stats["ready"][0] + stats["starting"][0]
+        capacity = float(self.service.sim.cluster_pods)
+        denied = stats.get("denied_pod_seconds", np.zeros(self.sim.shape))[0] / self.service.sim.decision_interval_s
+        cluster = np.stack([np.full(pods.shape, max(capacity - pods.sum(), 0) / capacity),
+                            pods / capacity, denied], axis=-1).astype(np.float32)
+        return np.concatenate([own, cluster], axis=-1)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        """The cluster's KPIs (all functions together), the same for every agent."""
+        combined = self.sim.episode_metrics(combine_functions=True)
+        return {name: np.repeat(value[0], self.batch) for name, value in combined.items()}
+
+    def render_text(self, row=None) -> str:
+        s = self.stats
+        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s['ready'] + s['starting']).sum())}/"
+                 f"{self.service.sim.cluster_pods} pods"]
+        for i, agent in enumerate(self.agents):
+            level = self.service.levels[int(self.level_index[0, i])]
+            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s['ready'][0, i])}+"
+                         f"{int(s['starting'][0, i])} queue={int(s['queue'][0, i])} serving={int(s['in_service'][0, i])}")
+        return "\n".join(lines) + "\n"
 
 
 def reset_stats(sim: ServerlessSim) -> dict[str, np.ndarray]:
@@ -103,9 +158,9 @@ def reset_stats(sim: ServerlessSim) -> dict[str, np.ndarray]:
     return stats
 
 
-def observe(task: ServerlessTask, sim: ServerlessSim, stats: dict, level_index: np.ndarray) -> np.ndarray:
+def observe(params: ServerlessParams, sim: ServerlessSim, stats: dict, level_index: np.ndarray) -> np.ndarray:
     """Observations (B, F, features + levels), float32, all finite and >= 0."""
-    interval = task.sim.decision_interval_s
+    interval = params.sim.decision_interval_s
     columns = [
         stats["arrived"] / interval,
         stats["completed"] / interval,
@@ -122,17 +177,17 @@ def observe(task: ServerlessTask, sim: ServerlessSim, stats: dict, level_index: 
         np.broadcast_to(sim.time[:, None] / 3600.0, sim.shape),
     ]
     features = np.stack([np.broadcast_to(c, sim.shape) for c in columns], axis=-1)
-    one_hot = np.eye(task.n_levels)[level_index]
+    one_hot = np.eye(params.n_levels)[level_index]
     return np.concatenate([features, one_hot], axis=-1).astype(np.float32)
 
 
-def objectives(task: ServerlessTask, stats: dict) -> np.ndarray:
+def objectives(params: ServerlessParams, stats: dict) -> np.ndarray:
     """Vector reward (B, F, 3): throughput (req/s), −latency (s), −mean pods.
 
     Latency is Little's-law mean time in system over the interval: request-seconds spent in the
     system divided by the requests admitted.
     """
-    interval = task.sim.decision_interval_s
+    interval = params.sim.decision_interval_s
     throughput = stats["completed"] / interval
     pods = stats["pod_seconds"] / interval
     return np.stack([throughput, -interval_latency(stats), -pods], axis=-1)
@@ -143,11 +198,11 @@ def interval_latency(stats: dict) -> np.ndarray:
     return stats["request_seconds"] / np.maximum(stats["admitted"], 1)
 
 
-def scalar_reward(task: ServerlessTask, vector: np.ndarray) -> np.ndarray:
+def scalar_reward(params: ServerlessParams, vector: np.ndarray) -> np.ndarray:
     """The scalar reward: ``weights · objectives``.
 
     Written out term by term so that a batch and a single instance round identically (a matrix
     product may sum in a different order).
     """
-    w = task.weights
+    w = params.weights
     return vector[..., 0] * w[0] + vector[..., 1] * w[1] + vector[..., 2] * w[2]

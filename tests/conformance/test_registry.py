@@ -12,7 +12,8 @@ import pytest
 
 import envzoo
 from envzoo.core.errors import RegistryError
-from envzoo.registry import entries, load_attr, parse_registry
+from envzoo.core.env import TaskEnv
+from envzoo.registry import NATIVE, NativeVector, entries, load_attr, parse_registry
 
 from .support import (
     REPO_ROOT, action_sequence, all_entries, entry_params, is_gymnasium, is_parallel, make_env,
@@ -85,15 +86,23 @@ def test_entry_points_resolve_and_register(entry):
 
     assert entry.entry_point.startswith(f"envzoo.{entry.domain}."), \
         f"entry point {entry.entry_point} is outside the domain package envzoo.{entry.domain}"
-    assert callable(load_attr(entry.entry_point))
-    if entry.vector_entry_point:
+    env_class = load_attr(entry.entry_point)
+    assert callable(env_class)
+    native = entry.vector_entry_point == NATIVE
+    if native:
+        assert issubclass(env_class, TaskEnv), f"{entry.id}: a native vector face needs a TaskEnv, got {env_class}"
+    elif entry.vector_entry_point:
         assert callable(load_attr(entry.vector_entry_point))
     for ref in entry.policies:
         assert callable(ref.load()), f"policy {ref.name}: {ref.entry_point}"
     if is_gymnasium(entry):
         spec = gymnasium.spec(entry.id)
         assert spec.entry_point == entry.entry_point
-        assert spec.vector_entry_point == entry.vector_entry_point
+        if native:
+            assert isinstance(spec.vector_entry_point, NativeVector)
+            assert spec.vector_entry_point.env_entry_point == entry.entry_point
+        else:
+            assert spec.vector_entry_point == entry.vector_entry_point
         assert spec.max_episode_steps == entry.max_episode_steps
         assert spec.kwargs == entry.kwargs
         assert entry.id not in pettingzoo.parallel_registry

@@ -8,7 +8,7 @@ import pytest
 
 import envzoo  # noqa: F401  (registers the ids)
 from envzoo.serverless.policies import BestFixedConcurrency, FixedConcurrency, KnativeDefault
-from envzoo.serverless.task import DEFAULT_WEIGHTS
+from envzoo.serverless.params import DEFAULT_WEIGHTS
 
 
 def test_scalar_reward_is_the_weighted_vector_reward():
@@ -43,7 +43,7 @@ def test_tuned_fixed_limit_beats_knative_default_on_the_default_workload():
     default = KnativeDefault(env.unwrapped)
     tuned, tuned_metrics = episode_return(best, seed=1)
     knative, knative_metrics = episode_return(default, seed=1)
-    assert env.unwrapped.task.levels[best.index] != 0
+    assert env.unwrapped.params.levels[best.index] != 0
     assert tuned > knative
     assert tuned_metrics["mean_latency_s"] < knative_metrics["mean_latency_s"]
 

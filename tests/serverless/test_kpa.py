@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.serverless.kpa import KPAParams, KPAState, concurrency_target, kpa_tick
+from envzoo.serverless.kpa import KPAState, concurrency_target, kpa_tick
+from envzoo.serverless.params import KPAParams
 
 
 class ReferenceKPA:

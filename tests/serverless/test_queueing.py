@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.serverless.kpa import KPAParams
-from envzoo.serverless.sim import ServerlessSim, ServiceParams, SimParams
+from envzoo.serverless.params import KPAParams
+from envzoo.serverless.params import ServiceParams, SimParams
+from envzoo.serverless.sim import ServerlessSim
 
 
 def erlang_c_wait(servers: int, arrival_rate: float, service_rate: float) -> float:

@@ -5,8 +5,9 @@ import pytest
 
 from envzoo.core.errors import DataFormatError
 from envzoo.serverless.data import load_azure_invocations, read_azure_invocations
-from envzoo.serverless.sim import ServerlessSim, SimParams
-from envzoo.serverless.workloads import Diurnal, make_workload
+from envzoo.serverless.params import SimParams
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.generator import Diurnal, make_workload
 
 
 def write_trace(path, rows):
