@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 
+import gymnasium
 import numpy as np
 
+import envzoo  # noqa: F401  (registers the ids)
+
 from envzoo.orbital.env import CollisionAvoidanceEnv
-from envzoo.orbital.vector import CollisionAvoidanceVectorEnv
 
 
 def single_env(steps: int) -> float:
@@ -27,7 +29,7 @@ def single_env(steps: int) -> float:
 
 
 def vector_env(num_envs: int, steps: int) -> float:
-    env = CollisionAvoidanceVectorEnv(num_envs=num_envs)
+    env = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=num_envs)
     env.reset(seed=0)
     env.action_space.seed(0)
     started = time.perf_counter()

@@ -53,7 +53,7 @@ def numpy_rate(state: OrbitState, seconds: float) -> float:
 
 
 def orekit_rate(state: OrbitState, seconds: float) -> float:
-    from envzoo.orbital.orekit_backend import OrekitPropagator
+    from envzoo.orbital.orekit.propagation import OrekitPropagator
 
     propagator = OrekitPropagator(state.position, state.velocity, "2024-01-01T00:00:00")
     propagator.propagate(STEP)  # the first call loads classes and JIT-compiles; not measured

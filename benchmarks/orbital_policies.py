@@ -11,13 +11,15 @@ from __future__ import annotations
 import sys
 import time
 
+import gymnasium
 import numpy as np
+
+import envzoo  # noqa: F401  (registers the ids)
 
 from envzoo.orbital.parallel import ConstellationEnv
 from envzoo.orbital.policies import (
     ConstellationNoManeuver, ConstellationOperatorRule, EarlyCautious, LateManeuver, NoManeuver, OperatorRule,
 )
-from envzoo.orbital.vector import CollisionAvoidanceVectorEnv
 
 SCENARIOS = {
     # Designed misses under the hard-body radius and little process noise: collisions happen
@@ -49,7 +51,7 @@ def first_episodes(env, policy, seed: int) -> dict[str, np.ndarray]:
 def main(episodes: int) -> None:
     print(f"{episodes} episodes per row (seeds 0..{episodes - 1}); collisions per episode, mean Δv")
     for scenario, kwargs in SCENARIOS.items():
-        env = CollisionAvoidanceVectorEnv(num_envs=episodes, **kwargs)
+        env = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=episodes, **kwargs)
         for name, policy_class in POLICIES.items():
             started = time.perf_counter()
             metrics = first_episodes(env, policy_class(env), seed=0)

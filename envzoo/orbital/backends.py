@@ -11,7 +11,7 @@ the answers, the same for every backend.
   :mod:`envzoo.orbital.propagation`, ⌈duration / ``max_step``⌉ equal substeps for a decision
   step; batched, fast, the default.
 - ``"orekit"``: Orekit's numerical propagator (Dormand–Prince 8(5,3), point mass +
-  ``J2OnlyPerturbation``) through :class:`~envzoo.orbital.orekit_backend.OrekitPropagator`, one
+  ``J2OnlyPerturbation``) through :class:`~envzoo.orbital.orekit.propagation.OrekitPropagator`, one
   propagator per distinct (start, duration) of a call. The same force model and constants as numpy
   (:mod:`envzoo.orbital.constants`), so the two agree to a metre over an 8 h episode (tested
   over 2 h); it is the reference implementation, far slower per object (see
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.orbital.params import BACKENDS
 from envzoo.orbital.propagation import TWO_BODY, GravityModel, extrapolation_step
 
-BACKENDS = ("numpy", "orekit")
 #: The forces a backend may model: numpy models "j2" only.
 FORCE_MODELS = ("j2", "4x4", "4x4+drag")
 
@@ -77,7 +77,8 @@ class OrekitPropagation:
     position_tolerance: float = 0.01
 
     def advance(self, position: np.ndarray, velocity: np.ndarray, durations: np.ndarray, start_s=0.0):
-        from envzoo.orbital.orekit_backend import ForceOptions, OrekitPropagator, shifted_utc
+        from envzoo.orbital.orekit.convert import shifted_utc
+        from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator
 
         durations = np.asarray(durations, dtype=np.float64)
         starts = np.broadcast_to(np.asarray(start_s, dtype=np.float64), durations.shape)

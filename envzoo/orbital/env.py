@@ -1,33 +1,12 @@
-"""Spacecraft collision avoidance under imperfect tracking: a POMDP on a batched orbital core."""
+"""Collision avoidance for a satellite in LEO: impulsive manoeuvres decided from tracking updates."""
 
 from __future__ import annotations
 
-import gymnasium as gym
-import numpy as np
-
-from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_action, check_box_action
-from envzoo.orbital import task
-from envzoo.orbital.sim import CollisionAvoidanceSim
+from envzoo.core.env import TaskEnv
+from envzoo.orbital.task import CollisionAvoidanceTask
 
 
-def step_info(result: dict, metrics: dict, row) -> dict:
-    """``info`` of episode ``row`` (an index, or a slice for the vector env) after a step."""
-    def pick(value):
-        return value[row] if isinstance(row, slice) else float(value[row])
-
-    return {"cost": pick(result["delta_v"]),
-            "metrics": {name: pick(value) for name, value in metrics.items()},
-            "maneuver_refused": result["refused"][row] if isinstance(row, slice) else bool(result["refused"][row])}
-
-
-def validate_action(params, space, action, hint):
-    if params.action_type == "discrete":
-        return check_action(space, action, hint)
-    return check_box_action(space, action, hint)
-
-
-class CollisionAvoidanceEnv(gym.Env):
+class CollisionAvoidanceEnv(TaskEnv):
     """
     ## Description
 
@@ -193,45 +172,4 @@ class CollisionAvoidanceEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
-    vector_reward = False
-
-    def __init__(self, render_mode: str | None = None, **kwargs):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.params = task.make_params(**kwargs)
-        self.sim = CollisionAvoidanceSim(self.params, 1)
-        self.action_space = task.action_space(self.params)
-        self.observation_space = task.observation_space(self.params)
-        self._hint = task.action_hint(self.params)
-        self._started = False
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        self.sim.reset(np.array([0]), key_from_generator(self.np_random, 1))
-        self._started = True
-        return self.sim.observe()[0], {}
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("call reset() before step() (the episode has ended or never started)")
-        action = validate_action(self.params, self.action_space, action, self._hint)
-        delta_v, return_to_slot = task.orders(self.params, np.asarray([action]))
-        result = self.sim.step(delta_v, return_to_slot)
-        objectives = result["objectives"][0]
-        reward = objectives.astype(np.float32) if self.vector_reward else \
-            float(task.scalar_reward(self.params, result["objectives"])[0])
-        terminated = bool(result["done"][0])
-        self._started = not terminated
-        return self.sim.observe()[0], reward, terminated, False, step_info(result, self.sim.metrics(), 0)
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        sim, view = self.sim, self.sim.view
-        parts = [f"t={sim.time[0] / 3600:5.2f}h slot={np.linalg.norm(view['deviation'][0, :3]):7.0f}m "
-                 f"dv={sim.delta_v_used[0]:.2f}m/s"]
-        for k in range(sim.n):
-            parts.append(f"#{k}: tca{view['lead'][0, k] / 60:+7.1f}min miss~"
-                         f"{np.linalg.norm(view['relative_rtn'][0, k]):7.0f}m pc={view['pc'][0, k]:.1e}")
-        return " | ".join(parts) + "\n"
+    task_class = CollisionAvoidanceTask

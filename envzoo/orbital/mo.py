@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.orbital.env import CollisionAvoidanceEnv
-from envzoo.orbital.task import OBJECTIVES
+from envzoo.core.env import TaskMOEnv
+from envzoo.orbital.task import CollisionAvoidanceTask
 
 
-class CollisionAvoidanceMOEnv(CollisionAvoidanceEnv):
+class CollisionAvoidanceMOEnv(TaskMOEnv):
     """
     ## Description
 
@@ -39,9 +36,5 @@ class CollisionAvoidanceMOEnv(CollisionAvoidanceEnv):
     - v0: initial version.
     """
 
-    vector_reward = True
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.reward_space = spaces.Box(-np.inf, 0.0, (len(OBJECTIVES),), np.float32)
-        self.reward_dim = len(OBJECTIVES)
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    task_class = CollisionAvoidanceTask

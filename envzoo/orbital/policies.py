@@ -11,6 +11,7 @@ import numpy as np
 
 from envzoo.core.policy import Policy
 from envzoo.orbital import task
+from envzoo.orbital.params import NO_OP, RETURN_TO_SLOT, CollisionAvoidanceParams
 from envzoo.orbital.relative_motion import cw_transition
 
 _OWN = len(task.OWN_COLUMNS)
@@ -21,8 +22,10 @@ _ALONG_PLUS = 1
 _ALONG_MINUS = 2
 
 
-def _params(env) -> task.CollisionAvoidanceParams:
-    return env.unwrapped.params
+def _params(env) -> CollisionAvoidanceParams:
+    """The settings of one satellite's task (also of every satellite of a constellation)."""
+    params = env.unwrapped.params
+    return getattr(params, "avoidance", params)
 
 
 class _DiscretePolicy(Policy):
@@ -44,7 +47,7 @@ class NoManeuver(_DiscretePolicy):
     """Never burn: the baseline every avoidance strategy is measured against."""
 
     def __call__(self, observation, info):
-        return self.act(task.NO_OP)
+        return self.act(NO_OP)
 
 
 class OperatorRule(_DiscretePolicy):
@@ -100,8 +103,8 @@ class OperatorRule(_DiscretePolicy):
         off_slot = np.linalg.norm(observation[_SLOT_POSITION]) * 1000.0 > self.params.slot_tolerance_m
         return_pending = observation[_RETURN_PENDING] > 0
         if off_slot and not return_pending and not np.any(ahead & (time_to_tca <= self.quiet_h)):
-            return self.act(task.RETURN_TO_SLOT)
-        return self.act(task.NO_OP)
+            return self.act(RETURN_TO_SLOT)
+        return self.act(NO_OP)
 
 
 class EarlyCautious(OperatorRule):
@@ -122,7 +125,7 @@ class ConstellationNoManeuver(Policy):
     """No satellite of ``Constellation-v0`` ever burns."""
 
     def __call__(self, observations, infos):
-        return {agent: task.NO_OP for agent in observations}
+        return {agent: NO_OP for agent in observations}
 
 
 class ConstellationOperatorRule(Policy):
@@ -134,12 +137,10 @@ class ConstellationOperatorRule(Policy):
 
     def __init__(self, env, pc_threshold: float = 1e-4, lead_time_h: float = 2.0):
         super().__init__(env)
-        from envzoo.orbital.parallel import SIBLING_COLUMNS
-
         self.rule = OperatorRule(env, pc_threshold, lead_time_h)
-        self.size = self.rule.params.observation_size
-        self.sibling = {name: index for index, name in enumerate(SIBLING_COLUMNS)}
-        self.width = len(SIBLING_COLUMNS)
+        self.size = task.observation_size(self.rule.params)
+        self.sibling = {name: index for index, name in enumerate(task.SIBLING_COLUMNS)}
+        self.width = len(task.SIBLING_COLUMNS)
 
     def _sibling_action(self, agent: str, siblings: np.ndarray) -> int | None:
         """The burn that avoids this agent's riskiest sibling conjunction, if it must give way."""
@@ -162,7 +163,7 @@ class ConstellationOperatorRule(Policy):
         actions = {}
         for agent, observation in observations.items():
             action = self.rule(observation[:self.size], {})
-            if action in (task.NO_OP, task.RETURN_TO_SLOT):
+            if action in (NO_OP, RETURN_TO_SLOT):
                 siblings = np.asarray(observation[self.size:], dtype=np.float64).reshape(-1, self.width)
                 avoid = self._sibling_action(agent, siblings)
                 action = action if avoid is None else avoid

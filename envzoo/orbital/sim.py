@@ -46,16 +46,15 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.orbital.collision import encounter_plane_basis, foster_probability_2d, project_to_encounter_plane
-from envzoo.orbital.conjunctions import EncounterDesign, debris_at_encounter, draw_design
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import cartesian_to_keplerian, covariance_from_rtn, rtn_basis
 from envzoo.orbital.backends import make_propagation
-from envzoo.orbital.cdm_scenario import load_cdm_encounter
-from envzoo.orbital.orekit_backend import tle_state
+from envzoo.orbital.collision import encounter_plane_basis, foster_probability_2d, project_to_encounter_plane
+from envzoo.orbital.data import load_cdm_encounter
+from envzoo.orbital.elements import covariance_from_rtn, rtn_basis
+from envzoo.orbital.generator import EncounterDesign, debris_at_encounter, draw_design, generate_conjunctions
+from envzoo.orbital.orekit.propagation import tle_state
+from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
 from envzoo.orbital.propagation import OrbitState, apply_impulse
 from envzoo.orbital.relative_motion import cw_transition, frame_rate, from_hill, rendezvous_impulse, to_hill
-from envzoo.orbital.task import DEBRIS_COLUMNS, LOG10_PC_FLOOR, OWN_COLUMNS, CollisionAvoidanceParams
 from envzoo.orbital.tracking import kick_covariance, kick_response, plane_sigmas
 
 # Foster quadrature nodes: the default tracking gives plane σ's of tens of metres or more
@@ -118,8 +117,9 @@ class CollisionAvoidanceSim:
     ``primary_position``/``primary_velocity`` (B, 3), the debris ``tca`` (B, n), true TCA states
     ``true_position``/``true_velocity`` (B, n, 3), estimates ``estimate_position`` (B, n, 3),
     covariances ``covariance`` (B, n, 3, 3) in each debris' RTN frame at TCA, ``last_update``,
-    ``passed`` (TCA already behind), the planned burn (``pending_step``, −1 for none) and the
-    running metrics.
+    ``passed`` (TCA already behind), the planned burn (``pending_step``, −1 for none), the
+    outcomes so far (``collisions``, ``min_true_miss``, ``maneuvers``, ``delta_v_used``) and
+    :attr:`view`, the agent's view of every encounter (:meth:`predict`).
     """
 
     def __init__(self, params: CollisionAvoidanceParams, batch: int):
@@ -168,8 +168,7 @@ class CollisionAvoidanceSim:
         self.last_update = zeros(n)
         self.passed = zeros(n, dtype=bool)
         self.pending_step = np.full(B, -1, dtype=np.int64)
-        self.collisions, self.maneuvers = zeros(), zeros()
-        self.delta_v_used, self.max_pc, self.off_slot_s = zeros(), zeros(), zeros()
+        self.collisions, self.maneuvers, self.delta_v_used = zeros(), zeros(), zeros()
         self.min_true_miss = np.full(B, np.inf)
         self.view: dict[str, np.ndarray] = {}
 
@@ -245,11 +244,10 @@ class CollisionAvoidanceSim:
             self.last_update[rows] = 0.0
         self.passed[rows] = False
         self.pending_step[rows] = -1
-        for array in (self.collisions, self.maneuvers, self.delta_v_used, self.off_slot_s):
+        for array in (self.collisions, self.maneuvers, self.delta_v_used):
             array[rows] = 0.0
         self.min_true_miss[rows] = np.inf
         self.view = self.predict()
-        self.max_pc[rows] = self.view["pc"][rows].max(axis=1)
 
     def slot_states_at(self, rows: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Exact states (N, 3) of the slots of ``rows`` (N,) at ``times`` (N,) within the
@@ -314,8 +312,9 @@ class CollisionAvoidanceSim:
 
         ``delta_v`` (B, 3): the RTN impulse ordered now, m/s (zeros for none);
         ``return_to_slot`` (B,) bool: rows that order a return to the slot instead.
-        Returns ``objectives`` (B, 3), ``delta_v`` burnt (B,), ``refused`` (B,) bool (a burn
-        beyond the budget, not executed), ``collision`` (B,) bool and ``done`` (B,) bool.
+        Returns ``delta_v`` burnt (B,), ``refused`` (B,) bool (a burn beyond the budget, not
+        executed), ``collision`` (B,) bool and ``done`` (B,) bool; :attr:`view` then holds the
+        agent's view after the step.
         """
         p, B, n = self.params, self.B, self.n
         if return_to_slot is None:
@@ -348,15 +347,7 @@ class CollisionAvoidanceSim:
         collision = self._decide_encounters(in_step, position[B:].reshape(B, n, 3), velocity[B:].reshape(B, n, 3))
         self._perturb_and_track()
         self.view = self.predict()
-        view = self.view
-        self.max_pc = np.maximum(self.max_pc, view["pc"].max(axis=1))
-        off_slot = np.linalg.norm(view["deviation"][:, :3], axis=1) > p.slot_tolerance_m
-        self.off_slot_s += np.where(off_slot, p.decision_step_s, 0.0)
-        decades = np.log10(np.maximum(view["pc"], p.pc_threshold) / p.pc_threshold).sum(axis=1)
-        objectives = np.stack([-decades - p.collision_penalty * collision, -burnt,
-                               -np.linalg.norm(view["deviation"][:, :3], axis=1) / 1000.0], axis=1)
-        return {"objectives": objectives, "delta_v": burnt, "refused": refused, "collision": collision,
-                "done": self.done.copy()}
+        return {"delta_v": burnt, "refused": refused, "collision": collision, "done": self.done.copy()}
 
     def _decide_encounters(self, in_step, primary_position, primary_velocity) -> np.ndarray:
         """True misses of the encounters in the step; returns the rows that collided."""
@@ -408,32 +399,103 @@ class CollisionAvoidanceSim:
         view["pc"] = np.where(self.passed, 0.0, view["pc"])
         return {"deviation": deviation, "lead": lead, **view}
 
-    def observe(self) -> np.ndarray:
-        """Observations (B, observation_size), float32; columns in :mod:`envzoo.orbital.task`."""
-        p, view = self.params, self.view
-        elements = cartesian_to_keplerian(self.primary_position, self.primary_velocity, self.gravity.mu)
-        latitude_argument = np.mod(elements.argument_of_perigee + elements.true_anomaly, 2 * np.pi)
-        own = np.column_stack([
-            (elements.semi_major_axis - EQUATORIAL_RADIUS) / 1000.0, elements.eccentricity, elements.inclination,
-            elements.raan, latitude_argument, view["deviation"][:, :3] / 1000.0, view["deviation"][:, 3:],
-            p.delta_v_budget_mps - self.delta_v_used, self.time / 3600.0, self.pending_step >= 0,
-        ])
-        log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
-        debris = np.concatenate([
-            view["relative_rtn"] / 1000.0, view["relative_velocity_rtn"] / 1000.0, view["plane_sigmas"] / 1000.0,
-            view["lead"][..., None] / 3600.0, log_pc[..., None],
-            (self.time[:, None] - self.last_update)[..., None] / 3600.0,
-        ], axis=2)
-        assert own.shape[1] == len(OWN_COLUMNS) and debris.shape[2] == len(DEBRIS_COLUMNS)
-        return np.concatenate([own, debris.reshape(self.B, -1)], axis=1).astype(np.float32)
 
-    def metrics(self) -> dict[str, np.ndarray]:
-        """Episode KPIs so far, (B,) each; ``min_true_miss_m`` is −1 until a TCA has passed."""
-        return {
-            "collisions": self.collisions.copy(),
-            "min_true_miss_m": np.where(np.isfinite(self.min_true_miss), self.min_true_miss, -1.0),
-            "max_pc": self.max_pc.copy(),
-            "delta_v_used_mps": self.delta_v_used.copy(),
-            "maneuvers": self.maneuvers.copy(),
-            "time_off_slot_h": self.off_slot_s / 3600.0,
-        }
+class ConstellationSim(CollisionAvoidanceSim):
+    """The satellites of a constellation (one row each, each with its own slot and debris) and the
+    conjunctions between them: the slot of ``sat_j`` (j ≥ 1) is designed on a conjunction with
+    ``sat_0``'s (pair j − 1 is (sat_0, sat_j)), drawn per episode like a debris encounter from
+    ``siblings``. Episodes of all rows start together (:meth:`start`).
+
+    Besides the base state: ``pair_tca`` and ``pair_passed`` (K − 1,), the pairs' view
+    ``pair_view`` (see :meth:`assess_pairs`), and per satellite ``sibling_collisions`` and
+    ``sibling_min_miss`` (K,).
+    """
+
+    def __init__(self, params: CollisionAvoidanceParams, siblings: ConjunctionParams):
+        super().__init__(params, siblings.n_debris + 1)
+        self.siblings = siblings
+        K = self.B
+        self.pair_rows = np.arange(1, K)
+        self.pair_tca = np.zeros(K - 1)
+        self.pair_passed = np.zeros(K - 1, dtype=bool)
+        self.slot_at_tca = None
+        self.pair_view: dict[str, np.ndarray] = {}
+        self.sibling_collisions = np.zeros(K)
+        self.sibling_min_miss = np.full(K, np.inf)
+
+    def start(self, generator: np.random.Generator) -> None:
+        """A new episode of every satellite: slots and sibling encounters, then each row's debris."""
+        K = self.B
+        slots = generate_conjunctions(self.siblings, generator)
+        self.use_slots(np.vstack([slots.primary.position, slots.debris.position]),
+                       np.vstack([slots.primary.velocity, slots.debris.velocity]))
+        self.reset(np.arange(K), rng.key_from_generator(generator, K))
+        self.pair_tca = slots.tca
+        both = np.concatenate([np.zeros(K - 1, dtype=np.int64), self.pair_rows])
+        self.slot_at_tca = self.slot_states_at(both, np.tile(slots.tca, 2))
+        self.pair_passed[:] = False
+        self.sibling_collisions[:] = 0.0
+        self.sibling_min_miss[:] = np.inf
+        self.pair_view = self.assess_pairs()
+
+    def step(self, delta_v: np.ndarray, return_to_slot: np.ndarray | None = None) -> dict:
+        """:meth:`CollisionAvoidanceSim.step`, then the sibling conjunctions of the step:
+        ``sibling_collision`` (K,) bool is added to the result."""
+        result = super().step(delta_v, return_to_slot)
+        result["sibling_collision"] = self._decide_pairs()
+        self.pair_view = self.assess_pairs()
+        return result
+
+    def _decide_pairs(self) -> np.ndarray:
+        """True misses of the sibling conjunctions whose TCA fell in the step; (K,) hits."""
+        now = self.time[0]
+        inside = ~self.pair_passed & (self.pair_tca <= now)
+        hit = np.zeros(self.B, dtype=bool)
+        if not inside.any():
+            return hit
+        partners = self.pair_rows[inside]
+        back = self.pair_tca[inside] - now  # ≤ 0: from the step's end back to TCA
+        rows = np.concatenate([np.zeros(len(partners), dtype=np.int64), partners])
+        position, velocity = self.propagate_primaries(rows, np.tile(back, 2))
+        count = len(partners)
+        relative, relative_velocity = position[count:] - position[:count], velocity[count:] - velocity[:count]
+        miss = np.linalg.norm(relative + straight_line_shift(relative, relative_velocity)[:, None]
+                              * relative_velocity, axis=1)
+        collided = miss < self.params.hard_body_radius_m
+        for pair_miss, partner, crash in zip(miss, partners, collided):
+            for row in (0, partner):
+                self.sibling_min_miss[row] = min(self.sibling_min_miss[row], pair_miss)
+                self.sibling_collisions[row] += crash
+                hit[row] |= crash
+        self.pair_passed |= inside
+        return hit
+
+    def assess_pairs(self) -> dict:
+        """Each pair's predicted encounter (CW prediction of both satellites about their slots
+        at TCA), seen from sat_0 (``relative_rtn``, ``relative_velocity_rtn``) and from sat_j
+        (``partner_...``), its ``lead`` and its Pc with both GNSS covariances (0 once passed)."""
+        p, pairs = self.params, self.B - 1
+        deviation = self.slot_deviation()
+        rows = np.concatenate([np.zeros(pairs, dtype=np.int64), self.pair_rows])
+        lead = np.tile(self.pair_tca, 2) - self.time[rows]
+        hill = np.einsum("nij,nj->ni", cw_transition(self.slot_mean_motion[rows], lead), deviation[rows])
+        position, velocity = from_hill(*self.slot_at_tca, hill)
+        partner_covariance = covariance_from_rtn(np.broadcast_to(p.tracking.primary_covariance, (pairs, 3, 3)),
+                                                 rtn_basis(position[pairs:], velocity[pairs:]))
+        view = assess_encounters(position[:pairs], velocity[:pairs], position[pairs:], velocity[pairs:],
+                                 partner_covariance, p.tracking.primary_covariance, p.hard_body_radius_m)
+        view["pc"] = np.where(self.pair_passed, 0.0, view["pc"])
+        view["lead"] = lead[:pairs]
+        partner_basis = rtn_basis(position[pairs:], velocity[pairs:])
+        sat0_basis = rtn_basis(position[:pairs], velocity[:pairs])
+        for name in ("relative_rtn", "relative_velocity_rtn"):
+            inertial = np.einsum("nji,nj->ni", sat0_basis, view[name])
+            view[f"partner_{name}"] = -np.einsum("nij,nj->ni", partner_basis, inertial)
+        return view
+
+    def pair_pc_per_satellite(self) -> np.ndarray:
+        """(K,) the largest Pc of a sibling conjunction each satellite is part of."""
+        pc = np.zeros(self.B)
+        pc[0] = self.pair_view["pc"].max(initial=0.0)
+        pc[self.pair_rows] = self.pair_view["pc"]
+        return pc

@@ -1,38 +1,27 @@
-"""The collision-avoidance task: its parameters, actions, observation columns and reward.
+"""The collision-avoidance decision problem over the simulator, shared by every orbital face: the
+actions as the simulator's orders, the observation columns, the reward components (risk, fuel,
+slot), the costs and the metrics.
 
-Shared by every face (single env, vector env, multi-objective env, policies). The dynamics are
-in :mod:`envzoo.orbital.sim`.
+:class:`CollisionAvoidanceTask` is one satellite per row (``CollisionAvoidance-v0`` and its
+vector and multi-objective faces); :class:`ConstellationTask` one row per satellite of a
+constellation (``Constellation-v0``). The dynamics are in :mod:`envzoo.orbital.sim`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.checks import non_negative, positive
-from envzoo.orbital.backends import BACKENDS
-from envzoo.orbital.conjunctions import ConjunctionParams
-from envzoo.orbital.elements import KeplerianElements
-from envzoo.orbital.tracking import TrackingParams
-
-ACTION_TYPES = ("discrete", "continuous")
-
-#: Discrete actions, in order: (name, RTN unit direction or None).
-DISCRETE_ACTIONS = (
-    ("no_op", None),
-    ("along_track_plus", (0, 1, 0)),
-    ("along_track_minus", (0, -1, 0)),
-    ("radial_plus", (1, 0, 0)),
-    ("radial_minus", (-1, 0, 0)),
-    ("cross_track_plus", (0, 0, 1)),
-    ("cross_track_minus", (0, 0, -1)),
-    ("return_to_slot", None),
+from envzoo.core.contract import AgentsTask, Task, Transition
+from envzoo.core.rng import keys_from
+from envzoo.orbital.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.elements import cartesian_to_keplerian
+from envzoo.orbital.params import (
+    DISCRETE_ACTIONS, RETURN_TO_SLOT, CollisionAvoidanceParams, ConjunctionParams, make_params,
 )
-NO_OP = 0
-RETURN_TO_SLOT = len(DISCRETE_ACTIONS) - 1
+from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim
 
 #: Observation columns of the primary and the episode, in order (units in brackets).
 OWN_COLUMNS = ("altitude_km", "eccentricity", "inclination_rad", "raan_rad", "argument_of_latitude_rad",
@@ -42,146 +31,13 @@ OWN_COLUMNS = ("altitude_km", "eccentricity", "inclination_rad", "raan_rad", "ar
 DEBRIS_COLUMNS = ("rel_r_km", "rel_t_km", "rel_n_km", "rel_vr_kmps", "rel_vt_kmps", "rel_vn_kmps",
                   "sigma_major_km", "sigma_minor_km", "time_to_tca_h", "log10_pc", "hours_since_update")
 
-#: Names of the vector reward's components (the MO face) and of the metrics.
-OBJECTIVES = ("risk", "fuel", "slot")
-METRICS = ("collisions", "min_true_miss_m", "max_pc", "delta_v_used_mps", "maneuvers", "time_off_slot_h")
-
 #: log10 Pc reported for Pc below this (and for encounters already passed).
 LOG10_PC_FLOOR = -30.0
-
-
-def _default_scenario() -> ConjunctionParams:
-    return ConjunctionParams(n_debris=2, tca_window=(2 * 3600.0, 6 * 3600.0), miss_distance_range=(0.0, 500.0),
-                             max_step=300.0)
-
-
-@dataclass(frozen=True)
-class CollisionAvoidanceParams:
-    """Every setting of the task; the env's keyword arguments are these fields (see the env's
-    docstring for their meaning and defaults). Policies may read them."""
-
-    scenario: ConjunctionParams = field(default_factory=_default_scenario)
-    tracking: TrackingParams = field(default_factory=TrackingParams)
-    backend: str = "numpy"
-    force_model: str = "j2"
-    cdm: str | None = None
-    tle: tuple | None = None
-    decision_step_s: float = 600.0
-    episode_s: float = 8 * 3600.0
-    hard_body_radius_m: float = 20.0
-    action_type: str = "discrete"
-    maneuver_mps: tuple = (0.1, 0.1, 0.1)
-    max_delta_v_mps: float = 0.5
-    delta_v_budget_mps: float = 1.0
-    return_steps: int = 7
-    pc_threshold: float = 1e-4
-    risk_weight: float = 1.0
-    fuel_weight: float = 10.0
-    slot_weight: float = 0.1
-    collision_penalty: float = 1000.0
-    slot_tolerance_m: float = 1000.0
-
-    def __post_init__(self):
-        for name in ("decision_step_s", "episode_s", "hard_body_radius_m", "max_delta_v_mps", "pc_threshold",
-                     "slot_tolerance_m"):
-            positive(name, getattr(self, name))
-        for name in ("delta_v_budget_mps", "risk_weight", "fuel_weight", "slot_weight", "collision_penalty"):
-            non_negative(name, getattr(self, name))
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
-        if self.tle is not None:
-            lines = self.tle if isinstance(self.tle, tuple) else ()
-            if len(lines) != 2 or not all(isinstance(line, str) for line in lines):
-                raise TypeError(f"tle must be the two lines of a two-line element set, (line1, line2) as "
-                                f"strings, got {self.tle!r}")
-            if self.cdm is not None:
-                raise ValueError("give either tle (the slot's orbit) or cdm (a whole encounter), not both")
-        if self.action_type not in ACTION_TYPES:
-            raise ValueError(f"action_type must be one of {ACTION_TYPES}, got {self.action_type!r}")
-        if len(self.maneuver_mps) != 3:
-            raise ValueError(f"maneuver_mps must be three sizes (radial, along-track, cross-track) in m/s, "
-                             f"got {self.maneuver_mps!r}")
-        for value in self.maneuver_mps:
-            positive("each of maneuver_mps", value)
-        if not 0 < self.pc_threshold < 1:
-            raise ValueError(f"pc_threshold must be a probability in (0, 1), got {self.pc_threshold}")
-        steps = self.episode_s / self.decision_step_s
-        if abs(steps - round(steps)) > 1e-9 * steps:
-            raise ValueError(f"episode_s / decision_step_s must be a whole number of steps, got "
-                             f"{self.episode_s} / {self.decision_step_s}")
-        if self.scenario.tca_window[1] >= self.episode_s:
-            raise ValueError(f"the last TCA ({self.scenario.tca_window[1]} s) must come before the episode "
-                             f"ends (episode_s = {self.episode_s} s): lengthen episode_s or narrow tca_window")
-        if self.cdm is not None:
-            if not isinstance(self.cdm, (str, os.PathLike)):
-                raise TypeError(f"cdm must be the path of a CCSDS CDM file (KVN or XML), got {type(self.cdm).__name__}")
-            if self.scenario.n_debris != 1:
-                raise ValueError(f"a CDM describes one debris object: with cdm, n_debris must be 1 (leave it out "
-                                 f"of scenario), got {self.scenario.n_debris}")
-        if isinstance(self.return_steps, bool) or not isinstance(self.return_steps, int) or self.return_steps < 1:
-            raise ValueError(f"return_steps must be an integer >= 1, got {self.return_steps!r}")
-
-    @property
-    def n_debris(self) -> int:
-        return self.scenario.n_debris
-
-    @property
-    def cdm_tca_s(self) -> float:
-        """Where a CDM's TCA falls in the episode: the middle of ``scenario.tca_window``, s."""
-        return sum(self.scenario.tca_window) / 2
-
-    @property
-    def n_steps(self) -> int:
-        return int(round(self.episode_s / self.decision_step_s))
-
-    @property
-    def observation_size(self) -> int:
-        return len(OWN_COLUMNS) + len(DEBRIS_COLUMNS) * self.n_debris
-
-    def discrete_delta_v(self) -> np.ndarray:
-        """RTN Δv (m/s) of each discrete action, shape (n_actions, 3); zero for no-op and
-        return-to-slot (which computes its own)."""
-        table = np.zeros((len(DISCRETE_ACTIONS), 3))
-        for index, (_, direction) in enumerate(DISCRETE_ACTIONS):
-            if direction is not None:
-                table[index] = np.asarray(direction) * np.asarray(self.maneuver_mps)
-        return table
-
-
-def _scenario_from(value) -> ConjunctionParams:
-    if isinstance(value, ConjunctionParams):
-        return value
-    if not isinstance(value, dict):
-        raise TypeError(f"scenario must be a ConjunctionParams or a dict of its fields, got {type(value).__name__}")
-    overrides = dict(value)
-    if "primary" in overrides and isinstance(overrides["primary"], dict):
-        overrides["primary"] = KeplerianElements(**overrides["primary"])
-    base = _default_scenario()
-    known = {f.name for f in fields(ConjunctionParams)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise TypeError(f"unknown scenario fields {unknown}; known: {sorted(known)}")
-    return ConjunctionParams(**{**{name: getattr(base, name) for name in known}, **overrides})
-
-
-def make_params(**kwargs) -> CollisionAvoidanceParams:
-    """:class:`CollisionAvoidanceParams` from env keyword arguments: ``scenario`` and
-    ``tracking`` may be dicts of overrides; unknown arguments are named."""
-    known = {f.name for f in fields(CollisionAvoidanceParams)}
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise TypeError(f"unknown arguments {unknown} for CollisionAvoidance; known: {sorted(known)}")
-    # A CDM brings one debris object: n_debris defaults to 1 with it.
-    if kwargs.get("cdm") is not None and not isinstance(kwargs.get("scenario"), ConjunctionParams):
-        kwargs["scenario"] = {"n_debris": 1, **kwargs.get("scenario", {})}
-    if "scenario" in kwargs:
-        kwargs["scenario"] = _scenario_from(kwargs["scenario"])
-    if isinstance(kwargs.get("tracking"), dict):
-        kwargs["tracking"] = TrackingParams(**kwargs["tracking"])
-    for name in ("maneuver_mps", "tle"):
-        if isinstance(kwargs.get(name), list):
-            kwargs[name] = tuple(kwargs[name])
-    return CollisionAvoidanceParams(**kwargs)
+#: Observation columns of each sibling conjunction (pairs (sat_0, sat_j), j = 1 … K − 1).
+SIBLING_COLUMNS = ("involves_me", "rel_r_km", "rel_t_km", "rel_n_km", "rel_vr_kmps", "rel_vt_kmps",
+                   "rel_vn_kmps", "time_to_tca_h", "log10_pc")
+#: Bounds of the vector reward (risk, fuel, slot): each a penalty, <= 0.
+REWARD_SPACE = spaces.Box(-np.inf, 0.0, (3,), np.float32)
 
 
 def action_space(params: CollisionAvoidanceParams) -> spaces.Space:
@@ -199,13 +55,17 @@ def action_hint(params: CollisionAvoidanceParams) -> str:
             f"±{params.max_delta_v_mps}.")
 
 
-def observation_space(params: CollisionAvoidanceParams) -> spaces.Box:
-    return spaces.Box(-np.inf, np.inf, (params.observation_size,), np.float32)
+def observation_size(params: CollisionAvoidanceParams) -> int:
+    return len(OWN_COLUMNS) + len(DEBRIS_COLUMNS) * params.n_debris
+
+
+def observation_space(params: CollisionAvoidanceParams, extra: int = 0) -> spaces.Box:
+    return spaces.Box(-np.inf, np.inf, (observation_size(params) + extra,), np.float32)
 
 
 def scalar_reward(params: CollisionAvoidanceParams, objectives: np.ndarray) -> np.ndarray:
     """The scalar reward (B,): ``(risk_weight, fuel_weight, slot_weight) · objectives`` for the
-    (B, 3) objectives (risk, fuel, slot) of :meth:`~envzoo.orbital.sim.CollisionAvoidanceSim.step`."""
+    (B, 3) objectives (risk, fuel, slot) of :func:`objectives`."""
     # Written out rather than a matrix product, whose rounding may depend on the batch size.
     return (params.risk_weight * objectives[:, 0] + params.fuel_weight * objectives[:, 1]
             + params.slot_weight * objectives[:, 2])
@@ -218,3 +78,217 @@ def orders(params: CollisionAvoidanceParams, actions: np.ndarray) -> tuple[np.nd
         return np.asarray(actions, dtype=np.float64).reshape(-1, 3), np.zeros(len(actions), dtype=bool)
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     return params.discrete_delta_v()[actions], actions == RETURN_TO_SLOT
+
+
+def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim) -> np.ndarray:
+    """Observations (B, observation_size), float32, in the order of ``OWN_COLUMNS`` then
+    ``DEBRIS_COLUMNS`` per debris."""
+    view = sim.view
+    elements = cartesian_to_keplerian(sim.primary_position, sim.primary_velocity, sim.gravity.mu)
+    latitude_argument = np.mod(elements.argument_of_perigee + elements.true_anomaly, 2 * np.pi)
+    own = np.column_stack([
+        (elements.semi_major_axis - EQUATORIAL_RADIUS) / 1000.0, elements.eccentricity, elements.inclination,
+        elements.raan, latitude_argument, view["deviation"][:, :3] / 1000.0, view["deviation"][:, 3:],
+        params.delta_v_budget_mps - sim.delta_v_used, sim.time / 3600.0, sim.pending_step >= 0,
+    ])
+    log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
+    debris = np.concatenate([
+        view["relative_rtn"] / 1000.0, view["relative_velocity_rtn"] / 1000.0, view["plane_sigmas"] / 1000.0,
+        view["lead"][..., None] / 3600.0, log_pc[..., None],
+        (sim.time[:, None] - sim.last_update)[..., None] / 3600.0,
+    ], axis=2)
+    return np.concatenate([own, debris.reshape(sim.B, -1)], axis=1).astype(np.float32)
+
+
+def risk_decades(params: CollisionAvoidanceParams, pc: np.ndarray) -> np.ndarray:
+    """Decades by which each Pc exceeds the operator threshold, log10(max(Pc, t) / t)."""
+    return np.log10(np.maximum(pc, params.pc_threshold) / params.pc_threshold)
+
+
+def objectives(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim, result: dict) -> np.ndarray:
+    """The (B, 3) reward components (risk, fuel, slot) of the step that returned ``result``."""
+    decades = risk_decades(params, sim.view["pc"]).sum(axis=1)
+    return np.stack([-decades - params.collision_penalty * result["collision"], -result["delta_v"],
+                     -np.linalg.norm(sim.view["deviation"][:, :3], axis=1) / 1000.0], axis=1)
+
+
+class _Outcomes:
+    """The running KPIs the task keeps besides the simulator's: the largest Pc seen and the
+    time spent off the slot."""
+
+    def _set_up_outcomes(self, batch: int) -> None:
+        self.max_pc, self.off_slot_s = np.zeros(batch), np.zeros(batch)
+
+    def _start_outcomes(self, rows, sim: CollisionAvoidanceSim) -> None:
+        self.off_slot_s[rows] = 0.0
+        self.max_pc[rows] = sim.view["pc"][rows].max(axis=1)
+
+    def _record_outcomes(self, params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim) -> None:
+        self.max_pc = np.maximum(self.max_pc, sim.view["pc"].max(axis=1))
+        off_slot = np.linalg.norm(sim.view["deviation"][:, :3], axis=1) > params.slot_tolerance_m
+        self.off_slot_s += np.where(off_slot, params.decision_step_s, 0.0)
+
+    def _metrics(self, sim: CollisionAvoidanceSim) -> dict[str, np.ndarray]:
+        """Episode KPIs so far, (B,) each; ``min_true_miss_m`` is −1 until a TCA has passed."""
+        return {
+            "collisions": sim.collisions.copy(),
+            "min_true_miss_m": np.where(np.isfinite(sim.min_true_miss), sim.min_true_miss, -1.0),
+            "max_pc": self.max_pc.copy(),
+            "delta_v_used_mps": sim.delta_v_used.copy(),
+            "maneuvers": sim.maneuvers.copy(),
+            "time_off_slot_h": self.off_slot_s / 3600.0,
+        }
+
+
+class CollisionAvoidanceTask(_Outcomes, Task):
+    """B satellites, one episode each (``CollisionAvoidance-v0``); see its docstring."""
+
+    reward_space = REWARD_SPACE
+    make_params = staticmethod(make_params)
+
+    def __init__(self, params: CollisionAvoidanceParams, batch: int):
+        super().__init__(params, batch)
+        if batch > 1 and params.backend != "numpy":
+            raise ValueError(f"the native vector env runs the numpy backend only (one batched propagation per "
+                             f"step), got backend={params.backend!r}: use backend='numpy', or single envs "
+                             f"(gymnasium.make) for backend='orekit'")
+        self.sim = CollisionAvoidanceSim(params, batch)
+        self.observation_space = observation_space(params)
+        self.action_space = action_space(params)
+        self.action_hint = action_hint(params)
+        self._set_up_outcomes(batch)
+
+    def reset(self, rows, generators, options) -> dict:
+        self.sim.reset(rows, keys_from(generators))
+        self._start_outcomes(rows, self.sim)
+        return {}
+
+    def step(self, actions) -> Transition:
+        result = self.sim.step(*orders(self.params, actions))
+        self._record_outcomes(self.params, self.sim)
+        vector = objectives(self.params, self.sim, result)
+        return Transition(reward=scalar_reward(self.params, vector), objectives=vector,
+                          terminated=result["done"], truncated=np.zeros(self.batch, dtype=bool),
+                          cost=result["delta_v"], info={"maneuver_refused": result["refused"]})
+
+    def observe(self) -> np.ndarray:
+        return observe(self.params, self.sim)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        return self._metrics(self.sim)
+
+    def render_text(self, row: int = 0) -> str:
+        sim, view = self.sim, self.sim.view
+        parts = [f"t={sim.time[row] / 3600:5.2f}h slot={np.linalg.norm(view['deviation'][row, :3]):7.0f}m "
+                 f"dv={sim.delta_v_used[row]:.2f}m/s"]
+        for k in range(sim.n):
+            parts.append(f"#{k}: tca{view['lead'][row, k] / 60:+7.1f}min miss~"
+                         f"{np.linalg.norm(view['relative_rtn'][row, k]):7.0f}m pc={view['pc'][row, k]:.1e}")
+        return " | ".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class ConstellationParams:
+    """``Constellation-v0``'s parameters: the settings of each satellite's task, and the
+    siblings' encounters (``n_debris`` of them: one per satellite after ``sat_0``)."""
+
+    avoidance: CollisionAvoidanceParams
+    siblings: ConjunctionParams
+
+    @property
+    def n_satellites(self) -> int:
+        return self.siblings.n_debris + 1
+
+
+def make_constellation_params(n_satellites: int = 3, sibling_miss_range=(0.0, 500.0), **kwargs) -> ConstellationParams:
+    """:class:`ConstellationParams` from the env arguments, checked."""
+    if isinstance(n_satellites, bool) or not isinstance(n_satellites, int) or n_satellites < 2:
+        raise ValueError(f"n_satellites must be an integer >= 2, got {n_satellites!r}")
+    kwargs.setdefault("scenario", {"n_debris": 1})
+    avoidance = make_params(**kwargs)
+    # The siblings' encounters are designed with the numpy propagator, and their slots replace
+    # the primary's: neither an Orekit core nor a CDM's encounter would fit them.
+    if avoidance.backend != "numpy" or avoidance.cdm is not None:
+        raise ValueError(f"Constellation-v0 runs backend='numpy' without a cdm, got backend="
+                         f"{avoidance.backend!r}, cdm={avoidance.cdm!r}; CollisionAvoidance-v0 takes both")
+    scenario = avoidance.scenario
+    siblings = ConjunctionParams(
+        primary=scenario.primary, n_debris=n_satellites - 1, tca_window=scenario.tca_window,
+        miss_distance_range=tuple(sibling_miss_range), crossing_angle_range=scenario.crossing_angle_range,
+        speed_ratio_range=scenario.speed_ratio_range, gravity=scenario.gravity, max_step=scenario.max_step)
+    return ConstellationParams(avoidance, siblings)
+
+
+class ConstellationTask(_Outcomes, AgentsTask):
+    """The satellites of a constellation, one agent (row) each (``Constellation-v0``)."""
+
+    make_params = staticmethod(make_constellation_params)
+
+    def __init__(self, params: ConstellationParams):
+        K = params.n_satellites
+        self.agents = tuple(f"sat_{i}" for i in range(K))
+        super().__init__(params, K)
+        avoidance = params.avoidance
+        self.sim = ConstellationSim(avoidance, params.siblings)
+        self.observation_space = observation_space(avoidance, extra=len(SIBLING_COLUMNS) * (K - 1))
+        self.action_space = action_space(avoidance)
+        self.action_hint = action_hint(avoidance)
+        self._set_up_outcomes(K)
+        self.sibling_max_pc = np.zeros(K)
+
+    def start(self, generator, options) -> dict:
+        self.sim.start(generator)
+        self._start_outcomes(np.arange(self.batch), self.sim)
+        self.sibling_max_pc = self.sim.pair_pc_per_satellite()
+        return {}
+
+    def step(self, actions) -> Transition:
+        p, sim = self.params.avoidance, self.sim
+        result = sim.step(*orders(p, actions))
+        self._record_outcomes(p, sim)
+        self.sibling_max_pc = np.maximum(self.sibling_max_pc, sim.pair_pc_per_satellite())
+        pair_decades = risk_decades(p, sim.pair_view["pc"])
+        decades = np.zeros(self.batch)  # sat_0 is in every pair, sat_j in pair j − 1
+        decades[0] = pair_decades.sum()
+        decades[sim.pair_rows] = pair_decades
+        sibling_hit = result["sibling_collision"]
+        rewards = (scalar_reward(p, objectives(p, sim, result))
+                   - p.risk_weight * (decades + p.collision_penalty * sibling_hit))
+        ended = bool(result["collision"].any() or sibling_hit.any() or result["done"].any())
+        return Transition(reward=rewards, terminated=np.full(self.batch, ended),
+                          truncated=np.zeros(self.batch, dtype=bool), cost=result["delta_v"],
+                          info={"maneuver_refused": result["refused"]})
+
+    def observe(self) -> np.ndarray:
+        sim, view, pairs = self.sim, self.sim.pair_view, self.batch - 1
+        own = observe(self.params.avoidance, sim)
+        log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
+        rows = []
+        for i in range(self.batch):
+            involved = (np.full(pairs, i == 0) | (sim.pair_rows == i)).astype(np.float64)
+            partner = (sim.pair_rows == i)[:, None]
+            relative = np.where(partner, view["partner_relative_rtn"], view["relative_rtn"])
+            velocity = np.where(partner, view["partner_relative_velocity_rtn"], view["relative_velocity_rtn"])
+            block = np.column_stack([involved, relative / 1000.0, velocity / 1000.0, view["lead"] / 3600.0, log_pc])
+            rows.append(np.concatenate([own[i], block.reshape(-1)]).astype(np.float32))
+        return np.stack(rows)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        sim = self.sim
+        metrics = self._metrics(sim)
+        metrics["collisions"] = metrics["collisions"] + sim.sibling_collisions
+        debris_miss = np.where(metrics["min_true_miss_m"] < 0, np.inf, metrics["min_true_miss_m"])
+        smallest = np.minimum(debris_miss, sim.sibling_min_miss)
+        metrics["min_true_miss_m"] = np.where(np.isfinite(smallest), smallest, -1.0)
+        metrics["max_pc"] = np.maximum(metrics["max_pc"], self.sibling_max_pc)
+        return metrics
+
+    def render_text(self, row=None) -> str:
+        sim, view = self.sim, self.sim.pair_view
+        lines = [f"t={sim.time[0] / 3600:5.2f}h"]
+        for j, partner in enumerate(sim.pair_rows):
+            lines.append(f"  sat_0/sat_{partner}: tca{view['lead'][j] / 60:+7.1f}min pc={view['pc'][j]:.1e}")
+        for i, agent in enumerate(self.agents):
+            lines.append(f"  {agent}: slot {np.linalg.norm(sim.view['deviation'][i, :3]):7.0f}m "
+                         f"dv={sim.delta_v_used[i]:.2f}m/s max debris pc={sim.view['pc'][i].max():.1e}")
+        return "\n".join(lines) + "\n"

@@ -27,59 +27,12 @@ covariances in its RTN frame at TCA.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
+from envzoo.orbital.params import TrackingParams
 from envzoo.orbital.relative_motion import cw_transition
 
 _HOUR = 3600.0
-
-
-def _check_sigmas(name: str, values, allow_zero: bool) -> None:
-    if len(values) != 3 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
-        raise ValueError(f"{name} must be three finite numbers (radial, along-track, cross-track), got {values!r}")
-    if any(v < 0 or (v == 0 and not allow_zero) for v in values):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound} in each of (radial, along-track, cross-track), got {values!r}")
-
-
-@dataclass(frozen=True)
-class TrackingParams:
-    """How well the debris and the primary are known (see the module docstring).
-
-    Arguments:
-        measurement_sigma_m: 1-σ position error of the debris right after an update, (R, T, N), m.
-        update_interval_s: mean time between tracking updates of one object, s.
-        velocity_noise: 1-σ of the truth's velocity random walk after one hour, (R, T, N), m/s.
-        primary_sigma_m: 1-σ position error of the primary's own orbit (GNSS), (R, T, N), m;
-            added to the debris covariance to form the combined covariance of the Pc.
-    """
-
-    measurement_sigma_m: tuple = (30.0, 150.0, 30.0)
-    update_interval_s: float = 3600.0
-    velocity_noise: tuple = (0.001, 0.004, 0.001)
-    primary_sigma_m: tuple = (5.0, 20.0, 5.0)
-
-    def __post_init__(self):
-        _check_sigmas("measurement_sigma_m", self.measurement_sigma_m, allow_zero=False)
-        _check_sigmas("velocity_noise", self.velocity_noise, allow_zero=True)
-        _check_sigmas("primary_sigma_m", self.primary_sigma_m, allow_zero=True)
-        if not (isinstance(self.update_interval_s, (int, float)) and math.isfinite(self.update_interval_s)
-                and self.update_interval_s > 0):
-            raise ValueError(f"update_interval_s must be a positive number of seconds, got {self.update_interval_s!r}")
-
-    @property
-    def measurement_covariance(self) -> np.ndarray:
-        return np.diag(np.square(self.measurement_sigma_m))
-
-    @property
-    def primary_covariance(self) -> np.ndarray:
-        return np.diag(np.square(self.primary_sigma_m))
-
-    def update_probability(self, step_s: float) -> float:
-        return min(step_s / self.update_interval_s, 1.0)
 
 
 def kick_response(mean_motion: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

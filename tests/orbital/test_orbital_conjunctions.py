@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from envzoo.orbital.collision import closest_approach, encounter_plane_basis, project_to_encounter_plane
-from envzoo.orbital.conjunctions import ConjunctionParams, generate_conjunctions
+from envzoo.orbital.generator import generate_conjunctions
+from envzoo.orbital.params import ConjunctionParams
 from envzoo.orbital.elements import KeplerianElements
 from envzoo.orbital.propagation import propagate
 

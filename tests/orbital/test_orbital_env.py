@@ -1,6 +1,7 @@
 """The collision-avoidance envs: relative motion, tracking model, truth vs. observation, budget,
 metrics and the reference policies, each against an independent computation."""
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -90,15 +91,16 @@ def test_estimate_errors_are_distributed_as_their_covariance():
 
 
 def test_observation_does_not_reveal_the_truth():
-    sim = CollisionAvoidanceSim(task.make_params(), 2)
+    params = task.make_params()
+    sim = CollisionAvoidanceSim(params, 2)
     sim.reset(np.arange(2), np.array([3, 4], dtype=np.uint64))
     for _ in range(3):
         sim.step(np.zeros((2, 3)))
-    observed = sim.observe()
+    observed = task.observe(params, sim)
     sim.true_position += 500.0  # another draw of the truth, same estimates
     sim.true_velocity += 0.5
     sim.view = sim.predict()
-    np.testing.assert_array_equal(sim.observe(), observed)
+    np.testing.assert_array_equal(task.observe(params, sim), observed)
 
 
 def test_sim_pc_quadrature_matches_the_default_one():
@@ -151,7 +153,7 @@ def test_metrics_of_a_hand_checked_episode():
 def test_true_miss_without_manoeuvres_is_the_designed_one():
     env = CollisionAvoidanceEnv(scenario={"n_debris": 2, "miss_distance_range": (300.0, 300.0)}, tracking=QUIET)
     env.reset(seed=2)
-    assert env.sim.metrics()["min_true_miss_m"][0] == -1.0
+    assert env.task.metrics()["min_true_miss_m"][0] == -1.0
     for _ in range(env.params.n_steps):
         _, _, terminated, _, info = env.step(0)
     assert terminated and info["metrics"]["min_true_miss_m"] == pytest.approx(300.0, abs=1e-3)
@@ -160,7 +162,7 @@ def test_true_miss_without_manoeuvres_is_the_designed_one():
 def test_collision_terminates_with_the_penalty():
     env = CollisionAvoidanceEnv(scenario={"n_debris": 1, "miss_distance_range": (0.0, 5.0)}, tracking=QUIET)
     env.reset(seed=1)
-    tca = env.sim.tca[0, 0]
+    tca = env.task.sim.tca[0, 0]
     terminated, steps = False, 0
     while not terminated:
         _, reward, terminated, _, info = env.step(0)
@@ -185,12 +187,12 @@ def test_delta_v_budget_is_enforced():
 def test_continuous_face_burns_the_requested_rtn_impulse():
     env = CollisionAvoidanceEnv(action_type="continuous")
     env.reset(seed=0)
-    start = OrbitState(env.sim.primary_position, env.sim.primary_velocity)
+    start = OrbitState(env.task.sim.primary_position, env.task.sim.primary_velocity)
     impulse = np.array([0.03, -0.04, 0.0], dtype=np.float32)
     _, _, _, _, info = env.step(impulse)
     assert info["cost"] == pytest.approx(0.05, rel=1e-6)
     expected = propagate(apply_impulse(start, impulse[None].astype(np.float64)), 600.0, max_step=300.0)
-    np.testing.assert_allclose(env.sim.primary_position, expected.position, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(env.task.sim.primary_position, expected.position, rtol=0, atol=1e-6)
     with pytest.raises(InvalidActionError, match="Box"):
         env.step(np.array([0.0, 0.6, 0.0]))
 
@@ -253,10 +255,9 @@ def test_operator_rule_avoids_the_collisions_of_doing_nothing():
 
 
 def test_vector_env_matches_single_envs_on_the_continuous_face():
-    from envzoo.orbital.vector import CollisionAvoidanceVectorEnv
 
     kwargs = {"action_type": "continuous", "scenario": {"miss_distance_range": (0.0, 30.0)}}
-    vector = CollisionAvoidanceVectorEnv(num_envs=3, **kwargs)
+    vector = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=3, **kwargs)
     singles = [CollisionAvoidanceEnv(**kwargs) for _ in range(3)]
     observations, _ = vector.reset(seed=20)
     for i, single in enumerate(singles):
@@ -277,10 +278,9 @@ def test_vector_env_matches_single_envs_on_the_continuous_face():
 
 def test_faces_without_an_orekit_core_refuse_it_with_a_reason():
     from envzoo.orbital.parallel import ConstellationEnv
-    from envzoo.orbital.vector import CollisionAvoidanceVectorEnv
 
     with pytest.raises(ValueError, match="backend='numpy'"):
-        CollisionAvoidanceVectorEnv(num_envs=2, backend="orekit")
+        gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=2, backend="orekit")
     with pytest.raises(ValueError, match="backend='numpy'"):
         ConstellationEnv(backend="orekit")
     with pytest.raises(ValueError, match="backend must be one of"):
@@ -309,7 +309,7 @@ def test_sibling_conjunctions_are_decided_by_the_propagated_satellites():
     env = ConstellationEnv(n_satellites=3, sibling_miss_range=(300.0, 300.0), tracking=QUIET,
                            scenario={"n_debris": 1, "miss_distance_range": (3000.0, 3000.0)})
     steps, _, terminations, infos = run_constellation(env, seed=4)
-    assert steps == env.params.n_steps and all(terminations.values())
+    assert steps == env.params.avoidance.n_steps and all(terminations.values())
     for agent in ("sat_0", "sat_1", "sat_2"):
         assert infos[agent]["metrics"]["collisions"] == 0
         # The designed 300 m sibling misses, through back- and forward propagation (measured ≤ 0.3 m off).
@@ -322,11 +322,11 @@ def test_sibling_collision_ends_the_constellation_episode():
     env = ConstellationEnv(n_satellites=2, sibling_miss_range=(0.0, 5.0), tracking=QUIET,
                            scenario={"n_debris": 1, "miss_distance_range": (3000.0, 3000.0)})
     steps, rewards, terminations, infos = run_constellation(env, seed=0)
-    assert steps == int(np.ceil(env._pair_tca[0] / env.params.decision_step_s))
+    assert steps == int(np.ceil(env.task.sim.pair_tca[0] / env.params.avoidance.decision_step_s))
     assert all(terminations.values())
     for agent in ("sat_0", "sat_1"):
         assert infos[agent]["metrics"]["collisions"] == 1
-        assert rewards[agent] <= -env.params.collision_penalty
+        assert rewards[agent] <= -env.params.avoidance.collision_penalty
 
 
 def test_constellation_operator_rule_gives_way_to_siblings():

@@ -6,6 +6,7 @@ by a real CDM (``cdm=``) against the CDM's own numbers, and by a TLE (``tle=``).
 import math
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -16,8 +17,8 @@ from envzoo.orbital.backends import DEFAULT_EPOCH_UTC  # noqa: E402
 from envzoo.orbital.constants import MU  # noqa: E402
 from envzoo.orbital.elements import covariance_from_rtn  # noqa: E402
 from envzoo.orbital.env import CollisionAvoidanceEnv  # noqa: E402
-from envzoo.orbital.orekit_backend import ForceOptions, OrekitPropagator, read_cdm  # noqa: E402
-from envzoo.orbital.vector import CollisionAvoidanceVectorEnv  # noqa: E402
+from envzoo.orbital.orekit.cdm import read_cdm  # noqa: E402
+from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator  # noqa: E402
 from test_orekit_backend import ISS_TLE  # noqa: E402
 
 CDM = Path(__file__).parent / "data" / "minimal_cdm.kvn"
@@ -29,11 +30,11 @@ ALONG_PLUS, RADIAL_PLUS = 1, 3
 def rollout(backend, actions, seed=7, **kwargs):
     env = CollisionAvoidanceEnv(backend=backend, **SHORT, **kwargs)
     observation, _ = env.reset(seed=seed)
-    observations, positions = [observation], [env.sim.primary_position[0].copy()]
+    observations, positions = [observation], [env.task.sim.primary_position[0].copy()]
     for action in actions:
         observation, _, terminated, truncated, info = env.step(action)
         observations.append(observation)
-        positions.append(env.sim.primary_position[0].copy())
+        positions.append(env.task.sim.primary_position[0].copy())
         if terminated or truncated:
             break
     return np.array(observations), np.array(positions), info["metrics"]
@@ -70,9 +71,9 @@ def test_a_cdm_seeds_the_episode_with_its_encounter(backend):
     conjunction = read_cdm(CDM)
     env = CollisionAvoidanceEnv(backend=backend, cdm=str(CDM))
     env.reset(seed=3)
-    view = env.sim.view
+    view = env.task.sim.view
     # TCA in the middle of the default tca_window (2–6 h), exactly.
-    assert env.sim.tca[0, 0] == 4 * 3600.0 and view["lead"][0, 0] == 4 * 3600.0
+    assert env.task.sim.tca[0, 0] == 4 * 3600.0 and view["lead"][0, 0] == 4 * 3600.0
     # The CDM's state is the first estimate, so the predicted encounter is the CDM's: miss
     # 100 m radial, relative speed 10 671.7 m/s (straight-line correction: micrometres).
     np.testing.assert_allclose(view["relative_rtn"][0, 0], [100.0, 0.0, 0.0], atol=1e-3)
@@ -83,9 +84,9 @@ def test_a_cdm_seeds_the_episode_with_its_encounter(backend):
 
 
 def test_cdm_truth_is_spread_as_the_cdm_covariance_says():
-    envs = CollisionAvoidanceVectorEnv(num_envs=400, cdm=str(CDM))
+    envs = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=400, cdm=str(CDM))
     envs.reset(seed=0)
-    sim = envs.sim
+    sim = envs.unwrapped.task.sim
     error = (sim.estimate_position - sim.true_position)[:, 0]
     covariance = covariance_from_rtn(sim.covariance[:, 0], sim.debris_basis[:, 0])
     whitened_sq = np.einsum("bi,bij,bj->b", error, np.linalg.inv(covariance), error)
@@ -139,10 +140,10 @@ def test_a_tle_sets_the_slot_and_an_episode_runs(backend):
     # 15.72 rev/day, i.e. a = 6724 km, 346 km above the equatorial radius (e = 0.0007: ±5 km).
     assert math.degrees(observation[2]) == pytest.approx(51.6416, abs=0.1)
     assert 330.0 < observation[0] < 365.0
-    np.testing.assert_array_equal(env.sim.primary_position[0], env.sim.slot_position[0, 0])
+    np.testing.assert_array_equal(env.task.sim.primary_position[0], env.task.sim.slot_position[0, 0])
     # The debris are designed around the TLE's slot: their predicted misses are the designed
     # ones (at most 500 m by default).
-    assert np.all(np.linalg.norm(env.sim.view["relative_rtn"][0], axis=1) < 600.0)
+    assert np.all(np.linalg.norm(env.task.sim.view["relative_rtn"][0], axis=1) < 600.0)
     for step in range(12):
         observation, _, terminated, _, info = env.step(0)
         assert terminated == (step == 11)  # the whole 2 h episode ran, without a collision
@@ -163,8 +164,8 @@ def test_the_slot_under_4x4_and_drag_is_one_continuous_orekit_run_from_the_epoch
     # Each decision step is a fresh Orekit propagation: it must start at the step's date (the
     # field turns with the Earth, drag follows the Sun), so the slot matches one run through.
     env = CollisionAvoidanceEnv(backend="orekit", force_model="4x4+drag", **SHORT)
-    slot = env.sim.slot_position[0]
-    through = OrekitPropagator(slot[:1], env.sim.slot_velocity[0, :1], DEFAULT_EPOCH_UTC,
+    slot = env.task.sim.slot_position[0]
+    through = OrekitPropagator(slot[:1], env.task.sim.slot_velocity[0, :1], DEFAULT_EPOCH_UTC,
                                ForceOptions(gravity="4x4", drag=True), position_tolerance=0.01)
     gaps = [np.linalg.norm(through.propagate(600.0)[0][0] - slot[k]) for k in range(1, len(slot))]
     # Measured: 0.3 mm at most (restarting the integrator every step); had every step started

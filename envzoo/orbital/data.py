@@ -1,6 +1,6 @@
 """A real conjunction as an episode: the encounter of a CCSDS Conjunction Data Message (CDM).
 
-A CDM (read by Orekit's ``CdmParser``, :func:`envzoo.orbital.orekit_backend.read_cdm`) gives the
+A CDM (read by Orekit's ``CdmParser``, :func:`envzoo.orbital.orekit.cdm.read_cdm`) gives the
 two objects' states at the time of closest approach (TCA) in EME2000 and their 6×6 covariances
 in each object's RTN frame. An episode seeded by it places the TCA ``tca_s`` seconds after the
 episode start: the primary's slot is the CDM's object 1 propagated back by ``tca_s``, and the
@@ -46,7 +46,8 @@ def _position_covariance(path, name: str, covariance_rtn: np.ndarray) -> np.ndar
 
 def load_cdm_encounter(path: str | os.PathLike, tca_s: float) -> CdmEncounter:
     """The encounter of the CDM at ``path`` (KVN or XML), its TCA placed at ``tca_s``."""
-    from envzoo.orbital.orekit_backend import read_cdm, shifted_utc
+    from envzoo.orbital.orekit.cdm import read_cdm
+    from envzoo.orbital.orekit.convert import shifted_utc
 
     conjunction = read_cdm(path)
     primary, debris = conjunction.object1, conjunction.object2

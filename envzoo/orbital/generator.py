@@ -27,68 +27,14 @@ scenario.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from envzoo.orbital.collision import encounter_plane_basis
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import KeplerianElements, cartesian_to_keplerian
-from envzoo.orbital.propagation import DEFAULT_MAX_STEP, GravityModel, OrbitState, integrate
-
-
-def _default_primary() -> KeplerianElements:
-    """A 550 km, 53° near-circular orbit, like a Starlink shell."""
-    return KeplerianElements(EQUATORIAL_RADIUS + 550e3, 1e-3, math.radians(53.0), 0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class ConjunctionParams:
-    """What :func:`generate_conjunctions` draws from; every range is (low, high), uniform.
-
-    Arguments:
-        primary: Keplerian elements of the primary at epoch 0 (one object).
-        n_debris: number of debris objects, one designed encounter each.
-        tca_window: TCA range, seconds after epoch 0 (positive).
-        miss_distance_range: miss distance range, m; its direction in the encounter plane is
-            uniform on the circle.
-        crossing_angle_range: range of the angle between the two velocities at TCA, radians in
-            (0, π]; the turn is left or right with equal probability.
-        speed_ratio_range: debris speed over primary speed at TCA (see the module docstring
-            on repeated passes when it is 1).
-        gravity, max_step: the propagator's gravity model and step (s).
-    """
-
-    primary: KeplerianElements = field(default_factory=_default_primary)
-    n_debris: int = 1
-    tca_window: tuple[float, float] = (1800.0, 7200.0)
-    miss_distance_range: tuple[float, float] = (0.0, 1000.0)
-    crossing_angle_range: tuple[float, float] = (math.radians(30.0), math.radians(150.0))
-    speed_ratio_range: tuple[float, float] = (0.99, 1.01)
-    gravity: GravityModel = field(default_factory=GravityModel)
-    max_step: float = DEFAULT_MAX_STEP
-
-    def __post_init__(self):
-        if len(self.primary) != 1:
-            raise ValueError(f"primary must describe exactly one orbit, got {len(self.primary)}")
-        if not (isinstance(self.n_debris, int) and self.n_debris >= 1):
-            raise ValueError(f"n_debris must be a positive integer, got {self.n_debris!r}")
-        self._check_range("tca_window", self.tca_window, low=0.0, low_open=True)
-        self._check_range("miss_distance_range", self.miss_distance_range, low=0.0)
-        self._check_range("crossing_angle_range", self.crossing_angle_range, low=0.0,
-                          low_open=True, high=math.pi)
-        self._check_range("speed_ratio_range", self.speed_ratio_range, low=0.0, low_open=True)
-
-    @staticmethod
-    def _check_range(name, bounds, low, low_open=False, high=math.inf):
-        lower, upper = bounds
-        too_low = lower <= low if low_open else lower < low
-        finite = math.isfinite(lower) and math.isfinite(upper)
-        if not finite or too_low or upper > high or lower > upper:
-            interval = ("(" if low_open else "[") + f"{low}, {high}]"
-            raise ValueError(f"{name} must be a (low, high) pair with low <= high inside "
-                             f"{interval}, got {bounds}")
+from envzoo.orbital.elements import cartesian_to_keplerian
+from envzoo.orbital.params import ConjunctionParams
+from envzoo.orbital.propagation import OrbitState, integrate
 
 
 @dataclass(frozen=True)
