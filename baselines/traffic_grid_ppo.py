@@ -10,7 +10,7 @@ Each light of a generated 2x2 grid (100 vehicles/h entering at each border road)
 that picks its next green every 5 s from its own observation (phase, min-green flag, lane
 densities and queues, green pressures) and earns its own reward (``--reward``, default
 ``diff-waiting-time``). One PPO network is shared by the four lights
-(:class:`envzoo.core.agents_as_envs.AgentsVecEnv`: one ``VecEnv`` slot per light), so
+(:class:`envzoo.train.agents_as_envs.AgentsVecEnv`: one ``VecEnv`` slot per light), so
 ``--timesteps`` counts agent-steps: four per simulated decision. Evaluation plays whole episodes
 reset with ``--eval-seeds`` (training episodes draw theirs from ``--seed``).
 """
@@ -27,7 +27,7 @@ def main() -> None:
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from envzoo.core.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
+    from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_run_arguments(parser)  # --timesteps counts agent-steps here: 4 per decision on a 2x2 grid

@@ -116,6 +116,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core.errors import DataFormatError
+from envzoo.finance.smoothing import exponential_smoothing
 from envzoo.marketmaking.lob import LobStream
 
 NS_PER_SECOND = 1_000_000_000
@@ -490,44 +491,6 @@ def feature_stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _CHUNK_ROWS = 16384
 
 
-def _ema_block_length(alpha: float) -> int:
-    # within a block the recursion is evaluated in closed form with weights alpha**-j, j < B;
-    # B keeps those weights below 1e4 (about 4 of the 16 digits)
-    return int(min(1024, max(1, np.floor(np.log(1e4) / -np.log(alpha)))))
-
-
-def _ema_inplace(y: np.ndarray, alpha: float, prev: np.ndarray | None) -> np.ndarray | None:
-    """Smooth the rows of ``y`` in place, continuing from the smoothed row ``prev``."""
-    block = _ema_block_length(alpha)
-    j = np.arange(block, dtype=np.float64)
-    grow, shrink = ((1.0 - alpha) * alpha ** -j)[:, None], (alpha ** j)[:, None]
-    for b in range(0, y.shape[0], block):
-        e = min(b + block, y.shape[0])
-        y0 = y[b].copy() if prev is None else (1.0 - alpha) * y[b] + alpha * prev
-        if e - b > 1:
-            # y_{b+j} = alpha^j (y_b + (1 - alpha) sum_{i=1..j} alpha^-i x_{b+i})
-            acc = np.cumsum(y[b + 1:e] * grow[1:e - b], axis=0)
-            acc += y0
-            acc *= shrink[1:e - b]
-            y[b + 1:e] = acc
-        y[b] = y0
-        prev = y[e - 1].copy()
-    return prev
-
-
-def ema(values: np.ndarray, alpha: float) -> np.ndarray:
-    """``y_t = (1 − alpha)·x_t + alpha·y_{t−1}``, ``y_0 = x_0``, along axis 0 (causal)."""
-    _check_alpha(alpha)
-    y = np.array(values, dtype=np.float64)
-    if alpha == 0.0 or y.shape[0] == 0:
-        return y
-    flat = y.reshape(y.shape[0], -1)
-    prev = None
-    for a in range(0, flat.shape[0], _CHUNK_ROWS):
-        prev = _ema_inplace(flat[a:a + _CHUNK_ROWS], alpha, prev)
-    return y
-
-
 def _check_alpha(alpha) -> None:
     if isinstance(alpha, bool) or not isinstance(alpha, (float, int, np.floating)) or not 0.0 <= alpha < 1.0:
         raise ValueError(f"ema_alpha must be a number in [0, 1) or None, got {alpha!r}")
@@ -629,8 +592,9 @@ def normalize(values: np.ndarray, time: np.ndarray, spec: FeatureSpec | None = N
     for a in range(0, x.shape[0], _CHUNK_ROWS):
         b = min(a + _CHUNK_ROWS, x.shape[0])
         y = np.array(x[a:b], dtype=np.float64)
-        if ema_alpha:
-            smooth_prev = _ema_inplace(y, ema_alpha, smooth_prev)
+        if ema_alpha:  # the paper's α weighs the previous value
+            y = exponential_smoothing(y, 1.0 - ema_alpha, previous=smooth_prev)
+            smooth_prev = y[-1]
         cuts = a + np.flatnonzero(np.diff(day[a:b])) + 1
         for s, e in zip(np.r_[a, cuts], np.r_[cuts, b]):
             if day[s] != current_day:

@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from envzoo.core.errors import DataFormatError
-from envzoo.core.table_checks import cell_error, numeric_column
+from envzoo.finance.table_checks import NANOSECONDS_PER_UNIT, cell_error, epoch_unit, numeric_column
 from envzoo.marketmaking.lob import LobStream
 
 PathLike = str | Path
@@ -700,7 +700,7 @@ def load_binance_trades(paths: Paths) -> Trades:
         table, first_row = _read_headerless(path, (6, 7), BINANCE_TRADES, "Binance trade")
         rows = np.arange(len(table)) + first_row
         time = _integers(table["time"], where, rows, "time")
-        time = time * _epoch_ns_factor(time)
+        time = time * NANOSECONDS_PER_UNIT[epoch_unit(time)]
         _check_sorted(time, where, rows, "time")
         maker = _categories(table["is_buyer_maker"].str.lower().astype("category"),
                             {"true": True, "false": False}, where, rows, "is_buyer_maker", "true or false").astype(bool)
@@ -729,7 +729,7 @@ def load_binance_book_ticker(
         table, first_row = _read_headerless(path, (7,), BINANCE_BOOK_TICKER, "Binance bookTicker")
         rows = np.arange(len(table)) + first_row
         time = _integers(table[clock], where, rows, clock)
-        time = time * _epoch_ns_factor(time)
+        time = time * NANOSECONDS_PER_UNIT[epoch_unit(time)]
         _check_sorted(time, where, rows, clock)
         parts.append(_top_of_book(table, rows, where, time, ("best_bid_price", "best_bid_qty", "best_ask_price",
                                                              "best_ask_qty"), symbol, on_invalid,
@@ -1157,12 +1157,6 @@ def _check_sorted(values, where, rows, name):
         i = int(back[0]) + 1
         raise cell_error(where, int(rows[i]), name, f"time {values[i]} is earlier than the row before ({values[i - 1]}); "
                                                 "rows must be in time order")
-
-
-def _epoch_ns_factor(values: np.ndarray) -> int:
-    """ns per unit of epoch numbers, told apart by magnitude (s, ms, µs, ns)."""
-    size = int(np.abs(values).max()) if values.size else 0
-    return 10**9 if size < 1e11 else 10**6 if size < 1e14 else 10**3 if size < 1e17 else 1
 
 
 def _valid_books(best_bid, best_ask, on_invalid, where, rows, column, prefix="") -> np.ndarray:

@@ -36,7 +36,7 @@ Names (:data:`REWARDS`), with :func:`make_reward`:
 6. ``trade_completion``: ``+1`` if ``ρ_t > ratio · target``, ``−1`` if ``ρ_t < −target``,
    else ``ρ_t`` (target 0.002, ratio 2: a 2:1 profit-to-loss objective).
 7. ``differential_sharpe``: Moody & Saffell's differential Sharpe ratio of ``R_t = π_t`` with
-   rate η = 0.01 (:class:`envzoo.core.rewards.DifferentialSharpe`).
+   rate η = 0.01 (:class:`envzoo.finance.rewards.DifferentialSharpe`).
 8. ``cartea_jaimungal``: ``π_t − φ · n_t² · dt`` with dt the step's duration in seconds, and on
    the terminal step additionally ``− α · n_T²`` with ``n_T`` the inventory (in orders) held at
    the end of the episode before the final flattening (φ = 1e-6 per second, α = 0.002).
@@ -49,7 +49,7 @@ import inspect
 import numpy as np
 
 from envzoo.core.checks import non_negative, positive
-from envzoo.core.rewards import DifferentialSharpe
+from envzoo.finance.rewards import DifferentialSharpe
 
 
 def inventory_count(step):

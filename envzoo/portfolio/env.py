@@ -42,7 +42,7 @@ class PortfolioEnv(gym.Env):
     1990–2022, shipped from skfolio), ``"factor-etfs"`` (5 factor ETFs, 2014–2022, skfolio),
     ``"sp500-index"`` / ``"nasdaq-index"`` (daily OHLCV, shipped
     from arch), ``"synthetic-crypto-30m"`` / ``"synthetic-stocks-daily"`` (generated), or any
-    :class:`~envzoo.core.prices.PricePanel` (see :mod:`envzoo.core.price_loaders` for CSV,
+    :class:`~envzoo.finance.prices.PricePanel` (see :mod:`envzoo.finance.loaders` for CSV,
     Parquet and Binance klines).
 
     ## Action Space
@@ -103,7 +103,7 @@ class PortfolioEnv(gym.Env):
     ``info["metrics"]`` at every step, for the episode so far (so also at its end, however it
     ends): ``fapv``, ``annual_return``,
     ``annual_volatility``, ``sharpe``, ``sortino``, ``max_drawdown``, ``calmar`` (see
-    :mod:`envzoo.core.performance`; annualised with the data's periods per year: 252 for daily
+    :mod:`envzoo.finance.performance`; annualised with the data's periods per year: 252 for daily
     stocks, 17520 for 30-minute crypto bars), ``turnover`` (mean Σ|Δw| per step) and
     ``costs_paid`` (sum of ``info["cost"]``).
 

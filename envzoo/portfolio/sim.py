@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.core.prices import PricePanel
+from envzoo.finance.prices import PricePanel
 
 #: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
 RUIN = 1e-12

@@ -10,10 +10,10 @@ import numpy as np
 from gymnasium import spaces
 
 from envzoo.core import rng
-from envzoo.core.datasets import resolve_panel
-from envzoo.core.performance import RunningPerformance
-from envzoo.core.prices import split_period
-from envzoo.core.rewards import DifferentialSharpe, RollingWindow
+from envzoo.finance.datasets import resolve_panel
+from envzoo.finance.performance import RunningPerformance
+from envzoo.finance.prices import split_period
+from envzoo.finance.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.sim import PortfolioBook, Universe
 
 REWARDS = ("log_return", "differential_sharpe", "rolling_sharpe", "sortino", "return_minus_turnover")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from envzoo.core.histogram import LogBins
+from envzoo.serverless.histogram import LogBins
 
 #: Concurrency limits the agent chooses from; 0 is Knative's default (no limit, target 100).
 DEFAULT_LEVELS = (1, 2, 4, 8, 16, 32, 64, 0)

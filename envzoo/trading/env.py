@@ -6,9 +6,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.datasets import resolve_panel
-from envzoo.core.performance import RunningPerformance
-from envzoo.core.prices import PricePanel, split_period
+from envzoo.finance.datasets import resolve_panel
+from envzoo.finance.performance import RunningPerformance
+from envzoo.finance.prices import PricePanel, split_period
 from envzoo.core.spaces import check_action
 from envzoo.trading import indicators as ind
 
@@ -53,10 +53,10 @@ class TradingEnv(gym.Env):
     borrow fee.
 
     Data (``data``): ``"sp500-index"`` (default) and ``"nasdaq-index"`` are daily OHLCV of the
-    indices shipped from ``arch`` (via :func:`envzoo.core.datasets.load_dataset`);
-    ``"synthetic"`` is a generated daily stock (:func:`envzoo.core.synthetic_market.synthetic_market`,
+    indices shipped from ``arch`` (via :func:`envzoo.finance.datasets.load_dataset`);
+    ``"synthetic"`` is a generated daily stock (:func:`envzoo.finance.synthetic.synthetic_market`,
     preset ``"stocks-daily"``, 5000 bars, seed 0); or any
-    :class:`~envzoo.core.prices.PricePanel` (``asset`` picks a column; default the first).
+    :class:`~envzoo.finance.prices.PricePanel` (``asset`` picks a column; default the first).
 
     ## Action Space
 
@@ -120,7 +120,7 @@ class TradingEnv(gym.Env):
 
     ``info["metrics"]`` at every step, for the episode so far: ``fapv``, ``annual_return``,
     ``annual_volatility``, ``sharpe``, ``sortino``, ``max_drawdown``, ``calmar`` of the equity
-    path (:mod:`envzoo.core.performance`, annualised with the data's periods per year, 252 for
+    path (:mod:`envzoo.finance.performance`, annualised with the data's periods per year, 252 for
     daily stocks; zero risk-free rate), ``turnover`` (mean traded notional / equity per step),
     ``trades`` (number of steps that changed the target position), ``costs_paid`` (total fees and
     slippage / initial equity) and ``exposure`` (mean |target position| per step).

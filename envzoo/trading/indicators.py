@@ -44,6 +44,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from envzoo.finance.smoothing import smooth
+
 #: Default parameters of :func:`feature_table` (override any subset).
 DEFAULTS = {
     "rsi_period": 14,
@@ -86,14 +88,6 @@ def _check_window(window, name: str) -> int:
     return int(window)
 
 
-def _first_valid(x: np.ndarray) -> int:
-    """First bar from which every entry of ``x`` is finite (leading NaNs are a warm-up)."""
-    finite = np.isfinite(x).reshape(x.shape[0], -1).all(axis=1)
-    if not finite.any():
-        return x.shape[0]
-    return int(np.argmax(finite))
-
-
 def _windows(x: np.ndarray, window: int) -> np.ndarray:
     """(T − w + 1, ..., w) views of the trailing windows of ``x`` along axis 0."""
     return sliding_window_view(x, window, axis=0)
@@ -119,51 +113,15 @@ def rolling_std(x, window: int) -> np.ndarray:
     return _trailing(x, window, lambda w: w.std(axis=-1))
 
 
-def smooth(x, period: int, alpha: float) -> np.ndarray:
-    """y_t = (1 − α) y_{t−1} + α x_t, seeded with the mean of the first ``period`` valid values.
-
-    Leading NaNs of ``x`` are a warm-up: if x is valid from bar f, y is NaN before
-    f + period − 1 and y_{f+period−1} = mean(x_f .. x_{f+period−1}).
-    """
-    x, period = _as_float(x), _check_window(period, "period")
-    if not 0 < alpha <= 1:
-        raise ValueError(f"the smoothing factor must lie in (0, 1], got {alpha}")
-    out = np.full(x.shape, np.nan)
-    seed_at = _first_valid(x) + period - 1
-    T = x.shape[0]
-    if seed_at >= T:
-        return out
-    out[seed_at] = x[seed_at - period + 1:seed_at + 1].mean(axis=0)
-    if alpha == 1.0:
-        out[seed_at + 1:] = x[seed_at + 1:]
-        return out
-    r = 1.0 - alpha
-    # Within a block starting at b (previous value y_{b−1}), with k = t − b:
-    #   y_t = r^{k+1} y_{b−1} + α r^k Σ_{s=b..t} r^{−(s−b)} x_s.
-    # Blocks are short enough that r^{−k} stays below 1e8 (no overflow, little rounding).
-    length = int(min(T, max(1, 1 + np.floor(np.log(1e8) / -np.log(r)))))
-    powers = r ** np.arange(length, dtype=np.float64)
-    shape_tail = (1,) * (x.ndim - 1)
-    previous = out[seed_at]
-    b = seed_at + 1
-    while b < T:
-        e = min(T, b + length)
-        p = powers[:e - b].reshape((-1,) + shape_tail)
-        sums = np.cumsum(x[b:e] / p, axis=0)
-        out[b:e] = r * p * previous + alpha * p * sums
-        previous = out[e - 1]
-        b = e
-    return out
-
-
 def ema(x, span: int) -> np.ndarray:
-    """Exponential moving average with α = 2 / (span + 1), SMA-seeded (see :func:`smooth`)."""
+    """Exponential moving average with α = 2 / (span + 1), SMA-seeded
+    (:func:`envzoo.finance.smoothing.smooth`)."""
     span = _check_window(span, "span")
     return smooth(x, span, 2.0 / (span + 1.0))
 
 
 def wilder(x, period: int) -> np.ndarray:
-    """Wilder's smoothing (α = 1 / period), SMA-seeded (see :func:`smooth`)."""
+    """Wilder's smoothing (α = 1 / period), SMA-seeded (:func:`envzoo.finance.smoothing.smooth`)."""
     period = _check_window(period, "period")
     return smooth(x, period, 1.0 / period)
 

@@ -18,7 +18,6 @@ from envzoo.marketmaking.features import (
     FeatureSpec,
     aggregate,
     compute_features,
-    ema,
     feature_names,
     feature_stats,
     normalize,
@@ -442,15 +441,6 @@ def test_normalize_bad_inputs():
         normalize(x, time, stats=(np.zeros(3), np.ones(3)))
     with pytest.raises(ValueError, match="shape"):
         normalize(x[0], time)
-
-
-def test_ema_matches_loop():
-    x = np.random.default_rng(8).normal(size=(3000, 3))
-    for alpha in (0.0, 0.3, 0.99, 0.9999):
-        ref = x.copy()
-        for t in range(1, len(x)):
-            ref[t] = (1 - alpha) * x[t] + alpha * ref[t - 1]
-        np.testing.assert_allclose(ema(x, alpha), ref, rtol=1e-10, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from envzoo.core.prices import PricePanel
+from envzoo.finance.prices import PricePanel
 
 
 def make_panel(T=400, N=4, seed=0):

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envzoo.core.performance import performance_from_values
-from envzoo.core.prices import PricePanel
-from envzoo.core.rewards import DifferentialSharpe, RollingWindow
+from envzoo.finance.performance import performance_from_values
+from envzoo.finance.prices import PricePanel
+from envzoo.finance.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.env import PortfolioEnv
 from envzoo.portfolio.sim import transaction_factor
 

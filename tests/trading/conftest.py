@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envzoo.core.prices import PricePanel
+from envzoo.finance.prices import PricePanel
 
 
 def ohlcv_panel(T=1500, seed=0, start="2010-01-04", close=None, assets=("SPX",)):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envzoo.core.performance import performance_from_values
+from envzoo.finance.performance import performance_from_values
 from envzoo.trading.env import TradingEnv
 
 

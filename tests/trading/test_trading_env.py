@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.core.prices import PricePanel
+from envzoo.finance.prices import PricePanel
 from envzoo.trading import indicators as ind
 from envzoo.trading.env import TradingEnv
 
@@ -206,7 +206,7 @@ def test_render_and_step_before_reset(panel):
 
 @pytest.mark.parametrize("name", ["sp500-index", "nasdaq-index"])
 def test_shipped_index_data(name):
-    pytest.importorskip("envzoo.core.datasets")
+    pytest.importorskip("envzoo.finance.datasets")
     env = TradingEnv(name, split="test")
     observation, info = env.reset()
     assert info["date"] == "2015-01-02" and env._date(env.last_bar) == "2018-12-31"
@@ -218,7 +218,7 @@ def test_shipped_index_data(name):
 
 
 def test_synthetic_data():
-    pytest.importorskip("envzoo.core.synthetic_market")
+    pytest.importorskip("envzoo.finance.synthetic")
     env = TradingEnv("synthetic", split="test")
     observation, info = env.reset()
     assert env.observation_space.contains(observation) and info["date"] >= "2015-01-01"

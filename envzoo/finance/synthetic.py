@@ -1,5 +1,5 @@
 """A seeded synthetic market: correlated geometric Brownian motion with optional bull/bear regime
-switching and Poisson jumps, as OHLCV bars in a :class:`~envzoo.core.prices.PricePanel`.
+switching and Poisson jumps, as OHLCV bars in a :class:`~envzoo.finance.prices.PricePanel`.
 
 The model, per asset ``i`` and bar ``t`` (``dt = 1 / periods_per_year``; drifts and vols are
 annual):
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from envzoo.core.prices import PricePanel
+from envzoo.finance.prices import PricePanel
 
 
 @dataclass(frozen=True)

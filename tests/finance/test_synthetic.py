@@ -4,7 +4,7 @@ bar consistency, determinism and the presets."""
 import numpy as np
 import pytest
 
-from envzoo.core.synthetic_market import (
+from envzoo.finance.synthetic import (
     Jumps,
     MarketParams,
     RegimeSwitching,

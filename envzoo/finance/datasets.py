@@ -25,8 +25,8 @@ from functools import lru_cache
 from importlib import resources
 
 from envzoo.core.extras import require
-from envzoo.core.price_loaders import align_bars, load_ohlcv, load_price_table
-from envzoo.core.prices import PricePanel
+from envzoo.finance.loaders import align_bars, load_ohlcv, load_price_table
+from envzoo.finance.prices import PricePanel
 
 TRADING_DAYS = 252
 
@@ -105,7 +105,7 @@ SYNTHETIC_PERIODS = 5000
 def _named_panel(name: str) -> PricePanel:
     """A shipped or synthetic panel by name, built once per process (envs never modify it)."""
     if name.startswith("synthetic"):
-        from envzoo.core.synthetic_market import synthetic_market
+        from envzoo.finance.synthetic import synthetic_market
 
         preset = name.removeprefix("synthetic").removeprefix("-") or "stocks-daily"
         return synthetic_market(preset, n_periods=SYNTHETIC_PERIODS, seed=0)

@@ -1,4 +1,4 @@
-"""Loaders that turn users' market-data files into an aligned :class:`~envzoo.core.prices.PricePanel`.
+"""Loaders that turn users' market-data files into an aligned :class:`~envzoo.finance.prices.PricePanel`.
 
 Formats:
 
@@ -50,8 +50,8 @@ import pandas as pd
 
 from envzoo.core.errors import DataFormatError
 from envzoo.core.extras import require
-from envzoo.core.prices import FIELDS, PricePanel
-from envzoo.core.table_checks import cell_error, numeric_column
+from envzoo.finance.prices import FIELDS, PricePanel
+from envzoo.finance.table_checks import cell_error, epoch_unit, numeric_column
 
 PathLike = str | Path
 
@@ -397,7 +397,7 @@ def _parse_times(column: pd.Series, where: str, rows, name: str) -> pd.DatetimeI
         if np.all((values >= 1e7) & (values < 1e8)):  # 20210104: a date, not 1970 in epoch seconds
             times = pd.Series(pd.to_datetime(values.astype(str), format="%Y%m%d", errors="coerce"))
         else:
-            times = pd.to_datetime(values, unit=_epoch_unit(values))
+            times = pd.to_datetime(values, unit=epoch_unit(values))
     else:
         times = pd.to_datetime(column, errors="coerce", utc=True).dt.tz_localize(None)
     bad = np.asarray(pd.isna(times))
@@ -405,14 +405,6 @@ def _parse_times(column: pd.Series, where: str, rows, name: str) -> pd.DatetimeI
         i = int(np.argmax(bad))
         raise cell_error(where, int(rows[i]), name, f"{column.iloc[i]!r} is not a date/time")
     return pd.DatetimeIndex(times).as_unit("ns")
-
-
-def _epoch_unit(values: np.ndarray) -> str:
-    """Seconds, milliseconds, microseconds or nanoseconds, from the size of epoch numbers."""
-    size = np.abs(values).max()
-    return "s" if size < 1e11 else "ms" if size < 1e14 else "us" if size < 1e17 else "ns"
-
-
 
 
 def _check_positive(values: np.ndarray, where: str, rows, name: str, kind: str):
@@ -581,7 +573,7 @@ def _read_binance_file(path: Path) -> tuple[pd.DataFrame, np.ndarray, int]:
     where = str(path)
     opened = numeric_column(table["open time"], where, rows, "open time")
     closed = numeric_column(table["close time"], where, rows, "close time")
-    unit_ns = pd.Timedelta(1, unit=_epoch_unit(opened)).value
+    unit_ns = pd.Timedelta(1, unit=epoch_unit(opened)).value
     bar_ns = int(np.median(closed - opened + 1)) * unit_ns
     bars = _parse_bars(table[["open time", *FIELDS]], where, rows, adjusted=False)
     return bars, rows, bar_ns

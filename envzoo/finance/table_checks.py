@@ -1,4 +1,5 @@
-"""Checks shared by the data loaders: errors that name file, row and column, and numeric columns."""
+"""Checks shared by the data loaders: errors that name file, row and column, numeric columns, and
+the unit of epoch timestamps."""
 
 from __future__ import annotations
 
@@ -32,3 +33,14 @@ def numeric_column(column: pd.Series, where: str, rows, name: str, allow_empty: 
         value = column.iloc[i]
         raise cell_error(where, int(rows[i]), name, "empty value" if pd.isna(value) else f"{value!r} is not a number")
     return values
+
+
+#: Nanoseconds per unit of the epoch units :func:`epoch_unit` tells apart.
+NANOSECONDS_PER_UNIT = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+
+
+def epoch_unit(values: np.ndarray) -> str:
+    """Seconds, milliseconds, microseconds or nanoseconds (``"s"``, ``"ms"``, ``"us"``,
+    ``"ns"``), told apart by the size of epoch numbers (any date since 1973 separates them)."""
+    size = np.abs(values).max() if np.size(values) else 0
+    return "s" if size < 1e11 else "ms" if size < 1e14 else "us" if size < 1e17 else "ns"

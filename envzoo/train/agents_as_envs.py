@@ -9,7 +9,7 @@ the others only through the environment. :class:`SharedTrainedPolicy` plays such
 the PettingZoo env with :func:`envzoo.core.rollout.run_episode`.
 
     from stable_baselines3 import PPO
-    from envzoo.core.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
+    from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
 
     model = PPO("MlpPolicy", AgentsVecEnv(parallel_env)).learn(100_000)
     result = run_episode(parallel_env, SharedTrainedPolicy(parallel_env, model), seed=0)

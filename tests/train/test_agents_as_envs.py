@@ -13,7 +13,7 @@ from pettingzoo import ParallelEnv
 
 pytest.importorskip("stable_baselines3")
 
-from envzoo.core.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy  # noqa: E402
+from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy  # noqa: E402
 from envzoo.core.rollout import run_episode  # noqa: E402
 
 
@@ -150,7 +150,7 @@ def test_ppo_trains_on_the_slots_and_plays_back_per_agent():
 
 def test_missing_train_extra_names_it():
     code = ("import sys; sys.modules['stable_baselines3'] = None\n"
-            "import envzoo.core.agents_as_envs")
+            "import envzoo.train.agents_as_envs")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode != 0
     assert "MissingExtraError" in result.stderr and 'pip install "envzoo[train]"' in result.stderr

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envzoo.core.performance import METRICS, RunningPerformance, performance_from_values
+from envzoo.finance.performance import METRICS, RunningPerformance, performance_from_values
 
 
 def run(values, periods_per_year):

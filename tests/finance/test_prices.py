@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envzoo.core import datasets
+from envzoo.finance import datasets
 from envzoo.core.errors import DataFormatError, MissingExtraError
-from envzoo.core.price_loaders import (
+from envzoo.finance.loaders import (
     infer_periods_per_year,
     load_binance_klines,
     load_ohlcv,
@@ -375,7 +375,7 @@ def test_live_loaders_name_the_finance_extra_when_the_package_is_missing(monkeyp
 
 
 def test_factor_etf_dataset_ships_five_factors():
-    from envzoo.core.datasets import load_dataset
+    from envzoo.finance.datasets import load_dataset
 
     panel = load_dataset("factor-etfs")
     assert panel.assets == ("MTUM", "QUAL", "SIZE", "USMV", "VLUE")

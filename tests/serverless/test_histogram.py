@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from envzoo.core.histogram import LogBins
+from envzoo.serverless.histogram import LogBins
 
 
 def test_quantiles_match_numpy_within_a_bin_width():

@@ -1,0 +1,1 @@
+"""Training code: adapters between envzoo's faces and learning libraries (extra ``train``)."""
