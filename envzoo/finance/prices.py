@@ -118,3 +118,40 @@ def split_period(times: np.ndarray, split: str, first_usable: int, episode_steps
         if last - first < 1:
             raise ValueError(f"the test period (from {start_date}) has no step: move test_start earlier")
     return first, last, start_date
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The panel as arrays the batch indexes: features (T, N_all, F) and closes (T, N_all)."""
+
+    panel: PricePanel
+    features: tuple[str, ...]
+
+    def __post_init__(self):
+        missing = [f for f in self.features if f not in self.panel.fields]
+        if missing:
+            raise ValueError(f"features {missing} are not in the data (it has {sorted(self.panel.fields)}); "
+                             "choose features among those")
+        if "close" not in self.features:
+            raise ValueError("features must include 'close' (the observation is normalised by it)")
+        object.__setattr__(self, "_stack", np.stack([self.panel.field(f) for f in self.features], -1))
+
+    @property
+    def close_index(self) -> int:
+        return self.features.index("close")
+
+    @property
+    def close(self) -> np.ndarray:
+        return self.panel.field("close")
+
+    def window(self, t: np.ndarray, assets: np.ndarray, length: int) -> np.ndarray:
+        """(B, F, N, W) features over bars t-W+1..t of each row's assets, / the close at t."""
+        rows = t[:, None] - length + 1 + np.arange(length)  # (B, W)
+        values = self._stack[rows[:, :, None], assets[:, None, :], :]  # (B, W, N, F)
+        latest = self.close[t[:, None], assets]  # (B, N)
+        return np.transpose(values, (0, 3, 2, 1)) / latest[:, None, :, None]
+
+    def relatives(self, t: np.ndarray, assets: np.ndarray) -> np.ndarray:
+        """(B, N+1) price relatives from bar t to t+1, cash (1) first."""
+        y = self.close[t[:, None] + 1, assets] / self.close[t[:, None], assets]
+        return np.concatenate([np.ones((t.size, 1)), y], axis=1)

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
-import numpy as np
-
-from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_box_action
+from envzoo.core.env import TaskEnv
 from envzoo.portfolio.task import PortfolioTask
 
 
-def split_observation(env, observation) -> tuple[np.ndarray, np.ndarray]:
-    """(prices (F, N, W), weights (N+1,)) from a Dict or flat observation of ``env``."""
-    if isinstance(observation, dict):
-        return observation["prices"], observation["weights"]
-    task = env.unwrapped.task
-    size = len(task.universe.features) * task.n_assets * task.window
-    prices = np.asarray(observation[:size]).reshape(len(task.universe.features), task.n_assets, task.window)
-    return prices, np.asarray(observation[size:])
-
-
-def flatten(observations: dict[str, np.ndarray]) -> np.ndarray:
-    """The flat face of batched Dict observations: prices.ravel() then weights, per row."""
-    batch = observations["weights"].shape[0]
-    return np.concatenate([observations["prices"].reshape(batch, -1), observations["weights"]], axis=1)
-
-
-class PortfolioEnv(gym.Env):
+class PortfolioEnv(TaskEnv):
     """
     ## Description
 
@@ -130,67 +110,4 @@ class PortfolioEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
-    vector_reward = False
-
-    def __init__(self, observation: str = "dict", render_mode: str | None = None, **task_kwargs):
-        if observation not in ("dict", "flat"):
-            raise ValueError(f"observation must be 'dict' or 'flat', got {observation!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.flat = observation == "flat"
-        self.render_mode = render_mode
-        self.task = PortfolioTask(1, **task_kwargs)
-        self.observation_space = self.task.observation_space(self.flat)
-        self.action_space = self.task.action_space()
-        if self.vector_reward:
-            lowest_cost = -np.inf if self.task.allow_short else -1.0  # −(1 − μ), μ in [0, 1] long-only
-            self.reward_space = gym.spaces.Box(np.array([-np.inf, -np.inf, lowest_cost], np.float32),
-                                               np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
-            self.reward_dim = 3
-        self._started = False
-
-    # Accessors used by reference policies (documented there).
-    close_index = property(lambda self: self.task.universe.close_index)
-    n_assets = property(lambda self: self.task.n_assets)
-    window = property(lambda self: self.task.window)
-
-    def current_close(self) -> np.ndarray:
-        return self.task.universe.close[self.task.t[0], self.task.assets[0]]
-
-    def future_close(self) -> np.ndarray:
-        """Closes at the episode's last bar: for hindsight *oracle* policies only."""
-        return self.task.universe.close[self.task.end[0], self.task.assets[0]]
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        self.task.reset(np.array([0]), key_from_generator(self.np_random, 1))
-        self._started = True
-        return self._observation(), {}
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        action = check_box_action(self.action_space, action)
-        result = self.task.step(action[None])
-        reward = result["objectives"][0].astype(np.float32) if self.vector_reward else float(result["reward"][0])
-        terminated, truncated = bool(result["terminated"][0]), bool(result["truncated"][0])
-        if terminated or truncated:
-            self._started = False
-        info = {"cost": float(result["cost"][0]),
-                "metrics": {k: float(v[0]) for k, v in self.task.metrics().items()}}
-        return self._observation(), reward, terminated, truncated, info
-
-    def _observation(self):
-        observations = self.task.observations()
-        if self.flat:
-            return flatten(observations)[0]
-        return {name: value[0] for name, value in observations.items()}
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        task = self.task
-        names = [task.universe.panel.assets[i] for i in task.assets[0]]
-        weights = " ".join(f"{n}={w:.2f}" for n, w in zip(["cash", *names], task.book.holdings[0]) if abs(w) >= 0.005)
-        date = str(task.universe.panel.times[task.t[0]])[:16]
-        return f"{date} value={task.book.value[0]:.4f} {weights}\n"
+    task_class = PortfolioTask

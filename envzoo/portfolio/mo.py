@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from envzoo.portfolio.env import PortfolioEnv
+from envzoo.core.env import TaskMOEnv
+from envzoo.portfolio.task import PortfolioTask
 
 
-class PortfolioMOEnv(PortfolioEnv):
+class PortfolioMOEnv(TaskMOEnv):
     """
     ## Description
 
@@ -30,4 +31,5 @@ class PortfolioMOEnv(PortfolioEnv):
     - v0: initial version.
     """
 
-    vector_reward = True
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    task_class = PortfolioTask

@@ -25,7 +25,7 @@ import numpy as np
 
 from envzoo.core.errors import MissingExtraError
 from envzoo.core.policy import Policy
-from envzoo.portfolio.env import split_observation
+from envzoo.portfolio.task import split_observation
 
 
 # ---------------------------------------------------------------------------- projections
@@ -192,7 +192,7 @@ def _read(env, observation):
     """(normalised close history (W, N+1) with cash column, latest relatives x_t (N+1,),
     previous weights (N+1,)), all float64."""
     prices, weights = split_observation(env, observation)
-    closes = np.asarray(prices, dtype=np.float64)[env.unwrapped.close_index].T     # (W, N)
+    closes = np.asarray(prices, dtype=np.float64)[env.unwrapped.params.close_index].T     # (W, N)
     history = np.concatenate([np.ones((closes.shape[0], 1)), closes], axis=1)
     relatives = history[-1] / history[-2]
     return history, relatives, np.asarray(weights, dtype=np.float64)
@@ -233,7 +233,7 @@ class UBAH(Policy):
     def __call__(self, observation, info):
         if self._first:
             self._first = False
-            return _action(_uniform(self.env.unwrapped.n_assets + 1, self.include_cash))
+            return _action(_uniform(self.env.unwrapped.params.n_assets + 1, self.include_cash))
         _, relatives, weights = _read(self.env, observation)
         return _action(drift_weights(weights, relatives))
 
@@ -244,7 +244,7 @@ class UCRP(Policy):
 
     def __init__(self, env, include_cash: bool = False):
         super().__init__(env)
-        self.weights = _action(_uniform(env.unwrapped.n_assets + 1, include_cash))
+        self.weights = _action(_uniform(env.unwrapped.params.n_assets + 1, include_cash))
 
     def __call__(self, observation, info):
         return self.weights.copy()
@@ -254,7 +254,7 @@ class BestStockOracle(Policy):
     """Best stock in hindsight -- an ORACLE, not a causal policy: it reads the future.
 
     At the first step of an episode it asks the env for the closes at the episode's last bar
-    (``env.unwrapped.future_close()``) and now (``current_close()``), then puts everything in the
+    (``env.unwrapped.task.future_close()``) and now (``current_close()``), then puts everything in the
     risky asset with the highest ratio and holds it (a one-asset portfolio never drifts, so it
     never trades again). ``include_cash=True`` lets cash (ratio 1) win when every asset falls.
     The upper benchmark among single assets in Li & Hoi (2014) and Jiang, Xu & Liang (2017).
@@ -270,11 +270,11 @@ class BestStockOracle(Policy):
 
     def __call__(self, observation, info):
         if self.choice is None:
-            base = self.env.unwrapped
-            growth = np.asarray(base.future_close(), float) / np.asarray(base.current_close(), float)
+            task = self.env.unwrapped.task
+            growth = np.asarray(task.future_close(), float) / np.asarray(task.current_close(), float)
             growth = np.concatenate([[1.0 if self.include_cash else -np.inf], growth])
             self.choice = int(np.argmax(growth))
-        weights = np.zeros(self.env.unwrapped.n_assets + 1, dtype=np.float32)
+        weights = np.zeros(self.env.unwrapped.params.n_assets + 1, dtype=np.float32)
         weights[self.choice] = 1.0
         return weights
 
@@ -294,7 +294,7 @@ class _OnlineAlgorithm(Policy):
         if self._first:
             self._first = False
             self._start()
-            return _action(np.full(self.env.unwrapped.n_assets + 1, 1.0 / (self.env.unwrapped.n_assets + 1)))
+            return _action(np.full(self.env.unwrapped.params.n_assets + 1, 1.0 / (self.env.unwrapped.params.n_assets + 1)))
         history, relatives, weights = _read(self.env, observation)
         return _action(self._update(history, relatives, weights / weights.sum()))
 
@@ -344,7 +344,7 @@ class ONS(_OnlineAlgorithm):
         self._start()
 
     def _start(self):
-        n = self.env.unwrapped.n_assets + 1
+        n = self.env.unwrapped.params.n_assets + 1
         self.A = np.eye(n)
         self.gradient_sum = np.zeros(n)
 
@@ -368,8 +368,8 @@ class OLMAR(_OnlineAlgorithm):
 
     def __init__(self, env, window: int = 5, eps: float = 10.0):
         super().__init__(env)
-        if window < 2 or env.unwrapped.window < window:
-            raise ValueError(f"OLMAR window must be in [2, env window {env.unwrapped.window}]; got {window}")
+        if window < 2 or env.unwrapped.params.window < window:
+            raise ValueError(f"OLMAR window must be in [2, env window {env.unwrapped.params.window}]; got {window}")
         self.window, self.eps = window, eps
 
     def _update(self, history, relatives, weights):
@@ -431,7 +431,7 @@ class _RollingOptimizer(Policy):
 
     def reset(self, seed=None):
         self.returns: deque = deque(maxlen=self.fit_window)
-        self.target = _uniform(self.env.unwrapped.n_assets + 1, include_cash=False)
+        self.target = _uniform(self.env.unwrapped.params.n_assets + 1, include_cash=False)
         self._steps = 0
 
     def __call__(self, observation, info):

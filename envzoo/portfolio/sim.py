@@ -1,124 +1,66 @@
-"""Batched portfolio accounting over a price panel (Jiang, Xu & Liang 2017, section 2).
+"""Batched portfolio simulator over a price panel (Jiang, Xu & Liang 2017, section 2).
 
-B instances each hold cash (asset 0, price 1) and N risky assets drawn from the panel's
-columns. At step t an instance holds weights w'_t (its last target, drifted by the last price
-move); it sets a new target w_t, pays a transaction cost that shrinks its value by the factor
-μ_t, and the prices move by y_{t+1} = close_{t+1} / close_t:
-
-    V_{t+1} = V_t · μ_t · (w_t · y_{t+1}),      w'_{t+1} = (w_t ∘ y_{t+1}) / (w_t · y_{t+1}).
-
-Everything here is array code over the batch; the envs are thin faces over it.
+B rows each hold cash and N risky assets drawn from the panel's columns, in a
+:class:`~envzoo.finance.book.Book`. A row's episode is a period of bars (start drawn from its key
+in the train split); at every step the row trades to its target weights, paying commission
+through the exact transaction factor μ (or its first-order approximation), and the prices move
+to the next bar. Everything is array code over the batch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from envzoo.finance.prices import PricePanel
-
-#: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
-RUIN = 1e-12
-
-
-def transaction_factor(holdings: np.ndarray, target: np.ndarray, commission: float,
-                       exact: bool = True, tolerance: float = 1e-13, max_iterations: int = 100) -> np.ndarray:
-    """Value kept after rebalancing from ``holdings`` to ``target`` (both (..., N+1), cash first).
-
-    ``exact``: the fixed point of Jiang et al.'s eq. (14) with equal buy and sell commission c,
-
-        μ = [1 − c·w'_0 − (2c − c²) Σ_{i≥1} max(w'_i − μ w_i, 0)] / (1 − c·w_0),
-
-    iterated from μ = 1 − 2c + c² (it converges monotonically; Jiang et al., theorem 1).
-    Otherwise the first-order approximation μ = 1 − c Σ_{i≥1} |w'_i − w_i|.
-    """
-    if not 0 <= commission < 1:
-        raise ValueError(f"commission must lie in [0, 1), got {commission}")
-    if not exact:
-        return 1.0 - commission * np.abs(holdings[..., 1:] - target[..., 1:]).sum(-1)
-    c = commission
-    mu = np.full(holdings.shape[:-1], 1.0 - 2 * c + c * c)
-    converged = np.zeros(mu.shape, dtype=bool)
-    for _ in range(max_iterations):
-        sold = np.maximum(holdings[..., 1:] - mu[..., None] * target[..., 1:], 0.0).sum(-1)
-        updated = (1.0 - c * holdings[..., 0] - (2 * c - c * c) * sold) / (1.0 - c * target[..., 0])
-        # Each row stops at its own convergence, so its result does not depend on the batch.
-        change = np.abs(updated - mu)
-        mu = np.where(converged, mu, updated)
-        converged |= change < tolerance
-        if converged.all():
-            break
-    return mu
+from envzoo.core import rng
+from envzoo.finance.book import Book, first_order_factor, transaction_factor
+from envzoo.finance.prices import Universe
+from envzoo.portfolio.params import PortfolioParams
 
 
-@dataclass(frozen=True)
-class Universe:
-    """The panel as arrays the batch indexes: features (T, N_all, F) and closes (T, N_all)."""
+class PortfolioSim:
+    """B portfolios; per row: ``t`` (the current bar), ``start``, ``end``, ``assets`` (the panel
+    columns it holds) and the :attr:`book`."""
 
-    panel: PricePanel
-    features: tuple[str, ...]
+    def __init__(self, params: PortfolioParams, batch: int):
+        self.params = params
+        self.batch = batch
+        self.universe = Universe(params.panel, params.features)
+        self.book = Book(batch, params.n_assets)
+        self.t = np.zeros(batch, dtype=np.int64)
+        self.end = np.zeros(batch, dtype=np.int64)
+        self.start = np.zeros(batch, dtype=np.int64)
+        self.assets = np.tile(np.arange(params.n_assets), (batch, 1))
 
-    def __post_init__(self):
-        missing = [f for f in self.features if f not in self.panel.fields]
-        if missing:
-            raise ValueError(f"features {missing} are not in the data (it has {sorted(self.panel.fields)}); "
-                             "choose features among those")
-        if "close" not in self.features:
-            raise ValueError("features must include 'close' (the observation is normalised by it)")
-        object.__setattr__(self, "_stack", np.stack([self.panel.field(f) for f in self.features], -1))
+    def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
+        """Start the episodes of ``rows`` in cash: the train split draws the start bar and (with
+        ``sample_assets``) the asset subset from each row's key; the test split backtests from
+        the first bar of its period."""
+        p = self.params
+        n_all = self.universe.panel.n_assets
+        u = rng.uniforms(keys, np.zeros(rows.size, dtype=np.uint64), (1 + n_all,))
+        if p.split == "train":
+            span = p.last_bar - p.episode_steps - p.first_bar + 1
+            self.start[rows] = p.first_bar + np.floor(u[:, 0] * span).astype(np.int64)
+            self.end[rows] = self.start[rows] + p.episode_steps
+        else:
+            self.start[rows] = p.first_bar
+            self.end[rows] = p.last_bar
+        if p.sample_assets and p.n_assets < n_all:
+            self.assets[rows] = np.sort(np.argsort(u[:, 1:], axis=1)[:, :p.n_assets], axis=1)
+        self.t[rows] = self.start[rows]
+        self.book.reset(rows)
 
-    @property
-    def close_index(self) -> int:
-        return self.features.index("close")
+    def step(self, target: np.ndarray) -> dict[str, np.ndarray]:
+        """Trade every row to ``target`` (B, N+1) and move to the next bar; the book's accounting."""
+        p = self.params
+        if p.exact_cost:
+            mu = transaction_factor(self.book.holdings, target, p.commission, p.commission)
+        else:
+            mu = first_order_factor(self.book.holdings, target, p.commission)
+        result = self.book.rebalance_and_move(target, self.universe.relatives(self.t, self.assets), mu, p.cash_rate)
+        self.t += 1
+        return result
 
-    @property
-    def close(self) -> np.ndarray:
-        return self.panel.field("close")
-
-    def window(self, t: np.ndarray, assets: np.ndarray, length: int) -> np.ndarray:
-        """(B, F, N, W) features over bars t-W+1..t of each row's assets, / the close at t."""
-        rows = t[:, None] - length + 1 + np.arange(length)  # (B, W)
-        values = self._stack[rows[:, :, None], assets[:, None, :], :]  # (B, W, N, F)
-        latest = self.close[t[:, None], assets]  # (B, N)
-        return np.transpose(values, (0, 3, 2, 1)) / latest[:, None, :, None]
-
-    def relatives(self, t: np.ndarray, assets: np.ndarray) -> np.ndarray:
-        """(B, N+1) price relatives from bar t to t+1, cash (1) first."""
-        y = self.close[t[:, None] + 1, assets] / self.close[t[:, None], assets]
-        return np.concatenate([np.ones((t.size, 1)), y], axis=1)
-
-
-class PortfolioBook:
-    """Holdings, values and costs of B portfolios; :meth:`rebalance_and_move` is one step."""
-
-    def __init__(self, batch: int, n_assets: int):
-        self.holdings = np.zeros((batch, n_assets + 1))
-        self.previous_target = np.zeros((batch, n_assets + 1))
-        self.value = np.ones(batch)
-
-    def reset(self, rows: np.ndarray) -> None:
-        self.holdings[rows] = 0.0
-        self.holdings[rows, 0] = 1.0  # start in cash
-        self.previous_target[rows] = self.holdings[rows]
-        self.value[rows] = 1.0
-
-    def rebalance_and_move(self, target: np.ndarray, relatives: np.ndarray, commission: float,
-                           exact_cost: bool, cash_rate: float = 0.0) -> dict[str, np.ndarray]:
-        """Trade to ``target`` then apply the price move; returns this step's accounting (B,)."""
-        mu = transaction_factor(self.holdings, target, commission, exact=exact_cost)
-        relatives = relatives.copy()
-        relatives[:, 0] = 1.0 + cash_rate
-        growth_before_cost = (target * relatives).sum(-1)
-        # Limited liability: a (leveraged or short) portfolio that loses everything is worth 0
-        # and is finished; it never owes more than it had.
-        ruined = (mu * growth_before_cost <= RUIN) | (mu <= 0)
-        growth = np.where(ruined, 0.0, mu * growth_before_cost)
-        turnover = np.abs(target[:, 1:] - self.holdings[:, 1:]).sum(-1)
-        cost = self.value * np.minimum(1.0 - mu, 1.0)
-        self.value = self.value * growth
-        safe = np.where(ruined, 1.0, growth_before_cost)[:, None]
-        self.holdings = np.where(ruined[:, None], target, target * relatives / safe)
-        self.previous_target = target.copy()
-        return {"growth": growth, "mu": mu, "turnover": turnover, "cost": cost, "ruined": ruined,
-                "log_return": np.log(np.maximum(growth, RUIN))}
+    def price_window(self) -> np.ndarray:
+        """(B, F, N, W) features of the last ``window`` bars of each row's assets, / the close now."""
+        return self.universe.window(self.t, self.assets, self.params.window)

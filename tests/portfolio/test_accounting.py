@@ -8,7 +8,7 @@ from envzoo.finance.performance import performance_from_values
 from envzoo.finance.prices import PricePanel
 from envzoo.finance.rewards import DifferentialSharpe, RollingWindow
 from envzoo.portfolio.env import PortfolioEnv
-from envzoo.portfolio.sim import transaction_factor
+from envzoo.finance.book import first_order_factor, transaction_factor
 
 
 def random_weights(rng, n, size):
@@ -20,13 +20,13 @@ def test_mu_lies_in_0_1_and_agrees_with_its_approximation_to_first_order():
     holdings, target = random_weights(rng, 6, 500), random_weights(rng, 6, 500)
     gaps = []
     for c in (1e-2, 1e-3, 1e-4):
-        exact = transaction_factor(holdings, target, c)
-        approx = transaction_factor(holdings, target, c, exact=False)
+        exact = transaction_factor(holdings, target, c, c)
+        approx = first_order_factor(holdings, target, c)
         assert np.all((exact > 0) & (exact <= 1))
         gaps.append(np.max(np.abs(exact - approx)))
     # The gap is second order: dividing c by 10 divides it by ~100.
     assert gaps[1] / gaps[0] < 0.02 and gaps[2] / gaps[1] < 0.02
-    assert np.all(transaction_factor(holdings, holdings, 0.0025) == pytest.approx(1.0))
+    assert np.all(transaction_factor(holdings, holdings, 0.0025, 0.0025) == pytest.approx(1.0))
 
 
 def test_mu_closed_form_when_only_buying_from_cash():
@@ -34,7 +34,7 @@ def test_mu_closed_form_when_only_buying_from_cash():
     holdings = np.array([[1.0, 0.0, 0.0]])
     target = np.array([[1 - bought, 0.4, 0.2]])
     # Nothing is sold: μ (1 − c w_0) = 1 − c w'_0.
-    assert transaction_factor(holdings, target, c)[0] == pytest.approx((1 - c) / (1 - c * (1 - bought)))
+    assert transaction_factor(holdings, target, c, c)[0] == pytest.approx((1 - c) / (1 - c * (1 - bought)))
 
 
 def episode(env, policy, seed=0):
@@ -42,7 +42,7 @@ def episode(env, policy, seed=0):
     values, done = [1.0], False
     while not done:
         observation, reward, terminated, truncated, info = env.step(policy(env, observation))
-        values.append(env.task.book.value[0])
+        values.append(env.task.sim.book.value[0])
         done = terminated or truncated
     return np.array(values), info
 
@@ -52,12 +52,12 @@ def test_ubah_without_commission_equals_the_price_relative(panel):
     n = panel.n_assets
 
     def ubah(env, observation):
-        holdings = env.task.book.holdings[0]
+        holdings = env.task.sim.book.holdings[0]
         return holdings if holdings[0] < 1 else np.r_[0.0, np.full(n, 1 / n)]
 
     values, info = episode(env, ubah)
     close = pd.DataFrame(panel.field("close"), index=panel.times)
-    start, end = env.task.start[0], env.task.end[0]
+    start, end = env.task.sim.start[0], env.task.sim.end[0]
     expected = (close.iloc[end] / close.iloc[start]).mean()
     assert values[-1] == pytest.approx(expected, rel=1e-12)
     assert info["metrics"]["turnover"] * (end - start) == pytest.approx(1.0)  # one purchase only
@@ -68,7 +68,7 @@ def test_ucrp_matches_its_closed_form_and_metrics_match_the_value_path(panel):
     n = panel.n_assets
     values, info = episode(env, lambda env, obs: np.r_[0.0, np.full(n, 1 / n)].astype(np.float32))
     close = panel.field("close")
-    start, end = env.task.start[0], env.task.end[0]
+    start, end = env.task.sim.start[0], env.task.sim.end[0]
     relatives = close[start + 1:end + 1] / close[start:end]
     np.testing.assert_allclose(values[1:], np.cumprod(relatives.mean(1)), rtol=1e-10)
     direct = performance_from_values(values, 252)
@@ -84,7 +84,7 @@ def test_commission_is_charged_on_every_rebalance(panel):
         weights = np.r_[0.0, np.eye(4)[step % 4]].astype(np.float32)  # rotate: sell all, buy one
         costs.append(env.step(weights)[4]["cost"])
     assert costs[0] == pytest.approx(0.01, rel=1e-6)  # cash -> one asset: μ = 1 − c
-    assert all(c > 0.015 * v for c, v in zip(costs[1:], [env.task.book.value[0]] * 19))
+    assert all(c > 0.015 * v for c, v in zip(costs[1:], [env.task.sim.book.value[0]] * 19))
 
 
 def test_observations_do_not_look_ahead(panel):
@@ -93,7 +93,7 @@ def test_observations_do_not_look_ahead(panel):
     first = [observation]
     for _ in range(30):
         first.append(env.step(np.full(5, 0.2, np.float32))[0])
-    t = env.task.t[0]
+    t = env.task.sim.t[0]
     fields = {k: v.copy() for k, v in panel.fields.items()}
     for v in fields.values():
         v[t + 1:] *= np.exp(np.random.default_rng(1).normal(0, 0.2, v[t + 1:].shape))
@@ -145,14 +145,14 @@ def test_limited_liability_ends_a_ruined_short(panel):
                        commission=0.0)
     env.reset(seed=0)
     # Triple the price of the shorted asset over the next bar (restored afterwards).
-    t, asset = env.task.t[0], env.task.assets[0, 0]
-    original = env.task.universe.close[t + 1, asset]
-    env.task.universe.close[t + 1, asset] = env.task.universe.close[t, asset] * 3
+    t, asset = env.task.sim.t[0], env.task.sim.assets[0, 0]
+    original = env.task.sim.universe.close[t + 1, asset]
+    env.task.sim.universe.close[t + 1, asset] = env.task.sim.universe.close[t, asset] * 3
     try:
         _, reward, terminated, _, info = env.step(np.array([0, -1, 0, 0, 0], np.float32))
     finally:
-        env.task.universe.close[t + 1, asset] = original
-    assert terminated and env.task.book.value[0] == 0.0
+        env.task.sim.universe.close[t + 1, asset] = original
+    assert terminated and env.task.sim.book.value[0] == 0.0
     assert np.isfinite(reward) and all(np.isfinite(v) for v in info["metrics"].values())
     assert info["metrics"]["max_drawdown"] == 1.0
 
@@ -180,6 +180,6 @@ def test_short_selling_respects_leverage_and_max_weight(panel):
     env = PortfolioEnv(data=panel, window=5, allow_short=True, max_leverage=1.5, max_weight=0.5)
     env.reset(seed=0)
     env.step(np.array([0, 1, -1, 1, -1], np.float32))
-    target = env.task.book.previous_target[0]
+    target = env.task.sim.book.previous_target[0]
     assert np.abs(target[1:]).sum() <= 1.5 + 1e-12 and np.abs(target[1:]).max() <= 0.5 + 1e-12
     assert target.sum() == pytest.approx(1.0)

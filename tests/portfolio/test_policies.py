@@ -4,6 +4,8 @@ the Policy wrappers through a tiny fake env (plus a smoke run on the real env wh
 import itertools
 import sys
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,8 @@ class FakeEnv:
         self.closes = np.asarray(closes, dtype=np.float64)
         self.n_assets = self.closes.shape[1]
         self.window, self.n_features, self.close_index = window, n_features, close_index
+        # The configuration policies read, as on the env's ``params``.
+        self.params = SimpleNamespace(n_assets=self.n_assets, window=window, close_index=close_index)
         self.t = window - 1
 
     @property
@@ -33,11 +37,9 @@ class FakeEnv:
     def relatives(self):
         return np.r_[1.0, self.closes[self.t] / self.closes[self.t - 1]]
 
-    def current_close(self):
-        return self.closes[self.t]
-
-    def future_close(self):
-        return self.closes[-1]
+    @property
+    def task(self):  # what an oracle may ask the env's task besides the observation
+        return SimpleNamespace(current_close=lambda: self.closes[self.t], future_close=lambda: self.closes[-1])
 
 
 def random_closes(T=40, N=3, seed=0):

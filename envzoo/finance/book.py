@@ -1,0 +1,106 @@
+"""The book of B portfolios of cash (asset 0, price 1) and N assets: the one accounting of the finance
+envs that hold positions (portfolio management, single-asset trading).
+
+At a step a book holds weights w' (its last target, drifted by the last price move) and value V.
+It rebalances to the target weights w, paying proportional costs on the notional it trades, which
+shrinks its value by the factor μ; then prices move by the relatives y (cash's is 1 + cash rate):
+
+    V' = V · μ · (w · y),      w'_next = (w ∘ y) / (w · y).
+
+μ is exact (:func:`transaction_factor`): the trades are those that leave exactly the target
+weights *after* the costs are paid, with a commission ``c_s`` on what is sold (out of the
+proceeds) and ``c_p`` on what is bought (out of the cash spent): Jiang, Xu & Liang's eq. (14).
+It holds for any weights that sum to 1 with cash, short and leveraged ones included. Their
+portfolio setting has c_s = c_p = c; a fee and slippage charged on the traded notional, as a
+broker bills them, is c_s = k and c_p = k / (1 + k) (:func:`notional_commissions`: buying b of
+an asset then spends b (1 + k)).
+
+Limited liability: a (leveraged or short) book whose value would fall to 0 or below is worth 0
+and is ruined; it never owes more than it had.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
+RUIN = 1e-12
+
+
+def notional_commissions(rate: float) -> tuple[float, float]:
+    """(c_s, c_p) of a cost ``rate`` per unit of notional traded, buys and sells alike."""
+    if not 0 <= rate < 1:
+        raise ValueError(f"the cost per unit of traded notional must lie in [0, 1), got {rate}")
+    return rate, rate / (1.0 + rate)
+
+
+def transaction_factor(holdings: np.ndarray, target: np.ndarray, sell_commission: float,
+                       purchase_commission: float, tolerance: float = 1e-13, max_iterations: int = 100) -> np.ndarray:
+    """Value kept by rebalancing from ``holdings`` to ``target`` (both (..., N+1), cash first,
+    each summing to 1): the fixed point of Jiang et al.'s eq. (14),
+
+        μ = [1 − c_p·w'_0 − (c_s + c_p − c_s·c_p) Σ_{i≥1} max(w'_i − μ w_i, 0)] / (1 − c_p·w_0),
+
+    iterated from μ = 1 − c_s − c_p + c_s·c_p (it converges monotonically; their theorem 1).
+    Each row stops at its own convergence, so its result does not depend on the batch it is in.
+    """
+    c_s, c_p = sell_commission, purchase_commission
+    for name, value in (("sell commission", c_s), ("purchase commission", c_p)):
+        if not 0 <= value < 1:
+            raise ValueError(f"the {name} must lie in [0, 1), got {value}")
+    both = c_s + c_p - c_s * c_p
+    mu = np.full(holdings.shape[:-1], 1.0 - both)
+    converged = np.zeros(mu.shape, dtype=bool)
+    for _ in range(max_iterations):
+        sold = np.maximum(holdings[..., 1:] - mu[..., None] * target[..., 1:], 0.0).sum(-1)
+        updated = (1.0 - c_p * holdings[..., 0] - both * sold) / (1.0 - c_p * target[..., 0])
+        change = np.abs(updated - mu)
+        mu = np.where(converged, mu, updated)
+        converged |= change < tolerance
+        if converged.all():
+            break
+    return mu
+
+
+def first_order_factor(holdings: np.ndarray, target: np.ndarray, commission: float) -> np.ndarray:
+    """The first-order approximation of μ, 1 − c Σ_{i≥1} |w'_i − w_i|."""
+    return 1.0 - commission * np.abs(holdings[..., 1:] - target[..., 1:]).sum(-1)
+
+
+class Book:
+    """Holdings, values and costs of B portfolios of cash and ``n_assets`` assets;
+    :meth:`rebalance_and_move` is one step."""
+
+    def __init__(self, batch: int, n_assets: int):
+        self.holdings = np.zeros((batch, n_assets + 1))
+        self.previous_target = np.zeros((batch, n_assets + 1))
+        self.value = np.ones(batch)
+
+    def reset(self, rows) -> None:
+        """Rows ``rows`` start in cash with value 1."""
+        self.holdings[rows] = 0.0
+        self.holdings[rows, 0] = 1.0
+        self.previous_target[rows] = self.holdings[rows]
+        self.value[rows] = 1.0
+
+    def rebalance_and_move(self, target: np.ndarray, relatives: np.ndarray, mu: np.ndarray,
+                           cash_rate: float = 0.0) -> dict[str, np.ndarray]:
+        """Trade to ``target`` keeping the fraction ``mu`` of the value (see
+        :func:`transaction_factor`), then apply the price ``relatives`` (B, N+1); the step's
+        accounting, (B,) each: ``growth`` (V'/V), ``mu``, ``log_return`` (floored at
+        log RUIN), ``cost`` (value paid, V(1 − μ)), ``weight_change`` (Σ_{i≥1} |w_i − w'_i|),
+        ``traded`` (notional traded over the value before, Σ_{i≥1} |μ w_i − w'_i|), ``ruined``."""
+        relatives = relatives.copy()
+        relatives[:, 0] = 1.0 + cash_rate
+        growth_before_cost = (target * relatives).sum(-1)
+        ruined = (mu * growth_before_cost <= RUIN) | (mu <= 0)
+        growth = np.where(ruined, 0.0, mu * growth_before_cost)
+        weight_change = np.abs(target[:, 1:] - self.holdings[:, 1:]).sum(-1)
+        traded = np.abs(mu[:, None] * target[:, 1:] - self.holdings[:, 1:]).sum(-1)
+        cost = self.value * np.minimum(1.0 - mu, 1.0)
+        self.value = self.value * growth
+        safe = np.where(ruined, 1.0, growth_before_cost)[:, None]
+        self.holdings = np.where(ruined[:, None], target, target * relatives / safe)
+        self.previous_target = target.copy()
+        return {"growth": growth, "mu": mu, "weight_change": weight_change, "traded": traded, "cost": cost,
+                "ruined": ruined, "log_return": np.log(np.maximum(growth, RUIN))}
