@@ -101,9 +101,9 @@ class Task:
         raise NotImplementedError
 
     @classmethod
-    def create(cls, batch: int, **kwargs) -> Task:
-        """The task of ``batch`` rows for the env arguments ``kwargs``."""
-        return cls(cls.make_params(**kwargs), batch)
+    def create(cls, batch: int, *args, **kwargs) -> Task:
+        """The task of ``batch`` rows for the env arguments ``args`` and ``kwargs``."""
+        return cls(cls.make_params(*args, **kwargs), batch)
 
     # ------------------------------------------------------------------ actions
     def check_action(self, action):

@@ -36,10 +36,10 @@ class TaskEnv(gym.Env):
     task_class: type[Task]
     vector_reward = False
 
-    def __init__(self, render_mode: str | None = None, **kwargs):
+    def __init__(self, *args, render_mode: str | None = None, **kwargs):
         check_render_mode(self.metadata, render_mode)
         self.render_mode = render_mode
-        self.task = self.task_class.create(1, **kwargs)
+        self.task = self.task_class.create(1, *args, **kwargs)
         self.params = self.task.params
         self.observation_space = self.task.observation_space
         self.action_space = self.task.action_space

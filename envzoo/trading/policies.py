@@ -1,7 +1,7 @@
 """Reference policies for Trading-v0: buy-and-hold and two textbook indicator rules.
 
 Each reads only the observation, at indices it looks up once with
-``env.unwrapped.feature_index(name)``, and the env's configuration (its ``positions``).
+``env.unwrapped.params.feature_index(name)``, and the env's configuration (its ``positions``).
 """
 
 from __future__ import annotations
@@ -11,23 +11,23 @@ from envzoo.core.policy import Policy
 
 def _long_index(env) -> int:
     """The action with the largest (long) target position."""
-    positions = env.unwrapped.positions
+    positions = env.unwrapped.params.positions
     return positions.index(max(positions))
 
 
 def _exit_index(env, short: bool) -> int:
     """The action that leaves a long: the most negative position if ``short``, else the one closest
     to flat (the non-negative one on a tie)."""
-    positions = env.unwrapped.positions
+    positions = env.unwrapped.params.positions
     if short:
         return positions.index(min(positions))
     return positions.index(min(positions, key=lambda p: (abs(p), p < 0)))
 
 
 def _allows_short(env, short: bool | None) -> bool:
-    can_short = min(env.unwrapped.positions) < 0
+    can_short = min(env.unwrapped.params.positions) < 0
     if short and not can_short:
-        raise ValueError(f"short=True needs a short position among {env.unwrapped.positions}: "
+        raise ValueError(f"short=True needs a short position among {env.unwrapped.params.positions}: "
                          "make the env with allow_short=True")
     return can_short if short is None else bool(short)
 
@@ -51,8 +51,8 @@ class MACDCross(Policy):
     def __init__(self, env, short: bool | None = None):
         super().__init__(env)
         unwrapped = env.unwrapped
-        self.macd = unwrapped.feature_index("macd")
-        self.signal = unwrapped.feature_index("macd_signal")
+        self.macd = unwrapped.params.feature_index("macd")
+        self.signal = unwrapped.params.feature_index("macd_signal")
         self.long = _long_index(env)
         self.exit = _exit_index(env, _allows_short(env, short))
 
@@ -72,9 +72,9 @@ class RSIMeanReversion(Policy):
             raise ValueError(f"need 0 <= lower < upper <= 100 (RSI levels), got {lower} and {upper}")
         unwrapped = env.unwrapped
         self.lower, self.upper = lower / 100.0, upper / 100.0
-        self.rsi = unwrapped.feature_index("rsi")
-        self.position = unwrapped.feature_index("position")
-        self.positions = unwrapped.positions
+        self.rsi = unwrapped.params.feature_index("rsi")
+        self.position = unwrapped.params.feature_index("position")
+        self.positions = unwrapped.params.positions
         self.long = _long_index(env)
         self.exit = _exit_index(env, _allows_short(env, short))
 

@@ -45,7 +45,7 @@ def test_buy_and_hold_without_costs_is_the_close_ratio(panel):
 def test_buy_and_hold_with_costs_pays_once(panel):
     env = TradingEnv(panel, split="test", fee_bps=10, slippage_bps=5)
     equity, _, infos = backtest(env, lambda t: 2)
-    closes = panel.field("close")[env.first_bar:, 0]
+    closes = panel.field("close")[env.params.first_bar:, 0]
     k = 15e-4
     assert equity[-1] == pytest.approx(closes[-1] / closes[0] / (1 + k), rel=1e-12)
     assert infos[0]["cost"] == pytest.approx(k / (1 + k), rel=1e-12)
@@ -83,7 +83,7 @@ def test_round_trip_with_a_price_move(panel):
     env = TradingEnv(panel, split="test", fee_bps=10, slippage_bps=5)
     k = 15e-4
     env.reset()
-    closes = panel.field("close")[env.first_bar:, 0]
+    closes = panel.field("close")[env.params.first_bar:, 0]
     env.step(2)
     _, _, _, _, sold = env.step(0)
     bought_notional = 1 / (1 + k)
@@ -112,16 +112,16 @@ def share_and_cash_book(closes, targets, k):
 def test_fractional_and_short_targets_match_a_share_and_cash_book(panel, allow_short):
     env = TradingEnv(panel, split="test", allow_short=allow_short)
     rng = np.random.default_rng(1)
-    n = env.last_bar - env.first_bar
+    n = env.params.last_bar - env.params.first_bar
     actions = rng.integers(0, env.action_space.n, n)
-    actions[10:40] = env.position_index(0.5)  # a held fractional target rebalances its drift
+    actions[10:40] = env.params.position_index(0.5)  # a held fractional target rebalances its drift
     equity, _, infos = backtest(env, lambda t: int(actions[t]))
-    closes = panel.field("close")[env.first_bar:, 0]
-    expected = share_and_cash_book(closes, [env.positions[a] for a in actions], 15e-4)
+    closes = panel.field("close")[env.params.first_bar:, 0]
+    expected = share_and_cash_book(closes, [env.params.positions[a] for a in actions], 15e-4)
     np.testing.assert_allclose(equity, expected, rtol=1e-10)
     metrics = infos[-1]["metrics"]
-    assert metrics["trades"] == 1 + np.count_nonzero(np.diff(actions)) - (actions[0] == env.position_index(0))
-    assert metrics["exposure"] == pytest.approx(np.mean(np.abs(np.array(env.positions)[actions])))
+    assert metrics["trades"] == 1 + np.count_nonzero(np.diff(actions)) - (actions[0] == env.params.position_index(0))
+    assert metrics["exposure"] == pytest.approx(np.mean(np.abs(np.array(env.params.positions)[actions])))
     assert metrics["costs_paid"] == pytest.approx(sum(i["cost"] * e for i, e in zip(infos, equity[:-1])), rel=1e-12)
 
 
@@ -139,8 +139,8 @@ def test_metrics_equal_the_direct_formulas(panel):
 def test_short_position_gains_when_the_price_falls(panel):
     env = TradingEnv(panel, split="test", allow_short=True, fee_bps=0, slippage_bps=0)
     env.reset()
-    closes = panel.field("close")[env.first_bar:, 0]
-    _, reward, _, _, info = env.step(env.position_index(-1))
+    closes = panel.field("close")[env.params.first_bar:, 0]
+    _, reward, _, _, info = env.step(env.params.position_index(-1))
     assert info["equity"] == pytest.approx(2 - closes[1] / closes[0], rel=1e-14)
     assert reward == pytest.approx(1 - closes[1] / closes[0], rel=1e-12)
 

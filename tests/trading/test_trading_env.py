@@ -33,7 +33,7 @@ def test_observations_do_not_look_ahead(make_panel, cut, split):
     base = make_panel(T, seed=5)
     env = TradingEnv(base, split=split, episode_steps=120)
     env.reset(seed=11)
-    t = env._t + cut  # the cut, in bars, after the episode's first decision
+    t = env.task.sim.t[0] + cut  # the cut, in bars, after the episode's first decision
     rng = np.random.default_rng(cut)
     factor = np.exp(np.cumsum(rng.normal(0, 0.03, T - t - 1)))[:, None]
     fields = {name: values.copy() for name, values in base.fields.items()}
@@ -55,26 +55,26 @@ def test_observations_do_not_look_ahead(make_panel, cut, split):
 def test_observation_layout_follows_the_indicators(panel):
     env = TradingEnv(panel, split="test", lookback=4)
     observation, _ = env.reset()
-    t = env.first_bar
+    t = env.params.first_bar
     column = {name: panel.fields[name][:, 0] for name in panel.fields}
     table = ind.feature_table(column["close"], column["high"], column["low"], column["volume"])
     np.testing.assert_allclose(observation[:9], table[t].astype(np.float32))
     log_returns = 100 * np.log(column["close"][t - 3:t + 1] / column["close"][t - 4:t])
-    np.testing.assert_allclose(observation[env.feature_index("log_return_lag0"):], log_returns[::-1], rtol=1e-6)
-    assert env.feature_names[:9] == ind.FEATURE_NAMES
-    assert observation[env.feature_index("position")] == 0 and observation[env.feature_index("unrealised_return")] == 0
+    np.testing.assert_allclose(observation[env.params.feature_index("log_return_lag0"):], log_returns[::-1], rtol=1e-6)
+    assert env.params.feature_names[:9] == ind.FEATURE_NAMES
+    assert observation[env.params.feature_index("position")] == 0 and observation[env.params.feature_index("unrealised_return")] == 0
     observation, *_ = env.step(2)
-    assert observation[env.feature_index("position")] == 1
+    assert observation[env.params.feature_index("position")] == 1
     closes = column["close"][t:t + 2]
     expected = 100 * (closes[1] / closes[0] - 1)  # all in: equity grows with the close after entry
-    assert observation[env.feature_index("unrealised_return")] == pytest.approx(expected, rel=1e-5)
+    assert observation[env.params.feature_index("unrealised_return")] == pytest.approx(expected, rel=1e-5)
     with pytest.raises(KeyError, match="no observation feature"):
-        env.feature_index("stochastic")
+        env.params.feature_index("stochastic")
 
 
 def test_train_episodes_stay_in_the_train_period(panel):
     env = TradingEnv(panel, episode_steps=50)
-    split = np.datetime64(env.test_start)
+    split = np.datetime64(env.params.test_start)
     starts = set()
     for seed in range(20):
         _, info = env.reset(seed=seed)
@@ -84,7 +84,7 @@ def test_train_episodes_stay_in_the_train_period(panel):
             assert terminated is False and truncated == (step == 49)
         assert np.datetime64(info["date"]) < split
     assert len(starts) > 15
-    assert env.first_bar == env.warmup == 49
+    assert env.params.first_bar == env.params.warmup == 49
 
 
 def test_test_split_is_one_deterministic_backtest(panel):
@@ -92,7 +92,7 @@ def test_test_split_is_one_deterministic_backtest(panel):
     first = observations_along(env, [1] * 10_000, seed=1)
     second = observations_along(env, [1] * 10_000, seed=2)
     assert first[0][0] == "2015-01-01" and first[-1][0] == str(panel.times[-1])[:10]
-    assert len(first) - 1 == env.last_bar - env.first_bar
+    assert len(first) - 1 == env.params.last_bar - env.params.first_bar
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a[1], b[1])
     env = TradingEnv(panel, split="test", test_start="2015-03-02")
@@ -102,7 +102,7 @@ def test_test_split_is_one_deterministic_backtest(panel):
 def test_default_test_start_without_2015_is_the_80_percent_bar(make_panel):
     panel = make_panel(1000, start="2001-01-01")
     env = TradingEnv(panel, split="test")
-    assert env.first_bar == 800 and env.test_start == str(panel.times[800])[:10]
+    assert env.params.first_bar == 800 and env.params.test_start == str(panel.times[800])[:10]
 
 
 def test_same_seed_same_episode_and_seeded_only_by_np_random(panel):
@@ -153,10 +153,10 @@ def test_gymnasium_check_env_warns_only_about_unbounded_features(panel):
 
 
 def test_positions_and_spaces(panel):
-    assert TradingEnv(panel).positions == (0.0, 0.5, 1.0)
+    assert TradingEnv(panel).params.positions == (0.0, 0.5, 1.0)
     short = TradingEnv(panel, allow_short=True)
-    assert short.positions == (-1.0, -0.5, 0.0, 0.5, 1.0) and short.action_space == gym.spaces.Discrete(5)
-    index = short.feature_index("position")
+    assert short.params.positions == (-1.0, -0.5, 0.0, 0.5, 1.0) and short.action_space == gym.spaces.Discrete(5)
+    index = short.params.feature_index("position")
     assert short.observation_space.low[index] == -1 and short.observation_space.high[index] == 1
     custom = TradingEnv(panel, positions=(0, 0.25, 2), lookback=3)
     assert custom.observation_space.shape == (14,) and custom.observation_space.high[index] == 2
@@ -190,8 +190,8 @@ def test_bad_arguments_are_rejected(panel, kwargs, message):
 def test_asset_selects_a_column(make_panel):
     panel = make_panel(1500, assets=("A", "B"))
     env = TradingEnv(panel, asset="B", split="test")
-    np.testing.assert_array_equal(env.closes, panel.field("close")[:, 1])
-    assert TradingEnv(panel).asset == "A"
+    np.testing.assert_array_equal(env.params.closes, panel.field("close")[:, 1])
+    assert TradingEnv(panel).params.asset == "A"
 
 
 def test_render_and_step_before_reset(panel):
@@ -209,10 +209,10 @@ def test_shipped_index_data(name):
     pytest.importorskip("envzoo.finance.datasets")
     env = TradingEnv(name, split="test")
     observation, info = env.reset()
-    assert info["date"] == "2015-01-02" and env._date(env.last_bar) == "2018-12-31"
+    assert info["date"] == "2015-01-02" and env.task._date(env.params.last_bar) == "2018-12-31"
     assert env.observation_space.contains(observation)
     train = TradingEnv(name)
-    assert train.warmup == 49 and train._date(train.first_bar) < "1999-04-01"
+    assert train.params.warmup == 49 and train.task._date(train.params.first_bar) < "1999-04-01"
     _, info = train.reset(seed=0)
     assert "1999" <= info["date"] < "2015"
 
@@ -222,4 +222,4 @@ def test_synthetic_data():
     env = TradingEnv("synthetic", split="test")
     observation, info = env.reset()
     assert env.observation_space.contains(observation) and info["date"] >= "2015-01-01"
-    assert TradingEnv("synthetic").panel.n_assets == 1
+    assert TradingEnv("synthetic").params.panel.n_assets == 1

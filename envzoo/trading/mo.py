@@ -1,0 +1,40 @@
+"""Multi-objective face of the trading env: the reward is a vector."""
+
+from __future__ import annotations
+
+from envzoo.core.env import TaskMOEnv
+from envzoo.trading.task import TradingTask
+
+
+class TradingMOEnv(TaskMOEnv):
+    """
+    ## Description
+
+    ``Trading-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
+    data, indicators, actions, observation, costs and metrics, so that a user can trade return
+    against risk and trading costs instead of fixing the trade-off in the reward.
+
+    ## Reward Space
+
+    ``Box([-inf, -inf, -1], [inf, 0, 0], (3,), float32)``, ``reward_dim = 3``, per step:
+
+    1. return: the scalar reward of ``Trading-v0`` (``reward="pnl"``: (E_{t+1} − E_t) / E_0, the
+       default; ``reward="log_return"``: log(E_{t+1} / E_t)), net of costs;
+    2. risk: minus the squared log return of the step, −log(E_{t+1} / E_t)²;
+    3. costs: minus the fees and slippage of the step as a fraction of the equity before the
+       trade, −``info["cost"]``.
+
+    The scalar ``Trading-v0`` reward is the first component (weights (1, 0, 0)); MO-Gymnasium's
+    ``LinearReward`` with those weights gives the same number.
+
+    ## Arguments
+
+    As ``Trading-v0``.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    task_class = TradingTask
