@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from envzoo.marketmaking.as_policies import as_depths, paper_half_spread
-from envzoo.marketmaking.avellaneda_stoikov import ASParams, simulate_strategy
+from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
+from envzoo.marketmaking.avellaneda_stoikov.policies import as_depths, paper_half_spread, simulate_strategy
 
 #: Avellaneda & Stoikov (2008), Tables 1-3: (spread, profit, std(profit), final q, std(final q)).
 PAPER = {

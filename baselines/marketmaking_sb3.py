@@ -22,8 +22,9 @@ import time
 import numpy as np
 
 from envzoo import make_policy
-from envzoo.marketmaking.env import MarketMakingEnv, synthetic_stream
-from envzoo.marketmaking.lob_data import load_stream
+from envzoo.marketmaking.lob.data.store import load_stream
+from envzoo.marketmaking.lob.env import MarketMakingEnv
+from envzoo.marketmaking.lob.generator import synthetic_stream
 
 ENV_ID = "envzoo/MarketMaking-v0"
 

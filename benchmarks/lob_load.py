@@ -26,14 +26,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from envzoo.marketmaking.lob_data import (
-    _read_csv,
-    convert,
-    load_stream,
-    load_tardis_incremental,
-    save_stream,
-)
-from envzoo.marketmaking.synthetic_lob import synthetic_lob
+from envzoo.marketmaking.lob.data.convert import convert
+from envzoo.marketmaking.lob.data.store import load_stream, save_stream
+from envzoo.marketmaking.lob.data.tables import read_csv
+from envzoo.marketmaking.lob.data.tardis import load_tardis_incremental
+from envzoo.marketmaking.lob.generator import synthetic_lob
 
 T0_US = 1_704_067_200_000_000  # 2024-01-01 in µs
 
@@ -128,7 +125,7 @@ def main() -> None:
         path = work / ("incremental_book_L2.csv" + (".gz" if args.gzip else ""))
         clock(f"write incremental_book_L2 CSV ({len(table):,} rows)", table.to_csv, path, index=False)
         print(f"{'':>52}  ({path.stat().st_size / 2**20:,.0f} MiB{', gzip' if args.gzip else ''})")
-        _, read_s = clock("  of which: pandas read_csv alone", _read_csv, path,
+        _, read_s = clock("  of which: pandas read_csv alone", read_csv, path,
                           dtype={"exchange": "category", "symbol": "category", "side": "category",
                                  "is_snapshot": "category"})
         rebuilt, parse_s = clock("load_tardis_incremental(levels=25)", load_tardis_incremental, path, levels=25)

@@ -44,7 +44,7 @@ def main() -> None:
         start = time.perf_counter()
         env = gymnasium.make(ENV_ID, **kwargs)
         build = time.perf_counter() - start
-        steps_per_day = env.unwrapped.agent_steps_per_day()
+        steps_per_day = env.unwrapped.params.agent_steps_per_day()
         single = gymnasium_rate(env, args.steps)
         env.close()
         vector = vector_rate(gymnasium.make_vec(ENV_ID, num_envs=args.num_envs, **kwargs), args.vector_steps)

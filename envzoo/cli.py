@@ -347,7 +347,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_lob(args) -> int:
-    from envzoo.marketmaking.lob_data import main as lob_main
+    from envzoo.marketmaking.lob.data.convert import main as lob_main
 
     return lob_main(args.lob_args, prog="envzoo lob")
 

@@ -232,8 +232,8 @@ def test_tour_table_lists_skipped_entries_with_install_hint(capsys, fake_registr
 
 
 def test_lob_converts_a_stream_and_describes_it(capsys, tmp_path):
-    from envzoo.marketmaking.lob_data import save_stream
-    from envzoo.marketmaking.synthetic_lob import synthetic_lob
+    from envzoo.marketmaking.lob.data.store import save_stream
+    from envzoo.marketmaking.lob.generator import synthetic_lob
 
     stream = synthetic_lob(500, levels=5, seed=1)
     save_stream(stream, tmp_path / "raw")

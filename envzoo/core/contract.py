@@ -160,6 +160,9 @@ class AgentsTask(Task):
     """
 
     agents: tuple[str, ...]
+    #: True where the episode must act at the horizon itself: the face then passes ``max_cycles``
+    #: to ``make_params`` and leaves the truncation to the task.
+    horizon_in_task: bool = False
 
     @classmethod
     def create(cls, **kwargs) -> AgentsTask:

@@ -49,7 +49,9 @@ class TaskParallelEnv(SeededParallelEnv):
     rewards, ``infos[agent]`` with ``cost``, ``metrics`` and the task's further entries. The
     agents of an episode end together: when any is terminated, all are; when any is truncated
     (or ``max_cycles`` steps have passed: the registry's horizon, which ``pettingzoo.make``
-    passes), all are. The task is ``env.task``, its parameters ``env.params``.
+    passes), all are. A task whose episode must do something at the horizon (the arena flattens
+    every maker) sets ``horizon_in_task`` and receives ``max_cycles`` as an argument instead.
+    The task is ``env.task``, its parameters ``env.params``.
     """
 
     metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
@@ -61,6 +63,8 @@ class TaskParallelEnv(SeededParallelEnv):
                                        or max_cycles < 1):
             raise ValueError(f"max_cycles must be an integer >= 1 or None, got {max_cycles!r}")
         self.render_mode = render_mode
+        if getattr(self.task_class, "horizon_in_task", False):
+            kwargs["max_cycles"], max_cycles = max_cycles, None  # the task ends its episodes itself
         self.max_cycles = max_cycles
         self.task = self.task_class.create(**kwargs)
         self.params = self.task.params

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.arena import MarketMakingArenaEnv
-from envzoo.marketmaking.arena_book import BACKGROUND, BookFill, CrossingOrderError, OrderBook
-from envzoo.marketmaking.arena_flow import BackgroundFlow, FlowParams
-from envzoo.marketmaking.arena_policies import FixedLevels, InventorySkew, RandomQuotes
-from envzoo.marketmaking.execution import BUY, SELL, Fill
+from envzoo.marketmaking.accounting import BUY, SELL, Fill
+from envzoo.marketmaking.arena.book import BACKGROUND, BookFill, CrossingOrderError, OrderBook
+from envzoo.marketmaking.arena.flow import BackgroundFlow
+from envzoo.marketmaking.arena.parallel import MarketMakingArenaEnv
+from envzoo.marketmaking.arena.params import FlowParams
+from envzoo.marketmaking.arena.policies import FixedLevels, InventorySkew, RandomQuotes
 
 #: A flow so slow that nothing happens within the few simulated seconds of a test; its seeded book
 #: has Poisson(3) lots on each of 5 levels per side.
@@ -193,7 +194,7 @@ def test_every_market_lot_is_matched_by_one_resting_lot_and_lots_are_conserved()
 # ---------------------------------------------------------------------- the env
 def _random_actions(env, steps, seed):
     rng = np.random.default_rng(seed)
-    return [{agent: int(rng.integers(env.n_actions)) for agent in env.possible_agents} for _ in range(steps)]
+    return [{agent: int(rng.integers(env.params.n_actions)) for agent in env.possible_agents} for _ in range(steps)]
 
 
 def test_each_makers_accounting_identity_holds_on_random_play():
@@ -202,11 +203,11 @@ def test_each_makers_accounting_identity_holds_on_random_play():
     costs = np.zeros(3)
     for actions in _random_actions(env, 300, 4):
         observations, rewards, _, _, infos = env.step(actions)
-        mid = env.mid
-        for m, maker in enumerate(env.makers):
+        mid = env.task.market.mid
+        for m, maker in enumerate(env.task.market.makers):
             a = maker.accounting
             assert a.identity_gap(mid) == pytest.approx(0.0, abs=1e-6)
-            assert abs(a.inventory) <= env.max_lots * env.lot_size
+            assert abs(a.inventory) <= env.params.max_lots * env.params.lot_size
             costs[m] += infos[f"maker_{m}"]["cost"]
         for agent, observation in observations.items():
             assert np.all(np.isfinite(observation)) and env.observation_space(agent).contains(observation)
@@ -214,8 +215,8 @@ def test_each_makers_accounting_identity_holds_on_random_play():
         metrics = infos[agent]["metrics"]
         assert metrics["fees_paid"] == pytest.approx(costs[m])
         assert metrics["bid_fills"] + metrics["ask_fills"] > 0
-        assert env.makers[m].accounting.inventory == 0  # flattened in the last step
-        assert metrics["pnl"] == pytest.approx(env.makers[m].accounting.equity(env.mid))
+        assert env.task.market.makers[m].accounting.inventory == 0  # flattened in the last step
+        assert metrics["pnl"] == pytest.approx(env.task.market.makers[m].accounting.equity(env.task.market.mid))
     assert env.agents == []
 
 
@@ -225,11 +226,11 @@ def test_the_inventory_limit_caps_orders():
     are refused rather than posted."""
     env = MarketMakingArenaEnv(flow={"market_rate": 3.0}, max_position=2, max_cycles=200)
     env.reset(seed=2)
-    quote_only = [{agent: 1 + (a % (env.n_actions - 2)) for agent, a in actions.items()}
+    quote_only = [{agent: 1 + (a % (env.params.n_actions - 2)) for agent, a in actions.items()}
                   for actions in _random_actions(env, 199, 2)]
     for actions in quote_only:
         env.step(actions)
-    for maker in env.makers:
+    for maker in env.task.market.makers:
         path = np.cumsum([fill.side * fill.quantity for fill in maker.accounting.fills])
         assert np.abs(path).max() == 2.0
         assert maker.accounting.refused > 0
@@ -238,21 +239,21 @@ def test_the_inventory_limit_caps_orders():
 def test_quoting_the_same_price_keeps_queue_priority_and_a_new_price_reposts():
     env = MarketMakingArenaEnv(flow=FROZEN, max_cycles=10)
     env.reset(seed=0)
-    pair = env.quote_pairs.index((1, 2)) + 1
-    other = env.quote_pairs.index((2, 2)) + 1
+    pair = env.params.quote_pairs.index((1, 2)) + 1
+    other = env.params.quote_pairs.index((2, 2)) + 1
     noop = {"maker_1": 0}
     env.step({"maker_0": pair, **noop})
-    first = dict(env.makers[0].orders)
-    ahead = env.book.queue_ahead(first[BUY])
-    bid, ask = env.book.best(BUY, exclude_owner=0), env.book.best(SELL, exclude_owner=0)
-    assert env.book.orders[first[BUY]].tick == bid - 1 and env.book.orders[first[SELL]].tick == ask + 2
+    first = dict(env.task.market.makers[0].orders)
+    ahead = env.task.market.book.queue_ahead(first[BUY])
+    bid, ask = env.task.market.book.best(BUY, exclude_owner=0), env.task.market.book.best(SELL, exclude_owner=0)
+    assert env.task.market.book.orders[first[BUY]].tick == bid - 1 and env.task.market.book.orders[first[SELL]].tick == ask + 2
     env.step({"maker_0": pair, **noop})
-    assert env.makers[0].orders == first and env.book.queue_ahead(first[BUY]) == ahead
+    assert env.task.market.makers[0].orders == first and env.task.market.book.queue_ahead(first[BUY]) == ahead
     env.step({"maker_0": other, **noop})
-    assert env.makers[0].orders[SELL] == first[SELL]               # same ask price: kept
-    assert env.makers[0].orders[BUY] != first[BUY]                 # new bid price: re-posted
-    assert env.book.orders[env.makers[0].orders[BUY]].tick == bid - 2
-    assert first[BUY] not in env.book.orders
+    assert env.task.market.makers[0].orders[SELL] == first[SELL]               # same ask price: kept
+    assert env.task.market.makers[0].orders[BUY] != first[BUY]                 # new bid price: re-posted
+    assert env.task.market.book.orders[env.task.market.makers[0].orders[BUY]].tick == bid - 2
+    assert first[BUY] not in env.task.market.book.orders
 
 
 def test_simultaneous_quotes_at_one_price_get_random_time_priority():
@@ -260,12 +261,12 @@ def test_simultaneous_quotes_at_one_price_get_random_time_priority():
     each step; over 40 seeds each maker comes first at least once (all 40 the same has
     probability 2⁻³⁹ for a fair draw)."""
     env = MarketMakingArenaEnv(flow=FROZEN, max_cycles=5, warmup_seconds=0.0)
-    pair = env.quote_pairs.index((0, 1)) + 1
+    pair = env.params.quote_pairs.index((0, 1)) + 1
     first = []
     for seed in range(40):
         env.reset(seed=seed)
         env.step({"maker_0": pair, "maker_1": pair})
-        ahead = [env.book.queue_ahead(maker.orders[BUY]) for maker in env.makers]
+        ahead = [env.task.market.book.queue_ahead(maker.orders[BUY]) for maker in env.task.market.makers]
         assert abs(ahead[0] - ahead[1]) == 1  # the second right behind the first's one lot
         first.append(ahead[0] < ahead[1])
     assert 0 < sum(first) < 40
@@ -274,17 +275,17 @@ def test_simultaneous_quotes_at_one_price_get_random_time_priority():
 def test_a_flattening_market_order_can_fill_another_makers_quote():
     env = MarketMakingArenaEnv(flow=FROZEN, max_cycles=10, warmup_seconds=0.0)
     env.reset(seed=1)
-    env.step({"maker_0": 0, "maker_1": env.quote_pairs.index((0, 4)) + 1})
-    bid_tick = env.book.orders[env.makers[1].orders[BUY]].tick
-    ahead = env.book.queue_ahead(env.makers[1].orders[BUY])
+    env.step({"maker_0": 0, "maker_1": env.params.quote_pairs.index((0, 4)) + 1})
+    bid_tick = env.task.market.book.orders[env.task.market.makers[1].orders[BUY]].tick
+    ahead = env.task.market.book.queue_ahead(env.task.market.makers[1].orders[BUY])
     assert ahead < 10
     # maker 0 holds 10 long lots (bought off-book, at the mid)
-    env.makers[0].accounting.apply(Fill(0, BUY, env.mid, 10.0, 0.0, False, env.mid))
-    _, _, _, _, infos = env.step({"maker_0": env.flatten_action, "maker_1": 0})
-    taker = [f for f in env.makers[0].accounting.fills if not f.maker and f.side == SELL]
-    assert sum(f.quantity for f in taker) == 10.0 and env.makers[0].accounting.inventory == 0
-    hit = [f for f in env.makers[1].accounting.fills if f.maker]
-    assert [(f.side, f.price, f.quantity) for f in hit] == [(BUY, bid_tick * env.tick_size, 1.0)]
+    env.task.market.makers[0].accounting.apply(Fill(0, BUY, env.task.market.mid, 10.0, 0.0, False, env.task.market.mid))
+    _, _, _, _, infos = env.step({"maker_0": env.params.flatten_action, "maker_1": 0})
+    taker = [f for f in env.task.market.makers[0].accounting.fills if not f.maker and f.side == SELL]
+    assert sum(f.quantity for f in taker) == 10.0 and env.task.market.makers[0].accounting.inventory == 0
+    hit = [f for f in env.task.market.makers[1].accounting.fills if f.maker]
+    assert [(f.side, f.price, f.quantity) for f in hit] == [(BUY, bid_tick * env.params.tick_size, 1.0)]
     assert infos["maker_0"]["cost"] == pytest.approx(sum(f.fee for f in taker))
     assert infos["maker_1"]["metrics"]["bid_fills"] == 1
 
@@ -324,7 +325,7 @@ def test_bad_arguments_and_actions_get_clear_errors():
     env = MarketMakingArenaEnv(max_cycles=2)
     env.reset(seed=0)
     with pytest.raises(InvalidActionError, match="maker_1"):
-        env.step({"maker_0": 0, "maker_1": env.n_actions})
+        env.step({"maker_0": 0, "maker_1": env.params.n_actions})
     with pytest.raises(InvalidActionError, match="missing"):
         env.step({"maker_0": 0})
 

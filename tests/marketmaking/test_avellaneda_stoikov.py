@@ -13,15 +13,24 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import TimeLimit
 
+import envzoo
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.as_env import AvellanedaStoikovEnv
-from envzoo.marketmaking.as_policies import (
-    AvellanedaStoikov, InventorySkew, Random, SymmetricSpread, as_depths, paper_half_spread,
+from envzoo.core.vector import TaskVectorEnv
+from envzoo.marketmaking.avellaneda_stoikov.env import AvellanedaStoikovEnv
+from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
+from envzoo.marketmaking.avellaneda_stoikov.policies import (
+    AvellanedaStoikov,
+    InventorySkew,
+    Random,
+    SymmetricSpread,
+    as_depths,
+    paper_half_spread,
+    simulate_strategy,
 )
-from envzoo.marketmaking.as_vector import AvellanedaStoikovVectorEnv
-from envzoo.marketmaking.avellaneda_stoikov import (
-    METRICS, ASParams, ASSimulator, episode_keys, simulate_strategy,
-)
+from envzoo.marketmaking.avellaneda_stoikov.sim import ASSimulator, episode_keys
+from envzoo.marketmaking.avellaneda_stoikov.task import ASTask
+
+METRICS = envzoo.env_info("envzoo/MarketMakingAS-v0").metrics
 
 
 def _run(sim: ASSimulator, bid, ask, steps: int):
@@ -98,7 +107,7 @@ def test_trajectories_do_not_depend_on_the_batch():
 def test_accounting_identities_on_random_play():
     fee_rate, alpha = 0.0005, 0.3
     env = AvellanedaStoikovEnv(fee_rate=fee_rate, terminal_penalty=alpha, max_depth=2.0)
-    sim = env.sim
+    sim = env.task.sim
     obs, _ = env.reset(seed=5)
     space = copy.deepcopy(env.action_space)
     space.seed(5)
@@ -141,7 +150,7 @@ def test_reward_names():
     for env in envs.values():
         env.reset(seed=8)
     policy = SymmetricSpread(envs["pnl"], half_spread=0.4)
-    obs = envs["pnl"].sim.observe()[0]
+    obs = envs["pnl"].task.observe()[0]
     done = False
     while not done:
         action = policy(obs, {})
@@ -227,7 +236,7 @@ def test_other_policies():
     assert all(env.action_space.contains(a) for a in draws)
     assert all(np.array_equal(a, random_b(obs, {})) for a in draws)
     # Batched observations from the vector env give batched actions.
-    vector = AvellanedaStoikovVectorEnv(num_envs=4)
+    vector = TaskVectorEnv(ASTask, num_envs=4)
     observations, _ = vector.reset(seed=0)
     for policy in (AvellanedaStoikov(vector), SymmetricSpread(vector), InventorySkew(vector), Random(vector)):
         actions = policy(observations, {})
@@ -291,7 +300,7 @@ def test_same_seed_same_trajectory_and_pickle():
 def test_vector_env_matches_single_envs(horizon):
     kwargs = {"dt": 0.1, "fee_rate": 0.001, "reward": "cj"}  # 10-step episodes
     n, seed = 3, 21
-    vector = AvellanedaStoikovVectorEnv(num_envs=n, max_episode_steps=horizon, **kwargs)
+    vector = TaskVectorEnv(ASTask, num_envs=n, max_episode_steps=horizon, **kwargs)
     singles = [AvellanedaStoikovEnv(**kwargs) for _ in range(n)]
     if horizon is not None:
         singles = [TimeLimit(env, max_episode_steps=horizon) for env in singles]
@@ -326,9 +335,9 @@ def test_invalid_actions_and_arguments():
                 np.array([1, 1], dtype=complex), [True, False]):
         with pytest.raises(InvalidActionError, match=r"Box\(0\.0, 5\.0, \(2,\), float32\)"):
             env.step(bad)
-    assert env.sim.step[0] == 0
+    assert env.task.sim.step[0] == 0
     env.step([1, 2])  # integers in range are fine
-    vector = AvellanedaStoikovVectorEnv(num_envs=2)
+    vector = TaskVectorEnv(ASTask, num_envs=2)
     vector.reset(seed=0)
     for bad in (np.zeros(2), np.zeros((3, 2)), np.array([[0.5, 0.5], [0.5, 7.0]])):
         with pytest.raises(InvalidActionError):

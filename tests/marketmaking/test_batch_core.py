@@ -1,4 +1,4 @@
-"""The batched execution core (envzoo.marketmaking.lob_sim) against the per-order reference
+"""The batched execution core (envzoo.marketmaking.lob.sim) against the per-order reference
 ExecutionModel, on random play: every instance of a batch is replayed by its own reference model
 with the same orders, and every step's accounting must agree."""
 
@@ -7,9 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.execution import BUY, SELL, ExecutionConfig, ExecutionModel, InsufficientDepthError
-from envzoo.marketmaking.lob_sim import BatchExecution
-from envzoo.marketmaking.synthetic_lob import synthetic_lob
+from envzoo.marketmaking.accounting import BUY, SELL, InsufficientDepthError
+from envzoo.marketmaking.lob.generator import synthetic_lob
+from envzoo.marketmaking.lob.params import ExecutionConfig
+from envzoo.marketmaking.lob.sim import BatchExecution
+
+from .reference_execution import ExecutionModel
 
 STREAM = synthetic_lob(1500, levels=8, seed=3, days=3, order_lots=2.0)
 BATCH = 9
@@ -152,7 +155,7 @@ def test_bad_orders_raise_clearly():
 
 
 def test_level_prices_fall_back_to_the_deepest_visible_level():
-    from envzoo.marketmaking.lob import LobStream
+    from envzoo.marketmaking.lob.stream import LobStream
 
     nan = np.nan
     bid_price = np.array([[99.0, 98.0, nan, nan], [99.0, 98.0, 97.0, 96.0]])

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.clocks import CLOCKS, action_points, event_clock, tick_clock, time_clock, volume_clock
-from envzoo.marketmaking.lob import LobStream
+from envzoo.marketmaking.lob.clocks import CLOCKS, action_points, event_clock, tick_clock, time_clock, volume_clock
+from envzoo.marketmaking.lob.stream import LobStream
 
 
 def brute_event(mid, threshold):

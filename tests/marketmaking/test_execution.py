@@ -5,16 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.execution import (
-    BUY,
-    SELL,
-    Accounting,
-    ExecutionConfig,
-    ExecutionModel,
-    Fill,
-    InsufficientDepthError,
-)
-from envzoo.marketmaking.lob import LobStream
+from envzoo.marketmaking.accounting import BUY, SELL, Accounting, Fill, InsufficientDepthError
+from envzoo.marketmaking.lob.params import ExecutionConfig
+from envzoo.marketmaking.lob.stream import LobStream
+
+from .reference_execution import ExecutionModel
 
 NAN = float("nan")
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import DataFormatError
-from envzoo.marketmaking import features as F
-from envzoo.marketmaking.features import (
+from envzoo.marketmaking.lob import features as F
+from envzoo.marketmaking.lob.features import (
     FeatureSpec,
     aggregate,
     compute_features,
@@ -24,7 +24,7 @@ from envzoo.marketmaking.features import (
     order_flow,
     step_features,
 )
-from envzoo.marketmaking.lob import LobStream
+from envzoo.marketmaking.lob.stream import LobStream
 
 S = 1_000_000_000  # ns per second
 DAY = 86_400 * S

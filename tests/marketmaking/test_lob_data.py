@@ -9,26 +9,18 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import DataFormatError
-from envzoo.marketmaking.lob import LobStream
-from envzoo.marketmaking.lob_data import (
-    Trades,
-    concat_streams,
-    convert,
+from envzoo.marketmaking.lob.data.convert import convert, main
+from envzoo.marketmaking.lob.data.exchanges import (
     load_binance_book_ticker,
     load_binance_trades,
     load_bitmex_quotes,
     load_bitmex_trades,
-    load_lobster,
-    load_stream,
-    load_tardis_incremental,
-    load_tardis_snapshots,
-    load_tardis_trades,
-    main,
-    save_stream,
-    slice_updates,
-    split_days,
-    with_trades,
 )
+from envzoo.marketmaking.lob.data.lobster import load_lobster
+from envzoo.marketmaking.lob.data.store import load_stream, save_stream
+from envzoo.marketmaking.lob.data.streams import Trades, concat_streams, slice_updates, split_days, with_trades
+from envzoo.marketmaking.lob.data.tardis import load_tardis_incremental, load_tardis_snapshots, load_tardis_trades
+from envzoo.marketmaking.lob.stream import LobStream
 
 T0 = 1_704_067_200_000_000  # 2024-01-01 00:00 UTC in µs
 
@@ -366,7 +358,7 @@ def test_bitmex_trades_and_quotes(tmp_path):
 
 
 def small_stream():
-    from envzoo.marketmaking.synthetic_lob import synthetic_lob
+    from envzoo.marketmaking.lob.generator import synthetic_lob
 
     return synthetic_lob(500, levels=4, seed=2, days=3)
 

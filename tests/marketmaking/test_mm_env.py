@@ -1,4 +1,4 @@
-"""Tests of envzoo/MarketMaking-v0 (envzoo.marketmaking.env)."""
+"""Tests of envzoo/MarketMaking-v0 (envzoo.marketmaking.lob.env)."""
 
 import dataclasses
 import warnings
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import envzoo
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.clocks import action_points
-from envzoo.marketmaking.env import METRICS, MarketMakingEnv
-from envzoo.marketmaking.lob_data import slice_updates
-from envzoo.marketmaking.synthetic_lob import synthetic_lob
+from envzoo.marketmaking.lob.clocks import action_points
+from envzoo.marketmaking.lob.data.streams import slice_updates
+from envzoo.marketmaking.lob.env import MarketMakingEnv
+from envzoo.marketmaking.lob.generator import synthetic_lob
 
 SMALL = dict(updates_per_day=4000, days=2)  # about 1/5 of a default day, for speed
 
@@ -20,13 +21,13 @@ def play(env, actions, seed=0, options=None):
     """Run the given actions (stop at the end of the episode); return the observations,
     rewards, infos and the update index after each step."""
     obs, info = env.reset(seed=seed, options=options)
-    observations, rewards, infos, nows = [obs], [], [info], [int(env.core.now[0])]
+    observations, rewards, infos, nows = [obs], [], [info], [int(env.task.core.now[0])]
     for a in actions:
         obs, r, terminated, truncated, info = env.step(int(a))
         observations.append(obs)
         rewards.append(r)
         infos.append(info)
-        nows.append(int(env.core.now[0]))
+        nows.append(int(env.task.core.now[0]))
         assert not terminated
         if truncated:
             break
@@ -45,14 +46,14 @@ def test_check_env_passes_with_only_infinite_bound_warnings():
 def test_spaces_and_names():
     env = MarketMakingEnv(**SMALL)
     assert env.action_space.n == 17  # crypto-rl: no-op, 15 level pairs, flatten
-    assert env.quote_pairs[0] == (0, 4) and env.quote_pairs[3] == (4, 0) and env.quote_pairs[-1] == (14, 14)
-    assert (0, 0) not in env.quote_pairs
+    assert env.params.quote_pairs[0] == (0, 4) and env.params.quote_pairs[3] == (4, 0) and env.params.quote_pairs[-1] == (14, 14)
+    assert (0, 0) not in env.params.quote_pairs
     assert MarketMakingEnv(full_grid=True, **SMALL).action_space.n == 18
-    assert env.observation_space.shape == (10, len(env.observation_names))
-    assert len(env.feature_names) == 7 * 15 + 4
+    assert env.observation_space.shape == (10, len(env.params.observation_names))
+    assert len(env.params.feature_names) == 7 * 15 + 4
     obs, info = env.reset(seed=0)
     assert obs.dtype == np.float32 and np.all(obs[:-1] == 0) and np.any(obs[-1] != 0)
-    assert set(info["metrics"]) == set(METRICS)
+    assert set(info["metrics"]) == set(envzoo.env_info("envzoo/MarketMaking-v0").metrics)
 
 
 def test_determinism_same_seed_same_trajectory():
@@ -75,14 +76,14 @@ def test_accounting_identity_and_fees_on_random_play():
     while not truncated:
         obs, r, _, truncated, info = env.step(int(rng.integers(0, 17)))
         steps += 1
-        a, mid = env.core.accounting, env.core.mid[0]
+        a, mid = env.task.core.accounting, env.task.core.mid[0]
         # cash + inventory × mid = initial cash + realized + unrealized − fees (average cost)
         unrealized = a.inventory[0] * (mid - a.average_price[0])
         gap = a.cash[0] + a.inventory[0] * mid - (a.realized[0] + unrealized - a.fees[0])
         assert abs(gap) < 1e-6 * (1 + abs(a.cash[0]))
         assert np.isfinite(obs).all() and np.isfinite(r)
         costs += info["cost"]
-    a = env.core.accounting
+    a = env.task.core.accounting
     m = info["metrics"]
     assert a.inventory[0] == 0  # flattened at the end
     assert costs == pytest.approx(a.fees[0], abs=1e-9) and m["fees_paid"] == pytest.approx(a.fees[0])
@@ -98,10 +99,10 @@ def test_flatten_action_leaves_inventory_zero():
     rng = np.random.default_rng(0)
     flattened = 0
     for _ in range(300):
-        if env.core.accounting.inventory[0] != 0:
-            _, _, _, truncated, info = env.step(env.flatten_action)
-            assert env.core.accounting.inventory[0] == 0
-            assert not env.core.active[0].any()  # both orders cancelled
+        if env.task.core.accounting.inventory[0] != 0:
+            _, _, _, truncated, info = env.step(env.params.flatten_action)
+            assert env.task.core.accounting.inventory[0] == 0
+            assert not env.task.core.active[0].any()  # both orders cancelled
             flattened += 1
         else:
             _, _, _, truncated, _ = env.step(int(rng.integers(1, 16)))
@@ -115,16 +116,16 @@ def test_flatten_action_leaves_inventory_zero():
 def test_agent_steps_are_the_clock_action_points(clock, arg):
     env = MarketMakingEnv(**SMALL, clock=clock, **arg)
     day = 1
-    _, first, end = env.stream.day_bounds()[day]
-    expected = action_points(slice_updates(env.stream, first, end), clock, **arg) + first
+    _, first, end = env.params.stream.day_bounds()[day]
+    expected = action_points(slice_updates(env.params.stream, first, end), clock, **arg) + first
     *_, nows = play(env, np.zeros(10**6, dtype=int), options={"day": day})
     np.testing.assert_array_equal(nows, expected)
 
 
 def test_event_clock_against_brute_force():
     env = MarketMakingEnv(**SMALL, threshold=1e-4)
-    _, first, end = env.stream.day_bounds()[0]
-    mid = env.stream.mid[first:end]
+    _, first, end = env.params.stream.day_bounds()[0]
+    mid = env.params.stream.mid[first:end]
     points, ref = [0], mid[0]
     for i in range(1, mid.size):
         if abs(mid[i] / ref - 1.0) >= 1e-4:
@@ -205,7 +206,7 @@ def test_splits_train_draws_train_days_test_cycles():
 
 
 def test_every_reward_runs_and_render():
-    from envzoo.marketmaking.mm_rewards import REWARDS
+    from envzoo.marketmaking.rewards import REWARDS
     for name in REWARDS:
         env = MarketMakingEnv(**SMALL, reward=name)
         _, rewards, _, _ = play(env, np.random.default_rng(0).integers(0, 17, 50))
@@ -227,7 +228,7 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
     for name in ("fixed-0-9", "inventory-skew", "random"):
         env = gym.make("envzoo/MarketMaking-v0", split="test")
         results[name] = run_episode(env, envzoo.make_policy("envzoo/MarketMaking-v0", name, env), seed=0).metrics
-        assert env.unwrapped.core.accounting.inventory[0] == 0  # flattened at the end of the day
+        assert env.unwrapped.task.core.accounting.inventory[0] == 0  # flattened at the end of the day
     skew, one_sided = results["inventory-skew"], results["fixed-0-9"]
     # Quoting only the bid at the touch piles up inventory; leaning against it keeps it small
     # while still trading on both sides.
@@ -236,7 +237,7 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
 
 
 def test_vector_reward_components_add_up_to_the_accounting():
-    from envzoo.marketmaking.mo import MarketMakingMOEnv
+    from envzoo.marketmaking.lob.mo import MarketMakingMOEnv
 
     env = MarketMakingMOEnv()
     env.reset(seed=1)
@@ -263,45 +264,47 @@ def test_every_clock_can_be_chosen_through_gymnasium_make(kwargs):
         env = gym.make(env_id, updates_per_day=3000, days=2, **kwargs)
         env.reset(seed=0)
         env.step(1)
-        assert env.unwrapped.clock_args["clock"] == kwargs["clock"]
+        assert env.unwrapped.params.clock_args["clock"] == kwargs["clock"]
         expected_threshold = kwargs.get("threshold", 1e-4) if kwargs["clock"] == "event" else None
-        assert env.unwrapped.clock_args["threshold"] == expected_threshold
+        assert env.unwrapped.params.clock_args["threshold"] == expected_threshold
 
 
 def test_env_matches_the_per_order_reference_model():
     """The env (the batched core at B = 1) against ExecutionModel driven with the same quotes:
     the same rewards, costs and position features, step by step, for random play."""
-    from envzoo.marketmaking.execution import BUY, SELL, ExecutionModel
-    from envzoo.marketmaking.mm_rewards import make_reward
+    from envzoo.marketmaking.accounting import BUY, SELL
+    from envzoo.marketmaking.rewards import make_reward
+
+    from .reference_execution import ExecutionModel
 
     env = MarketMakingEnv(**SMALL, latency_ns=200_000_000, maker_fee=-0.0001, reward="cartea_jaimungal")
     obs, info = env.reset(seed=4)
-    model, reward_fn = ExecutionModel(env.stream, env.config), make_reward("cartea_jaimungal")
-    model.reset(int(env.core.now[0]))
-    _, first, end = env.stream.day_bounds()[info["day"]]
-    points = action_points(slice_updates(env.stream, first, end), "event", threshold=1e-4) + first
+    model, reward_fn = ExecutionModel(env.params.stream, env.params.config), make_reward("cartea_jaimungal")
+    model.reset(int(env.task.core.now[0]))
+    _, first, end = env.params.stream.day_bounds()[info["day"]]
+    points = action_points(slice_updates(env.params.stream, first, end), "event", threshold=1e-4) + first
 
     def price(side, level):  # a level the book does not show: its deepest visible level
-        prices = (env.stream.bid_price if side == BUY else env.stream.ask_price)[model.now]
+        prices = (env.params.stream.bid_price if side == BUY else env.params.stream.ask_price)[model.now]
         return float(prices[max(k for k in range(level + 1) if np.isfinite(prices[k]))])
 
     rng = np.random.default_rng(5)
-    f = len(env.feature_names)
+    f = len(env.params.feature_names)
     for j in range(1, points.size):
         action = int(rng.integers(env.action_space.n))
-        if action == env.flatten_action:
+        if action == env.params.flatten_action:
             model.cancel_all()
             model.flatten()
         elif action:
-            bid_level, ask_level = env.quote_pairs[action - 1]
+            bid_level, ask_level = env.params.quote_pairs[action - 1]
             model.quote(BUY, price(BUY, bid_level))
             model.quote(SELL, price(SELL, ask_level))
         expected = model.advance(int(points[j]), terminal=j == points.size - 1)
         obs, reward, _, truncated, info = env.step(action)
         assert reward == pytest.approx(reward_fn(expected), rel=1e-9, abs=1e-12)
         assert info["cost"] == pytest.approx(expected.fees, rel=1e-9, abs=1e-12)
-        a, notional = model.accounting, env.config.order_size * model.mid
-        np.testing.assert_allclose(obs[-1, f:f + 3], [a.inventory / env.config.max_inventory,
+        a, notional = model.accounting, env.params.config.order_size * model.mid
+        np.testing.assert_allclose(obs[-1, f:f + 3], [a.inventory / env.params.config.max_inventory,
                                                       (a.realized - a.fees) / notional,
                                                       a.unrealized(model.mid) / notional], rtol=1e-6, atol=1e-7)
         assert truncated == (j == points.size - 1)
@@ -311,7 +314,7 @@ def test_env_matches_the_per_order_reference_model():
 
 
 def test_a_converted_stream_directory_replays_like_the_stream(tmp_path):
-    from envzoo.marketmaking.lob_data import save_stream
+    from envzoo.marketmaking.lob.data.store import save_stream
 
     stream = synthetic_lob(3000, levels=15, seed=5, days=2)
     save_stream(stream, tmp_path / "stream")

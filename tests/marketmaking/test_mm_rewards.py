@@ -5,9 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.execution import BUY, SELL, ExecutionConfig, ExecutionModel, StepAccounting
-from envzoo.marketmaking.lob import LobStream
-from envzoo.marketmaking.mm_rewards import REWARDS, make_reward
+from envzoo.marketmaking.accounting import BUY, SELL, StepAccounting
+from envzoo.marketmaking.lob.params import ExecutionConfig
+from envzoo.marketmaking.lob.stream import LobStream
+from envzoo.marketmaking.rewards import REWARDS, make_reward
+
+from .reference_execution import ExecutionModel
 
 
 def step(**changes):

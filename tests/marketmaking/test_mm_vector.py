@@ -8,9 +8,10 @@ import pytest
 
 import envzoo  # noqa: F401
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.env import MarketMakingEnv
-from envzoo.marketmaking.synthetic_lob import synthetic_lob
-from envzoo.marketmaking.vector import MarketMakingVectorEnv
+from envzoo.core.vector import TaskVectorEnv
+from envzoo.marketmaking.lob.env import MarketMakingEnv
+from envzoo.marketmaking.lob.generator import synthetic_lob
+from envzoo.marketmaking.lob.task import MarketMakingTask
 
 STREAM = synthetic_lob(1500, levels=15, seed=1, days=4)
 KWARGS = dict(data=STREAM, train_days=[0, 1, 2], test_days=[2, 3], threshold=5e-5)
@@ -18,12 +19,12 @@ KWARGS = dict(data=STREAM, train_days=[0, 1, 2], test_days=[2, 3], threshold=5e-
 
 def test_make_vec_builds_the_native_vector_env():
     envs = gym.make_vec("envzoo/MarketMaking-v0", num_envs=2, updates_per_day=2000, days=2)
-    assert isinstance(envs.unwrapped, MarketMakingVectorEnv) and envs.num_envs == 2
+    assert isinstance(envs.unwrapped, TaskVectorEnv) and envs.num_envs == 2
     envs.close()
 
 
 def test_training_days_follow_single_envs_seeded_s_plus_i():
-    envs = MarketMakingVectorEnv(num_envs=6, **KWARGS)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=6, **KWARGS)
     for seed in (0, 7):
         _, info = envs.reset(seed=seed)
         expected = [MarketMakingEnv(**KWARGS).reset(seed=seed + i)[1]["day"] for i in range(6)]
@@ -32,7 +33,7 @@ def test_training_days_follow_single_envs_seeded_s_plus_i():
 
 
 def test_test_split_cycles_per_sub_env_and_a_seed_restarts_it():
-    envs = MarketMakingVectorEnv(num_envs=3, split="test", **KWARGS)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=3, split="test", **KWARGS)
     single = MarketMakingEnv(split="test", **KWARGS)
     days = [envs.reset(seed=0)[1]["day"].tolist()] + [envs.reset()[1]["day"].tolist() for _ in range(2)]
     assert days == [[2, 2, 2], [3, 3, 3], [2, 2, 2]]
@@ -41,7 +42,7 @@ def test_test_split_cycles_per_sub_env_and_a_seed_restarts_it():
 
 
 def test_options_day_for_all_or_each_sub_env():
-    envs = MarketMakingVectorEnv(num_envs=3, **KWARGS)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=3, **KWARGS)
     obs, info = envs.reset(seed=0, options={"day": 3})
     assert info["day"].tolist() == [3, 3, 3]
     single_obs, _ = MarketMakingEnv(**KWARGS).reset(seed=0, options={"day": 3})
@@ -52,7 +53,7 @@ def test_options_day_for_all_or_each_sub_env():
 
 
 def test_episode_end_autoresets_the_finished_sub_env():
-    envs = MarketMakingVectorEnv(num_envs=2, **KWARGS)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=2, **KWARGS)
     days = envs.reset(seed=0)[1]["day"]
     rng = np.random.default_rng(0)
     for _ in range(2000):
@@ -62,14 +63,14 @@ def test_episode_end_autoresets_the_finished_sub_env():
             break
     row = int(np.flatnonzero(truncated)[0])
     final = info["final_info"]["metrics"]
-    assert info["_final_info"][row] and final["agent_steps"][row] == envs.setup.steps_in_day(int(days[row]))
+    assert info["_final_info"][row] and final["agent_steps"][row] == envs.params.steps_in_day(int(days[row]))
     assert np.isfinite(final["pnl"][row]) and final["market_orders"][row] >= 1  # the final flattening (or more)
-    assert envs.episodes.core.accounting.inventory[row] == 0 and envs.episodes.metrics.steps[row] == 0
+    assert envs.task.core.accounting.inventory[row] == 0 and envs.task.running.pnl_changes.count[row] == 0
 
 
 @pytest.mark.parametrize("actions", [np.array([0, 17]), np.array([0.5, 1.0]), np.array([1, 2, 3]), 3])
 def test_bad_actions_raise(actions):
-    envs = MarketMakingVectorEnv(num_envs=2, **KWARGS)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=2, **KWARGS)
     envs.reset(seed=0)
     with pytest.raises(InvalidActionError):
         envs.step(actions)
@@ -77,13 +78,13 @@ def test_bad_actions_raise(actions):
 
 def test_bad_arguments_raise_clearly():
     with pytest.raises(ValueError, match="num_envs"):
-        MarketMakingVectorEnv(num_envs=0, **KWARGS)
+        TaskVectorEnv(MarketMakingTask, num_envs=0, **KWARGS)
     with pytest.raises(ValueError, match="max_episode_steps"):
-        MarketMakingVectorEnv(num_envs=2, max_episode_steps=0, **KWARGS)
+        TaskVectorEnv(MarketMakingTask, num_envs=2, max_episode_steps=0, **KWARGS)
     with pytest.raises(ValueError, match="unknown clock"):
-        MarketMakingVectorEnv(num_envs=2, clock="moon", data=STREAM)
+        TaskVectorEnv(MarketMakingTask, num_envs=2, clock="moon", data=STREAM)
     with pytest.raises(RuntimeError, match="reset"):
-        MarketMakingVectorEnv(num_envs=2, **KWARGS).step(np.array([0, 0]))
+        TaskVectorEnv(MarketMakingTask, num_envs=2, **KWARGS).step(np.array([0, 0]))
 
 
 @pytest.mark.parametrize("extra", [{}, {"latency_ns": 300_000_000, "reward": "differential_sharpe"}])
@@ -91,7 +92,7 @@ def test_sub_envs_equal_single_envs_across_day_ends(extra):
     """Exact equality with single envs seeded s + i through whole days: the end-of-day
     flattening, the autoreset onto a new day and stateful rewards."""
     kwargs = {**KWARGS, "threshold": 2e-4, **extra}
-    envs = MarketMakingVectorEnv(num_envs=3, **kwargs)
+    envs = TaskVectorEnv(MarketMakingTask, num_envs=3, **kwargs)
     singles = [MarketMakingEnv(**kwargs) for _ in range(3)]
     obs, _ = envs.reset(seed=5)
     for i, single in enumerate(singles):

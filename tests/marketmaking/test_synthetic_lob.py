@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.synthetic_lob import (
+from envzoo.marketmaking.lob.generator import (
     ARRIVALS,
     MID_PROCESSES,
     _linear_recursion,

@@ -68,11 +68,12 @@ from __future__ import annotations
 
 import math
 from array import array
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from envzoo.marketmaking.lob import LobStream
+from envzoo.marketmaking.lob.stream import LobStream
 
 MID_PROCESSES = ("brownian", "gbm", "ou", "regime", "jumps")
 ARRIVALS = ("poisson", "hawkes")
@@ -474,3 +475,10 @@ def _compact(price: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def _check(condition, message):
     if not condition:
         raise ValueError(message)
+
+
+@lru_cache(maxsize=8)
+def synthetic_stream(updates_per_day: int = 20_000, levels: int = 15, seed: int = 0, days: int = 3) -> LobStream:
+    """The stream of ``data="synthetic"``: :func:`~envzoo.marketmaking.lob.generator.synthetic_lob`
+    with its defaults otherwise, generated once per process per arguments (cached)."""
+    return synthetic_lob(updates_per_day, levels=levels, seed=seed, days=days)

@@ -1,7 +1,7 @@
 """The one in-memory representation of a limit-order-book stream that market-making envs read.
 
 A stream is columnar: N book updates with the top K levels per side, and M trades. Arrays may
-be NumPy memory maps (see :mod:`envzoo.marketmaking.lob_data`), so a month of data need not be
+be NumPy memory maps (see :mod:`envzoo.marketmaking.lob.data`), so a month of data need not be
 read into memory at once.
 """
 

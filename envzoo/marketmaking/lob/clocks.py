@@ -2,7 +2,7 @@
 
 Every clock returns a sorted int64 array of update indices, always starting with 0 (the agent
 acts on the first update of the stream it is given). Between two action points the execution
-model still processes every update (see :mod:`envzoo.marketmaking.execution`); a clock only
+model still processes every update (see :mod:`envzoo.marketmaking.accounting`); a clock only
 decides where the agent observes and acts. A clock looks at data up to the update it selects and
 never further, so the action points are causal: whether update ``i`` is an action point depends
 only on updates ``0..i`` (and trades stamped at or before ``time[i]``).

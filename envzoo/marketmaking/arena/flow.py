@@ -17,7 +17,7 @@ proportional to its rate and applied to the book; repeat until the step's horizo
 memorylessness of the exponential, stopping at the horizon and starting afresh at the next step
 (after the makers changed the book) is exact. Market orders hit whatever rests at the best
 price — background lots and makers' orders alike, in price-time priority
-(:mod:`envzoo.marketmaking.arena_book`); only background lots cancel at random.
+(:mod:`envzoo.marketmaking.arena.book`); only background lots cancel at random.
 
 Defaults: the paper's estimates for its Tokyo Stock Exchange sample (Cont, Stoikov & Talreja
 2010, section 2.2): ``λ(1..5) = 1.85, 1.51, 1.09, 0.88, 0.77``, ``θ(1..5) = 0.71, 0.81, 0.68,
@@ -37,88 +37,11 @@ new orders on the other side (the paper puts the missing quote at the edge of it
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass, field
 
-from envzoo.marketmaking.arena_book import BACKGROUND, OrderBook
-from envzoo.marketmaking.execution import BUY, SELL
-
-#: Cont, Stoikov & Talreja (2010), Table 2: limit-order arrival rates λ(i), i = 1..5 (per minute).
-CST_LIMIT_RATES = (1.85, 1.51, 1.09, 0.88, 0.77)
-#: Cont, Stoikov & Talreja (2010), Table 2: cancellation rates θ(i) per resting order (per minute).
-CST_CANCEL_RATES = (0.71, 0.81, 0.68, 0.56, 0.47)
-#: Cont, Stoikov & Talreja (2010): market-order arrival rate μ per side (per minute).
-CST_MARKET_RATE = 0.94
-#: Cont, Stoikov & Talreja (2010): power-law fit λ(i) = k / i^α of the limit-order rates.
-CST_POWER_LAW = (1.92, 0.52)
-
-
-def _positive_rates(name, rates, allow_zero=False):
-    rates = tuple(float(r) for r in rates)
-    if not rates or not all(math.isfinite(r) and (r >= 0 if allow_zero else r > 0) for r in rates):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a non-empty sequence of finite rates {bound}, got {rates!r}")
-    return rates
-
-
-@dataclass(frozen=True)
-class FlowParams:
-    """Rates of the background flow (see the module docstring).
-
-    Attributes:
-        limit_rates: λ(1), λ(2), ...: limit orders per time unit at each distance (ticks) from
-            the opposite best quote; beyond the table, ``power_law``.
-        cancel_rates: θ(1), θ(2), ...: cancellation rate of one resting lot per time unit;
-            beyond the table, the last value.
-        market_rate: μ: market orders per time unit, per side (>= 0).
-        power_law: (k, α) of λ(i) = k / i^α for distances beyond ``limit_rates``; None to
-            require a table as long as ``levels``.
-        levels: number of distances 1..levels that receive limit orders.
-        time_unit_s: seconds in one time unit of the rates (60: per-minute rates in real time).
-    """
-
-    limit_rates: tuple = CST_LIMIT_RATES
-    cancel_rates: tuple = CST_CANCEL_RATES
-    market_rate: float = CST_MARKET_RATE
-    power_law: tuple | None = CST_POWER_LAW
-    levels: int = 10
-    time_unit_s: float = 1.0
-
-    def __post_init__(self):
-        object.__setattr__(self, "limit_rates", _positive_rates("limit_rates", self.limit_rates, allow_zero=True))
-        object.__setattr__(self, "cancel_rates", _positive_rates("cancel_rates", self.cancel_rates))
-        if isinstance(self.levels, bool) or int(self.levels) != self.levels or self.levels < 1:
-            raise ValueError(f"levels must be an integer >= 1, got {self.levels!r}")
-        if not (math.isfinite(self.market_rate) and self.market_rate >= 0):
-            raise ValueError(f"market_rate must be a finite rate >= 0, got {self.market_rate}")
-        if not (math.isfinite(self.time_unit_s) and self.time_unit_s > 0):
-            raise ValueError(f"time_unit_s must be a finite number of seconds > 0, got {self.time_unit_s}")
-        if self.power_law is not None:
-            k, alpha = (float(v) for v in self.power_law)
-            if not (math.isfinite(k) and k > 0 and math.isfinite(alpha)):
-                raise ValueError(f"power_law must be (k > 0, alpha) finite, got {self.power_law!r}")
-            object.__setattr__(self, "power_law", (k, alpha))
-        elif self.levels > len(self.limit_rates):
-            raise ValueError(f"levels={self.levels} but limit_rates has {len(self.limit_rates)} values and "
-                             f"power_law is None; give more rates or a power law to extrapolate with")
-        if sum(self.limit_rate(i) for i in range(1, self.levels + 1)) <= 0:
-            raise ValueError("the limit-order rates of distances 1..levels are all 0: the book would never refill")
-
-    def limit_rate(self, distance: int) -> float:
-        """λ(distance): the table's value, else the power law."""
-        if distance <= len(self.limit_rates):
-            return self.limit_rates[distance - 1]
-        k, alpha = self.power_law
-        return k / distance ** alpha
-
-    def cancel_rate(self, distance: int) -> float:
-        """θ(distance): the table's value, else its last value."""
-        return self.cancel_rates[min(distance, len(self.cancel_rates)) - 1]
-
-    def mean_depth(self, distance: int) -> float:
-        """λ(i) / θ(i): the mean of a level's lots when only arrivals and cancellations move it
-        (the stationary mean of an M/M/∞ queue)."""
-        return self.limit_rate(distance) / self.cancel_rate(distance)
+from envzoo.marketmaking.accounting import BUY, SELL
+from envzoo.marketmaking.arena.book import BACKGROUND, OrderBook
+from envzoo.marketmaking.arena.params import FlowParams
 
 
 @dataclass
@@ -244,6 +167,3 @@ class BackgroundFlow:
                 weights.append((side, tick, theta[min(max(distance, 1), last)] * lots))
         return weights
 
-
-__all__ = ["CST_CANCEL_RATES", "CST_LIMIT_RATES", "CST_MARKET_RATE", "CST_POWER_LAW", "BackgroundFlow",
-           "FlowParams", "FlowReport"]

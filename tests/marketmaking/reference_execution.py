@@ -1,158 +1,28 @@
-"""Execution model of one market maker replaying a :class:`~envzoo.marketmaking.lob.LobStream`.
-
-The agent acts at some book updates (see :mod:`envzoo.marketmaking.clocks`); between two of its
-steps :meth:`ExecutionModel.advance` processes every update, filling resting orders tick by tick.
-The recorded market is not affected by the agent (a replay without market impact).
-
-Time line of one update ``u`` (time ``t_u``): the trades stamped in ``(t_{u-1}, t_u]`` happen
-first, against the book of update ``u − 1`` and the resting orders; then the book becomes the
-book of update ``u`` (level sizes change, so queues shrink or are clamped); then orders whose
-latency has elapsed (``t_u ≥ sent + latency``) become active with the book of update ``u``.
-Fills during update ``u`` are valued against the mid of update ``u − 1`` (the book they hit).
-
-Limit orders (post-only, at most one per side, size ``order_size``):
-
-- Queue ahead when the order becomes active = visible size at its price on its side of the book;
-  0 if the price is inside the visible range but has no level (e.g. it improves the best);
-  unknown (+inf) if it is beyond the deepest visible level of a full book — the order then joins
-  the back of the queue when its level first becomes visible (the queue is clamped to the
-  level's size, below).
-- Trades whose aggressor hits our side at our price or through it (a sell at ≤ our bid price, a
-  buy at ≥ our ask price) consume the queue ahead first, then fill the order (partial fills;
-  the rule of the reference code, crypto-rl). If the opposite best price reaches our price
-  (best ask ≤ our bid: the book moved through the order), the rest of the order fills at its
-  price, as in hftbacktest.
-- After each update the queue ahead is clamped to the level's visible size (orders cannot be
-  ahead of us on a level smaller than the queue we assumed). ``queue_model="risk_averse"``
-  (hftbacktest's RiskAdverseQueueModel) does nothing more: cancellations behind or ahead of us
-  never advance the queue. ``queue_model="probabilistic"`` (hftbacktest's ProbQueueModel) also
-  lets cancellations advance it, in expectation: with ``Δ`` = decrease of the level's size not
-  explained by trades at the level, ``front`` = queue ahead and ``back`` = level size − front,
-  ``p = f(back) / (f(back) + f(front))`` is the probability that a cancelled unit was behind us,
-  and ``front ← min(front − (1 − p)·Δ + min(back − p·Δ, 0), new size)``, with ``f(x) = x**n``
-  (``queue_function="power"``, ``n = queue_power``) or ``f(x) = log(1 + x)`` (``"log"``).
-  This is the expected-value version of the random queue advance: deterministic, no RNG.
-- Re-pricing (a new price for a side) cancels the order and posts a new one: it loses its
-  queue priority. Quoting the price of the live order again keeps it, with its queue position
-  and what is left of it, and drops any replacement still in flight.
-- Latency: a quote (or cancel) sent at update ``i`` takes effect at the first update ``u > i``
-  with ``t_u ≥ t_i + latency_ns`` (at update ``i`` itself when ``latency_ns == 0``); until then
-  the previous order keeps resting and can still fill. A new quote or cancel for a side replaces
-  the request still in flight for it. Activation is resolved at update granularity (the order
-  misses trades stamped between ``t_i + latency`` and ``t_u``).
-- Post-only: a quote that crosses the current book raises ``ValueError`` (send a market order
-  instead); one that crosses the book when its latency elapses is rejected and counted in
-  ``Accounting.rejected``.
-
-Market orders are not delayed: they walk the current book's visible levels (best first) and pay
-the volume-weighted price; :class:`InsufficientDepthError` if the visible depth is smaller than
-the order. The recorded book is not depleted by them.
-
-Fees are fractions of notional: ``maker_fee`` on limit-order fills (negative for a rebate),
-``taker_fee`` on market orders (default 0.20 %, the reference code's).
-
-Grids: with ``tick_size``, limit prices must lie on the tick grid and with ``lot_size`` order
-sizes must be whole lots — off-grid values raise ``ValueError`` (never rounded silently). Fills
-from trades are rounded down to whole lots.
-
-Inventory limit (``max_inventory``, in units): resting orders are capped when they become active
-(and again after each market order) to the room left on their side — ``max_inventory −
-inventory`` for a bid, ``max_inventory + inventory`` for an ask, rounded down to whole lots — so
-that no fill sequence can take ``|inventory|`` beyond the limit; a quote with no room left is
-refused (counted in ``Accounting.refused``). A market order is capped the same way; the fill it
-returns says how much was executed. Flattening is never capped.
-"""
+"""The per-order execution model of one market maker: the reference the batched core of
+``MarketMaking-v0`` (:class:`envzoo.marketmaking.lob.sim.BatchExecution`) is checked against,
+rule for rule (the rules are the docstring of :mod:`envzoo.marketmaking.lob.sim`). Written
+order by order in plain Python, as the rules read, so that the two implementations share no code
+beyond the accounting of a fill."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.core.errors import EnvzooError
-
-BUY = 1
-SELL = -1
-QUEUE_MODELS = ("risk_averse", "probabilistic")
-QUEUE_FUNCTIONS = ("power", "log")
-#: Relative tolerance when matching an order's price to a book level or trade price.
-PRICE_TOLERANCE = 1e-9
-
-
-class InsufficientDepthError(EnvzooError, ValueError):
-    """A market order larger than the visible depth of the book."""
-
-
-@dataclass(frozen=True)
-class ExecutionConfig:
-    """Parameters of the execution model (see the module docstring for the rules).
-
-    Attributes:
-        order_size: size of each limit order, in units of the instrument (> 0).
-        maker_fee: fee on limit-order fills, fraction of notional (negative: rebate).
-        taker_fee: fee on market orders, fraction of notional (default 0.002 = 0.20 %).
-        latency_ns: order latency in nanoseconds (>= 0).
-        tick_size: price grid of limit orders (None: any price).
-        lot_size: size grid (None: any size).
-        max_inventory: largest |inventory| in units (inf: no limit).
-        queue_model: ``"risk_averse"`` or ``"probabilistic"``.
-        queue_function: ``"power"`` (f(x) = x**queue_power) or ``"log"`` (f(x) = log(1 + x)).
-        queue_power: n of the power queue function (> 0).
-        initial_cash: cash at reset.
-    """
-
-    order_size: float = 1.0
-    maker_fee: float = 0.0
-    taker_fee: float = 0.002
-    latency_ns: int = 0
-    tick_size: float | None = None
-    lot_size: float | None = None
-    max_inventory: float = math.inf
-    queue_model: str = "risk_averse"
-    queue_function: str = "power"
-    queue_power: float = 2.0
-    initial_cash: float = 0.0
-
-    def __post_init__(self):
-        if not (math.isfinite(self.order_size) and self.order_size > 0):
-            raise ValueError(f"order_size must be a finite number > 0, got {self.order_size}")
-        for name in ("maker_fee", "taker_fee"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and -1 < value < 1):
-                raise ValueError(f"{name} is a fraction of notional in (-1, 1), got {value}")
-        if int(self.latency_ns) != self.latency_ns or self.latency_ns < 0:
-            raise ValueError(f"latency_ns must be a whole number of nanoseconds >= 0, got {self.latency_ns}")
-        for name in ("tick_size", "lot_size"):
-            value = getattr(self, name)
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be None or a finite number > 0, got {value}")
-        if self.lot_size is not None and not on_grid(self.order_size, self.lot_size):
-            raise ValueError(f"order_size {self.order_size} is not a whole number of lots of {self.lot_size}")
-        if not self.max_inventory > 0:
-            raise ValueError(f"max_inventory must be > 0 (inf for no limit), got {self.max_inventory}")
-        if self.queue_model not in QUEUE_MODELS:
-            raise ValueError(f"unknown queue_model {self.queue_model!r}; known: {', '.join(QUEUE_MODELS)}")
-        if self.queue_function not in QUEUE_FUNCTIONS:
-            raise ValueError(f"unknown queue_function {self.queue_function!r}; known: {', '.join(QUEUE_FUNCTIONS)}")
-        if not (math.isfinite(self.queue_power) and self.queue_power > 0):
-            raise ValueError(f"queue_power must be a finite number > 0, got {self.queue_power}")
-        if not math.isfinite(self.initial_cash):
-            raise ValueError(f"initial_cash must be finite, got {self.initial_cash}")
-
-
-def on_grid(values, step: float):
-    """Whether each value is a whole multiple of ``step`` (to 1e-6 of a step): a bool, or a bool
-    array for an array of values."""
-    ratio = np.asarray(values) / step
-    return np.abs(ratio - np.round(ratio)) <= 1e-6
-
-
-def _floor_lots(quantity, lot):
-    """Round a quantity (or array) down to whole lots, forgiving float noise just below a lot."""
-    if lot is None:
-        return quantity
-    return np.floor(np.asarray(quantity) / lot + 1e-9) * lot
+from envzoo.marketmaking.accounting import (
+    BUY,
+    PRICE_TOLERANCE,
+    SELL,
+    Accounting,
+    Fill,
+    InsufficientDepthError,
+    StepAccounting,
+    floor_lots,
+    on_grid,
+)
+from envzoo.marketmaking.lob.params import ExecutionConfig
 
 
 @dataclass
@@ -179,190 +49,6 @@ class Order:
     @property
     def filled(self) -> float:
         return self.size - self.remaining
-
-
-@dataclass(frozen=True)
-class Fill:
-    """One execution. ``mid`` is the mid of the book the fill hit (see the module docstring)."""
-
-    update: int
-    side: int
-    price: float
-    quantity: float
-    fee: float
-    maker: bool
-    mid: float
-
-
-@dataclass
-class Accounting:
-    """Cash, inventory and PnL of the market maker, by average cost.
-
-    Realized PnL: a fill that reduces |inventory| realizes ``closed × (price − average cost)``
-    for a long position (``closed × (average cost − price)`` for a short one); a fill that
-    increases it moves the average cost to the size-weighted average of the position and the
-    fill. Fees are kept apart from realized PnL. With ``unrealized(mid) = inventory × (mid −
-    average cost)``, at every moment and for every mid::
-
-        cash + inventory × mid = initial_cash + realized + unrealized(mid) − fees
-
-    and ``fees = maker_fees + taker_fees``. Counts are numbers of fill events.
-    """
-
-    initial_cash: float = 0.0
-    cash: float = field(init=False)
-    inventory: float = 0.0
-    average_price: float = 0.0
-    realized: float = 0.0
-    fees: float = 0.0
-    maker_fees: float = 0.0
-    taker_fees: float = 0.0
-    spread_captured: float = 0.0
-    maker_buys: int = 0
-    maker_sells: int = 0
-    taker_buys: int = 0
-    taker_sells: int = 0
-    bought: float = 0.0
-    sold: float = 0.0
-    refused: int = 0
-    rejected: int = 0
-    fills: list = field(default_factory=list)
-
-    def __post_init__(self):
-        self.cash = self.initial_cash
-
-    def apply(self, fill: Fill) -> None:
-        """Book one fill: cash, inventory, average cost, realized PnL, fees, counts."""
-        side, price, quantity = fill.side, fill.price, fill.quantity
-        position = self.inventory
-        if position == 0 or (position > 0) == (side > 0):  # opening or adding
-            size = abs(position) + quantity
-            self.average_price = (abs(position) * self.average_price + quantity * price) / size
-            self.inventory = position + side * quantity
-        else:  # reducing, possibly reversing
-            closed = min(quantity, abs(position))
-            self.realized += closed * (price - self.average_price) * (1.0 if position > 0 else -1.0)
-            self.inventory = position + side * closed
-            opened = quantity - closed
-            if opened > 0:
-                self.inventory = side * opened
-                self.average_price = price
-            elif self.inventory == 0:
-                self.average_price = 0.0
-        self.cash -= side * quantity * price + fill.fee
-        self.fees += fill.fee
-        if fill.maker:
-            self.maker_fees += fill.fee
-            self.spread_captured += side * quantity * (fill.mid - price)
-            if side > 0:
-                self.maker_buys += 1
-            else:
-                self.maker_sells += 1
-        else:
-            self.taker_fees += fill.fee
-            if side > 0:
-                self.taker_buys += 1
-            else:
-                self.taker_sells += 1
-        if side > 0:
-            self.bought += quantity
-        else:
-            self.sold += quantity
-        self.fills.append(fill)
-
-    def unrealized(self, mid: float) -> float:
-        return self.inventory * (mid - self.average_price)
-
-    def equity(self, mid: float) -> float:
-        """Mark-to-market value: cash + inventory × mid."""
-        return self.cash + self.inventory * mid
-
-    def identity_gap(self, mid: float) -> float:
-        """(cash + inventory × mid) − (initial_cash + realized + unrealized − fees); 0 up to rounding."""
-        return self.equity(mid) - (self.initial_cash + self.realized + self.unrealized(mid) - self.fees)
-
-    def mark(self, mid: float) -> Mark:
-        """What :meth:`step_since` measures a step's changes from, at the start of the step."""
-        return Mark(self.inventory, self.realized, self.fees, self.equity(mid), self.spread_captured, len(self.fills))
-
-    def step_since(self, mark: Mark, *, start: int, end: int, dt: float, mid_prev: float, mid: float,
-                   order_size: float, terminal: bool = False, terminal_inventory: float = 0.0) -> StepAccounting:
-        """The :class:`StepAccounting` of everything booked since ``mark`` (taken at ``mid_prev``)."""
-        fills = tuple(self.fills[mark.n_fills:])
-        return StepAccounting(
-            start=start, end=end, dt=dt, mid_prev=mid_prev, mid=mid,
-            inventory_prev=mark.inventory, inventory=self.inventory, order_size=order_size,
-            realized=self.realized - mark.realized, fees=self.fees - mark.fees,
-            equity_change=self.equity(mid) - mark.equity, spread_captured=self.spread_captured - mark.spread_captured,
-            maker_buy_quantity=sum(f.quantity for f in fills if f.maker and f.side == BUY),
-            maker_sell_quantity=sum(f.quantity for f in fills if f.maker and f.side == SELL),
-            taker_quantity=sum(f.quantity for f in fills if not f.maker),
-            fills=fills, terminal=terminal, terminal_inventory=terminal_inventory if terminal else 0.0)
-
-
-@dataclass(frozen=True)
-class Mark:
-    """An :class:`Accounting`'s values at the start of a step (see :meth:`Accounting.mark`)."""
-
-    inventory: float
-    realized: float
-    fees: float
-    equity: float
-    spread_captured: float
-    n_fills: int
-
-
-@dataclass(frozen=True)
-class StepAccounting:
-    """What happened between two agent steps (what the rewards read). Money in quote currency.
-
-    Attributes:
-        start, end: update indices of the previous and the current agent step.
-        dt: seconds between them.
-        mid_prev, mid: mid at ``start`` and ``end``.
-        inventory_prev, inventory: inventory at ``start`` (before the step's orders) and at
-            ``end`` (after every fill and any final flattening).
-        order_size: the limit-order size (the unit of "inventory count").
-        realized: change of realized PnL (average cost, before fees).
-        fees: fees paid in the step (negative for net rebates).
-        equity_change: change of cash + inventory × mid from ``start`` (at mid_prev) to ``end``
-            (at mid) = realized + Δunrealized − fees.
-        spread_captured: Σ over the step's limit-order fills of quantity × (mid − price) for
-            buys and quantity × (price − mid) for sells, with the mid of the book each fill hit.
-        maker_buy_quantity, maker_sell_quantity, taker_quantity: quantities filled.
-        fills: the step's fills, in order.
-        terminal: True on the last step of an episode.
-        terminal_inventory: inventory at the end of the episode before the final flattening.
-    """
-
-    start: int
-    end: int
-    dt: float
-    mid_prev: float
-    mid: float
-    inventory_prev: float
-    inventory: float
-    order_size: float
-    realized: float
-    fees: float
-    equity_change: float
-    spread_captured: float = 0.0
-    maker_buy_quantity: float = 0.0
-    maker_sell_quantity: float = 0.0
-    taker_quantity: float = 0.0
-    fills: tuple = ()
-    terminal: bool = False
-    terminal_inventory: float = 0.0
-
-    @property
-    def notional(self) -> float:
-        """Notional of one limit order at the step's first mid: order_size × mid_prev."""
-        return self.order_size * self.mid_prev
-
-    @property
-    def mid_return(self) -> float:
-        """Δmid% = mid / mid_prev − 1."""
-        return self.mid / self.mid_prev - 1.0
 
 
 @dataclass
@@ -478,7 +164,7 @@ class ExecutionModel:
 
     def _room(self, side: int) -> float:
         room = self.config.max_inventory - side * self.accounting.inventory
-        return float(_floor_lots(max(room, 0.0), self.config.lot_size)) if math.isfinite(room) else math.inf
+        return float(floor_lots(max(room, 0.0), self.config.lot_size)) if math.isfinite(room) else math.inf
 
     def _activate(self, side: int, price: float | None) -> None:
         """The order of ``side`` becomes ``price`` (None: cancelled) with the book at ``now``."""
@@ -643,7 +329,7 @@ class ExecutionModel:
         if through_at >= 0:
             filled[through_at:] = order.remaining
         if self.config.lot_size is not None:
-            filled = _floor_lots(filled, self.config.lot_size)
+            filled = floor_lots(filled, self.config.lot_size)
         new = filled.copy()
         new[1:] -= filled[:-1]
         fills = []
@@ -692,6 +378,3 @@ class ExecutionModel:
         x[done:] = front
         return x
 
-
-__all__ = ["BUY", "QUEUE_MODELS", "SELL", "Accounting", "ExecutionConfig", "ExecutionModel", "Fill",
-           "InsufficientDepthError", "Mark", "Order", "StepAccounting"]

@@ -9,7 +9,7 @@ from envzoo.core.policy import Policy
 
 
 def _pair_action(env, bid_level: int, ask_level: int) -> int:
-    pairs = env.unwrapped.quote_pairs
+    pairs = env.unwrapped.params.quote_pairs
     if (bid_level, ask_level) not in pairs:
         raise ValueError(f"(bid level, ask level) = ({bid_level}, {ask_level}) is not in the env's grid {pairs}")
     return 1 + pairs.index((bid_level, ask_level))
@@ -36,13 +36,13 @@ class InventorySkew(Policy):
         super().__init__(env)
         if not 0 < band < 1:
             raise ValueError(f"band must lie in (0, 1), got {band}")
-        self.column = env.unwrapped.observation_names.index("inventory")
+        self.column = env.unwrapped.params.observation_names.index("inventory")
         self.band = band
         self.buy_side = _pair_action(env, near, lean)    # flat or short: buy at the touch
         self.sell_side = _pair_action(env, lean, near)   # long: sell at the touch
         self.long = _pair_action(env, far, near)
         self.short = _pair_action(env, near, far)
-        self.flatten = env.unwrapped.flatten_action
+        self.flatten = env.unwrapped.params.flatten_action
 
     def __call__(self, observation, info):
         inventory = float(np.asarray(observation)[-1, self.column])

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_box_action
-from envzoo.marketmaking.avellaneda_stoikov import ASSimulator, make_params
+from envzoo.core.env import TaskEnv
+from envzoo.marketmaking.avellaneda_stoikov.task import ASTask
 
 
-def action_space(params) -> spaces.Box:
-    """``Box(0, max_depth, (2,), float32)``: (bid depth, ask depth)."""
-    return spaces.Box(0.0, np.float32(params.max_depth), shape=(2,), dtype=np.float32)
-
-
-def observation_space(params) -> spaces.Box:
-    """(time remaining / T, inventory, mid − s0, PnL); see the env docstring."""
-    bound = float(params.inventory_bound)
-    low = np.array([0.0, -bound, -np.inf, -np.inf], dtype=np.float32)
-    high = np.array([1.0, bound, np.inf, np.inf], dtype=np.float32)
-    return spaces.Box(low, high, dtype=np.float32)
-
-
-def action_hint(params) -> str:
-    return (f"An action is (bid depth, ask depth) in price units, each in [0, {params.max_depth}] "
-            f"(max_depth); the quotes are mid − bid depth and mid + ask depth.")
-
-
-class AvellanedaStoikovEnv(gym.Env):
+class AvellanedaStoikovEnv(TaskEnv):
     """
     ## Description
 
@@ -145,48 +122,4 @@ class AvellanedaStoikovEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
-    def __init__(self, render_mode: str | None = None, **kwargs):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.params = make_params(**kwargs)
-        self.sim = ASSimulator(self.params, 1)
-        self.action_space = action_space(self.params)
-        self.observation_space = observation_space(self.params)
-        self._hint = action_hint(self.params)
-        self._started = False
-        self._last_depths = np.zeros(2)
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        self.sim.reset(np.array([0]), key_from_generator(self.np_random, 1))
-        self._started = True
-        self._last_depths = np.zeros(2)
-        return self.sim.observe()[0], {}
-
-    def step(self, action):
-        if not self._started:
-            raise RuntimeError("call reset() before step() (the episode has ended or never started)")
-        depths = check_box_action(self.action_space, action, self._hint)
-        result = self.sim.advance(depths[:1], depths[1:])
-        reward = float(self.sim.rewards(result)[0])
-        terminated = bool(result["terminal"][0])
-        if terminated:
-            self._started = False
-        self._last_depths = depths
-        info = {
-            "cost": {name: float(value[0]) for name, value in self.sim.costs(result).items()},
-            "metrics": {name: float(value[0]) for name, value in self.sim.metrics().items()},
-        }
-        return self.sim.observe()[0], reward, terminated, False, info
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        sim, p = self.sim, self.params
-        t = sim.step[0] * p.dt
-        bid, ask = self._last_depths
-        return (f"t={t:.3f}/{p.terminal_time:g} mid={sim.mid[0]:.3f} depths bid={bid:.3f} ask={ask:.3f} "
-                f"q={sim.inventory[0]:+.0f} pnl={sim.pnl()[0]:+.3f} "
-                f"fills bid={sim.bid_fills[0]:.0f} ask={sim.ask_fills[0]:.0f}\n")
+    task_class = ASTask

@@ -1,13 +1,75 @@
-"""Batched execution core of ``MarketMaking-v0``: B independent market makers on one LobStream.
+"""Batched execution core of ``MarketMaking-v0``: B independent market makers replaying one
+:class:`~envzoo.marketmaking.lob.stream.LobStream`.
 
-:class:`BatchExecution` follows the rules of :class:`~envzoo.marketmaking.execution.ExecutionModel`
-rule for rule — the module docstring of :mod:`envzoo.marketmaking.execution` is the spec (queue
-ahead on activation, trades at or through the price, the book moving through the order, the
-risk-averse and probabilistic queue models, re-pricing and priority, latency and requests in
-flight, post-only rejection, the inventory cap, tick and lot grids, market orders walking the
-book, average-cost accounting). ``ExecutionModel`` stays as the per-order reference; the tests
-replay random play on both and compare every step.
+Rules
+-----
+The agent acts at some book updates (see :mod:`envzoo.marketmaking.lob.clocks`); between two of its
+steps :meth:`BatchExecution.advance` processes every update, filling resting orders tick by tick.
+The recorded market is not affected by the agent (a replay without market impact).
 
+Time line of one update ``u`` (time ``t_u``): the trades stamped in ``(t_{u-1}, t_u]`` happen
+first, against the book of update ``u − 1`` and the resting orders; then the book becomes the
+book of update ``u`` (level sizes change, so queues shrink or are clamped); then orders whose
+latency has elapsed (``t_u ≥ sent + latency``) become active with the book of update ``u``.
+Fills during update ``u`` are valued against the mid of update ``u − 1`` (the book they hit).
+
+Limit orders (post-only, at most one per side, size ``order_size``):
+
+- Queue ahead when the order becomes active = visible size at its price on its side of the book;
+  0 if the price is inside the visible range but has no level (e.g. it improves the best);
+  unknown (+inf) if it is beyond the deepest visible level of a full book — the order then joins
+  the back of the queue when its level first becomes visible (the queue is clamped to the
+  level's size, below).
+- Trades whose aggressor hits our side at our price or through it (a sell at ≤ our bid price, a
+  buy at ≥ our ask price) consume the queue ahead first, then fill the order (partial fills;
+  the rule of the reference code, crypto-rl). If the opposite best price reaches our price
+  (best ask ≤ our bid: the book moved through the order), the rest of the order fills at its
+  price, as in hftbacktest.
+- After each update the queue ahead is clamped to the level's visible size (orders cannot be
+  ahead of us on a level smaller than the queue we assumed). ``queue_model="risk_averse"``
+  (hftbacktest's RiskAdverseQueueModel) does nothing more: cancellations behind or ahead of us
+  never advance the queue. ``queue_model="probabilistic"`` (hftbacktest's ProbQueueModel) also
+  lets cancellations advance it, in expectation: with ``Δ`` = decrease of the level's size not
+  explained by trades at the level, ``front`` = queue ahead and ``back`` = level size − front,
+  ``p = f(back) / (f(back) + f(front))`` is the probability that a cancelled unit was behind us,
+  and ``front ← min(front − (1 − p)·Δ + min(back − p·Δ, 0), new size)``, with ``f(x) = x**n``
+  (``queue_function="power"``, ``n = queue_power``) or ``f(x) = log(1 + x)`` (``"log"``).
+  This is the expected-value version of the random queue advance: deterministic, no RNG.
+- Re-pricing (a new price for a side) cancels the order and posts a new one: it loses its
+  queue priority. Quoting the price of the live order again keeps it, with its queue position
+  and what is left of it, and drops any replacement still in flight.
+- Latency: a quote (or cancel) sent at update ``i`` takes effect at the first update ``u > i``
+  with ``t_u ≥ t_i + latency_ns`` (at update ``i`` itself when ``latency_ns == 0``); until then
+  the previous order keeps resting and can still fill. A new quote or cancel for a side replaces
+  the request still in flight for it. Activation is resolved at update granularity (the order
+  misses trades stamped between ``t_i + latency`` and ``t_u``).
+- Post-only: a quote that crosses the current book raises ``ValueError`` (send a market order
+  instead); one that crosses the book when its latency elapses is rejected and counted in
+  the accounting's ``rejected``.
+
+Market orders are not delayed: they walk the current book's visible levels (best first) and pay
+the volume-weighted price; :class:`InsufficientDepthError` if the visible depth is smaller than
+the order. The recorded book is not depleted by them.
+
+Fees are fractions of notional: ``maker_fee`` on limit-order fills (negative for a rebate),
+``taker_fee`` on market orders (default 0.20 %, the reference code's).
+
+Grids: with ``tick_size``, limit prices must lie on the tick grid and with ``lot_size`` order
+sizes must be whole lots — off-grid values raise ``ValueError`` (never rounded silently). Fills
+from trades are rounded down to whole lots.
+
+Inventory limit (``max_inventory``, in units): resting orders are capped when they become active
+(and again after each market order) to the room left on their side — ``max_inventory −
+inventory`` for a bid, ``max_inventory + inventory`` for an ask, rounded down to whole lots — so
+that no fill sequence can take ``|inventory|`` beyond the limit; a quote with no room left is
+refused (counted in the accounting's ``refused``). A market order is capped the same way; the fill it
+returns says how much was executed. Flattening is never capped.
+
+The tests replay random play on this core and on a per-order reference model written from the
+rules above (``tests/marketmaking/reference_execution.py``) and compare every step.
+
+Implementation
+--------------
 Layout: instance ``b`` of the batch is row ``b`` of every array. Orders and requests in flight
 are ``(B, 2)`` arrays, column 0 the bid (a BUY order) and column 1 the ask (a SELL order); the
 book is stored per update and column as ``(N, 2, K)`` (each order's own side of the book), so
@@ -33,8 +95,16 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from envzoo.marketmaking.execution import (BUY, PRICE_TOLERANCE, SELL, ExecutionConfig, InsufficientDepthError,
-                                           StepAccounting, _floor_lots, on_grid)
+from envzoo.marketmaking.accounting import (
+    BUY,
+    PRICE_TOLERANCE,
+    SELL,
+    InsufficientDepthError,
+    StepAccounting,
+    floor_lots,
+    on_grid,
+)
+from envzoo.marketmaking.lob.params import ExecutionConfig
 
 #: Sign of the order of each column: column 0 is the bid (BUY), column 1 the ask (SELL). Float,
 #: as it mostly multiplies prices: ``sign × price`` is larger for a better price on either side.
@@ -44,7 +114,7 @@ SIDE_NAMES = ("bid", "ask")
 
 @dataclass
 class BatchAccounting:
-    """:class:`~envzoo.marketmaking.execution.Accounting` for B instances: every field is a (B,)
+    """:class:`~envzoo.marketmaking.accounting.Accounting` for B instances: every field is a (B,)
     array with the meaning of the field of the same name there (fills are not listed)."""
 
     cash: np.ndarray
@@ -312,7 +382,7 @@ class BatchExecution:
         if not np.isfinite(cap):
             return np.full((inventory.size, 2), np.inf)
         room = cap - SIDE_SIGN * inventory[:, None]
-        return _floor_lots(np.maximum(room, 0.0), self.config.lot_size)
+        return floor_lots(np.maximum(room, 0.0), self.config.lot_size)
 
     def _activate(self, rows, which, prices) -> None:
         """Orders ``which`` ((R, 2) mask) of distinct ``rows`` (an index or a slice) become
@@ -447,7 +517,7 @@ class BatchExecution:
 
     def advance(self, to, terminal=False) -> StepAccounting:
         """Process up to updates ``to`` and summarise each instance's step since the previous call
-        (or its reset): a :class:`~envzoo.marketmaking.execution.StepAccounting` whose fields are
+        (or its reset): a :class:`~envzoo.marketmaking.accounting.StepAccounting` whose fields are
         (B,) arrays (``fills`` is empty: the batch counts fills instead of listing them).
 
         Where ``terminal`` holds, the inventory is then flattened with a market order (its cost is
@@ -538,7 +608,7 @@ class BatchExecution:
         filled = np.minimum(np.maximum(-x, 0.0), remaining[:, :, None])
         filled = np.where(np.logical_or.accumulate(through, axis=2), remaining[:, :, None], filled)
         if self.config.lot_size is not None:
-            filled = _floor_lots(filled, self.config.lot_size)
+            filled = floor_lots(filled, self.config.lot_size)
         filled = np.where(active[:, :, None], filled, 0.0)
 
         last = (np.arange(n), slice(None), lengths - 1)

@@ -3,7 +3,7 @@
 
 Prices are integer ticks and sizes whole lots. Each price level of each side is a FIFO queue of
 resting orders; every order has an owner — :data:`BACKGROUND` (the simulated order flow of
-:mod:`envzoo.marketmaking.arena_flow`) or a maker's index (0, 1, ...).
+:mod:`envzoo.marketmaking.arena.flow`) or a maker's index (0, 1, ...).
 
 Rules:
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envzoo.core.errors import EnvzooError
-from envzoo.marketmaking.execution import BUY, SELL
+from envzoo.marketmaking.accounting import BUY, SELL
 
 #: Owner of the background flow's orders (makers are 0, 1, ...).
 BACKGROUND = -1

@@ -36,109 +36,11 @@ the same keys see the same mid path (common random numbers).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields
-
 import numpy as np
 
 from envzoo.core import rng
-
-#: Reward names; see :class:`~envzoo.marketmaking.as_env.AvellanedaStoikovEnv`.
-REWARDS = ("pnl", "cj", "cara")
-FILL_PROBABILITIES = ("poisson", "linear")
-MID_NOISES = ("gaussian", "binary")
-
-#: Observation features, in order.
-FEATURES = ("time_remaining", "inventory", "mid_offset", "pnl")
-
-#: Keys of ``info["metrics"]``, in order.
-METRICS = ("pnl", "final_inventory", "mean_inventory", "mean_abs_inventory", "max_abs_inventory",
-           "bid_fills", "ask_fills", "fees_paid", "mean_spread", "sharpe", "max_drawdown",
-           "agent_steps")
-
-#: Names of the costs in ``info["cost"]``.
-COSTS = ("fees", "inventory_risk")
-
-#: Cap on the exponent of the CARA utility, so that a disastrous episode stays finite.
-MAX_UTILITY_EXPONENT = 700.0
-
-
-@dataclass(frozen=True)
-class ASParams:
-    """Model, market and reward parameters (the paper's symbols in brackets).
-
-    Policies may read these (``env.unwrapped.params``); they are the env's documented
-    configuration, not hidden state.
-    """
-
-    initial_price: float = 100.0      # s0
-    terminal_time: float = 1.0        # T
-    volatility: float = 2.0           # σ, price units per √time
-    dt: float = 0.005                 # step length
-    arrival_rate: float = 140.0       # A, orders per unit time at depth 0
-    fill_exponent: float = 1.5        # k, per price unit
-    max_depth: float = 5.0            # upper bound of the quoted depths (price units)
-    max_inventory: int | None = None  # |q| limit, None for none
-    initial_inventory: int = 0        # q0
-    fee_rate: float = 0.0             # maker fee, fraction of the fill price
-    running_penalty: float = 0.01     # φ of the "cj" reward
-    terminal_penalty: float = 0.0     # α: liquidation cost α q_T² at T
-    reward: str = "pnl"
-    risk_aversion: float = 0.1        # γ of the "cara" reward
-    fill_probability: str = "poisson"
-    mid_noise: str = "gaussian"
-
-    def __post_init__(self):
-        positive = ("initial_price", "terminal_time", "volatility", "dt", "arrival_rate",
-                    "fill_exponent", "max_depth", "risk_aversion")
-        for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-        for name in ("fee_rate", "running_penalty", "terminal_penalty"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-        if self.fee_rate >= 1:
-            raise ValueError(f"fee_rate is a fraction of the fill price and must be < 1, got {self.fee_rate}")
-        steps = self.terminal_time / self.dt
-        if abs(steps - round(steps)) > 1e-9 * max(steps, 1.0) or round(steps) < 1:
-            raise ValueError(f"terminal_time / dt must be a whole number of steps >= 1, got "
-                             f"{self.terminal_time} / {self.dt} = {steps}")
-        if self.max_inventory is not None and (not isinstance(self.max_inventory, (int, np.integer))
-                                               or isinstance(self.max_inventory, bool) or self.max_inventory < 1):
-            raise ValueError(f"max_inventory must be an integer >= 1 or None, got {self.max_inventory!r}")
-        if not isinstance(self.initial_inventory, (int, np.integer)) or isinstance(self.initial_inventory, bool):
-            raise ValueError(f"initial_inventory must be an integer, got {self.initial_inventory!r}")
-        if self.max_inventory is not None and abs(self.initial_inventory) > self.max_inventory:
-            raise ValueError(f"initial_inventory {self.initial_inventory} exceeds max_inventory {self.max_inventory}")
-        if self.reward not in REWARDS:
-            raise ValueError(f"unknown reward {self.reward!r}; choose one of {REWARDS}")
-        if self.fill_probability not in FILL_PROBABILITIES:
-            raise ValueError(f"fill_probability must be one of {FILL_PROBABILITIES}, got {self.fill_probability!r}")
-        if self.mid_noise not in MID_NOISES:
-            raise ValueError(f"mid_noise must be one of {MID_NOISES}, got {self.mid_noise!r}")
-
-    @property
-    def n_steps(self) -> int:
-        """Steps per episode, T / dt."""
-        return int(round(self.terminal_time / self.dt))
-
-    @property
-    def inventory_bound(self) -> int:
-        """The largest |q| an episode can reach."""
-        if self.max_inventory is not None:
-            return int(self.max_inventory)
-        return abs(int(self.initial_inventory)) + self.n_steps
-
-
-def make_params(**kwargs) -> ASParams:
-    """:class:`ASParams` from env keyword arguments, naming unknown ones."""
-    known = {f.name for f in fields(ASParams)}
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise TypeError(f"unknown arguments {unknown} for MarketMakingAS; known: {sorted(known)}")
-    return ASParams(**kwargs)
+from envzoo.finance.performance import RunningMoments
+from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
 
 
 def fill_probability(params: ASParams, depth: np.ndarray) -> np.ndarray:
@@ -154,7 +56,7 @@ class ASSimulator:
 
     State per instance (arrays of shape (B,)): ``step`` (0..n_steps), ``mid``, ``cash``,
     ``inventory`` (float64, whole numbers), ``keys`` and ``draws`` of the random stream, and the
-    running sums behind :meth:`metrics`.
+    running statistics of the episode (fills, fees, spreads, inventories, wealth changes, drawdown).
     """
 
     def __init__(self, params: ASParams, batch: int):
@@ -174,7 +76,7 @@ class ASSimulator:
         self.bid_fills, self.ask_fills = zeros(), zeros()
         self.fees_paid, self.spread_sum = zeros(), zeros()
         self.inventory_sum, self.abs_inventory_sum, self.max_abs_inventory = zeros(), zeros(), zeros()
-        self.change_sum, self.change_squares = zeros(), zeros()
+        self.wealth_changes = RunningMoments(batch)
         self.peak, self.max_drawdown = zeros(), zeros()
         self.last_inventory = zeros()
 
@@ -190,9 +92,9 @@ class ASSimulator:
         self.inventory[rows] = float(p.initial_inventory)
         self.initial_wealth[rows] = p.initial_inventory * p.initial_price
         for array in (self.bid_fills, self.ask_fills, self.fees_paid, self.spread_sum, self.inventory_sum,
-                      self.abs_inventory_sum, self.change_sum, self.change_squares, self.peak,
-                      self.max_drawdown):
+                      self.abs_inventory_sum, self.peak, self.max_drawdown):
             array[rows] = 0.0
+        self.wealth_changes.reset(rows)
         self.max_abs_inventory[rows] = abs(float(p.initial_inventory))
         self.last_inventory[rows] = float(p.initial_inventory)
 
@@ -261,81 +163,13 @@ class ASSimulator:
         self.abs_inventory_sum += np.abs(held)
         self.max_abs_inventory = np.maximum(self.max_abs_inventory, np.abs(held))
         self.last_inventory = held
-        self.change_sum += change
-        self.change_squares += change**2
+        self.wealth_changes.add(change)
         pnl = self.pnl()
         self.peak = np.maximum(self.peak, pnl)
         self.max_drawdown = np.maximum(self.max_drawdown, self.peak - pnl)
-
-    # ------------------------------------------------------------------ faces
-    def rewards(self, result: dict[str, np.ndarray]) -> np.ndarray:
-        """The configured reward of the step that produced ``result`` (float64, shape (B,))."""
-        p = self.params
-        if p.reward == "pnl":
-            return result["wealth_change"]
-        if p.reward == "cj":
-            return result["wealth_change"] - p.running_penalty * result["inventory_risk"]
-        exponent = np.minimum(-p.risk_aversion * self.pnl(), MAX_UTILITY_EXPONENT)
-        return np.where(result["terminal"], -np.exp(exponent), 0.0)
-
-    def costs(self, result: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return {"fees": result["fees"], "inventory_risk": result["inventory_risk"]}
-
-    def observe(self) -> np.ndarray:
-        """Observations (B, 4) float32: time remaining / T, inventory, S − s0, PnL."""
-        p = self.params
-        columns = [(p.n_steps - self.step) / p.n_steps, self.inventory, self.mid - p.initial_price, self.pnl()]
-        return np.stack(columns, axis=-1).astype(np.float32)
-
-    def metrics(self) -> dict[str, np.ndarray]:
-        """KPIs of the episode so far (see ``METRICS`` and the env docstring), float64 (B,)."""
-        n = self.step.astype(np.float64)
-        steps = np.maximum(n, 1.0)
-        mean_change = self.change_sum / steps
-        variance = np.where(n > 1, (self.change_squares - n * mean_change**2) / np.maximum(n - 1, 1.0), 0.0)
-        std = np.sqrt(np.maximum(variance, 0.0))
-        sharpe = np.where(std > 1e-12, mean_change / np.where(std > 1e-12, std, 1.0), 0.0)
-        return {
-            "pnl": self.pnl(),
-            "final_inventory": self.last_inventory.copy(),
-            "mean_inventory": self.inventory_sum / steps,
-            "mean_abs_inventory": self.abs_inventory_sum / steps,
-            "max_abs_inventory": self.max_abs_inventory.copy(),
-            "bid_fills": self.bid_fills.copy(),
-            "ask_fills": self.ask_fills.copy(),
-            "fees_paid": self.fees_paid.copy(),
-            "mean_spread": self.spread_sum / steps,
-            "sharpe": sharpe,
-            "max_drawdown": self.max_drawdown.copy(),
-            "agent_steps": n,
-        }
 
 
 def episode_keys(n_paths: int, seed: int) -> np.ndarray:
     """``n_paths`` episode keys from ``SeedSequence(seed)``; the same for every strategy, so
     strategies compared with them see the same mid paths."""
     return np.random.SeedSequence(seed).generate_state(n_paths, dtype=np.uint64)
-
-
-def simulate_strategy(params: ASParams, depths: Callable, n_paths: int, seed: int = 0,
-                      clip: bool = True) -> dict[str, np.ndarray]:
-    """Run ``n_paths`` whole episodes of a quoting rule in one batch, for experiments such as
-    the paper's table (no env, no validation).
-
-    ``depths(time_left, inventory)`` maps arrays of T − t and q (shape (n_paths,)) to
-    (bid depths, ask depths). With ``clip`` the depths are clipped to [0, max_depth], as the
-    env's action space requires; without it they are used as given (negative depths quote
-    through the mid, as the paper's simulation allows). Returns the final
-    :meth:`ASSimulator.metrics` (per path).
-    """
-    sim = ASSimulator(params, n_paths)
-    sim.reset(np.arange(n_paths), episode_keys(n_paths, seed))
-    for step in range(params.n_steps):
-        time_left = (params.n_steps - step) * params.dt
-        bid, ask = depths(np.full(n_paths, time_left), sim.inventory.copy())
-        bid = np.broadcast_to(np.asarray(bid, dtype=np.float64), (n_paths,))
-        ask = np.broadcast_to(np.asarray(ask, dtype=np.float64), (n_paths,))
-        if clip:
-            bid, ask = np.clip(bid, 0.0, params.max_depth), np.clip(ask, 0.0, params.max_depth)
-        sim.advance(bid, ask)
-    return sim.metrics()

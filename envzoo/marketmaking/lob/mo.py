@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.marketmaking.env import MarketMakingEnv
+from envzoo.core.env import TaskMOEnv
+from envzoo.marketmaking.lob.task import MarketMakingTask
 
 
-class MarketMakingMOEnv(MarketMakingEnv):
+class MarketMakingMOEnv(TaskMOEnv):
     """
     ## Description
 
@@ -38,19 +36,5 @@ class MarketMakingMOEnv(MarketMakingEnv):
     - v0: initial version.
     """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.reward_space = spaces.Box(np.full(3, -np.inf, np.float32),
-                                       np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
-        self.reward_dim = 3
-
-    def _reward(self, step, scalar: float) -> np.ndarray:
-        return objectives(step)[0]
-
-
-def objectives(step) -> np.ndarray:
-    """The (B, 3) float32 vector rewards (PnL, inventory risk, execution cost) of a batched
-    :class:`~envzoo.marketmaking.execution.StepAccounting` (fields of shape (B,))."""
-    notional = step.notional
-    inventory = step.inventory / step.order_size
-    return np.stack([step.equity_change / notional, -inventory**2, -step.fees / notional], axis=-1).astype(np.float32)
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    task_class = MarketMakingTask

@@ -9,9 +9,14 @@ the native vector env and then returns (N, 2) actions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
+from envzoo.marketmaking.avellaneda_stoikov.sim import ASSimulator, episode_keys
+from envzoo.marketmaking.avellaneda_stoikov.task import metrics
 
 
 def _params(env):
@@ -144,3 +149,27 @@ class Random(Policy):
         shape = np.shape(observation)[:-1] + (2,)
         depths = self.rng.uniform(0.0, _params(self.env).max_depth, size=shape)
         return np.minimum(depths.astype(np.float32), np.float32(_params(self.env).max_depth))
+
+
+def simulate_strategy(params: ASParams, depths: Callable, n_paths: int, seed: int = 0,
+                      clip: bool = True) -> dict[str, np.ndarray]:
+    """Run ``n_paths`` whole episodes of a quoting rule in one batch, for experiments such as
+    the paper's table (no env, no validation).
+
+    ``depths(time_left, inventory)`` maps arrays of T − t and q (shape (n_paths,)) to
+    (bid depths, ask depths). With ``clip`` the depths are clipped to [0, max_depth], as the
+    env's action space requires; without it they are used as given (negative depths quote
+    through the mid, as the paper's simulation allows). Returns the final
+    :meth:`ASSimulator.metrics` (per path).
+    """
+    sim = ASSimulator(params, n_paths)
+    sim.reset(np.arange(n_paths), episode_keys(n_paths, seed))
+    for step in range(params.n_steps):
+        time_left = (params.n_steps - step) * params.dt
+        bid, ask = depths(np.full(n_paths, time_left), sim.inventory.copy())
+        bid = np.broadcast_to(np.asarray(bid, dtype=np.float64), (n_paths,))
+        ask = np.broadcast_to(np.asarray(ask, dtype=np.float64), (n_paths,))
+        if clip:
+            bid, ask = np.clip(bid, 0.0, params.max_depth), np.clip(ask, 0.0, params.max_depth)
+        sim.advance(bid, ask)
+    return metrics(sim)

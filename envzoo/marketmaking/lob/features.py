@@ -117,7 +117,7 @@ import numpy as np
 
 from envzoo.core.errors import DataFormatError
 from envzoo.finance.smoothing import exponential_smoothing
-from envzoo.marketmaking.lob import LobStream
+from envzoo.marketmaking.lob.stream import LobStream
 
 NS_PER_SECOND = 1_000_000_000
 NS_PER_DAY = 86_400 * NS_PER_SECOND

@@ -1,5 +1,5 @@
 """Reference policies for ``MarketMakingArena-v0``: the quoting policies of ``MarketMaking-v0``
-(:mod:`envzoo.marketmaking.lob_policies`), one copy per maker.
+(:mod:`envzoo.marketmaking.lob.policies`), one copy per maker.
 
 A maker of the arena has the action grammar of ``MarketMaking-v0`` and an observation row with an
 ``inventory`` column, so each single-agent policy runs unchanged on a per-maker view of the arena
@@ -12,16 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
-from envzoo.marketmaking import lob_policies
+from envzoo.marketmaking.lob import policies as lob_policies
 
 
 class _MakerView:
     """What a ``MarketMaking-v0`` policy reads of its env, for one maker of the arena."""
 
     def __init__(self, arena, agent: str):
-        self.quote_pairs = arena.quote_pairs
-        self.flatten_action = arena.flatten_action
-        self.observation_names = arena.observation_names
+        self.params = arena.params  # its quote_pairs, flatten_action, observation_names
         self.action_space = arena.action_space(agent)
 
     @property
