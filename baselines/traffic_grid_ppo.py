@@ -19,7 +19,7 @@ import argparse
 
 import envzoo
 from envzoo.traffic.parallel import TrafficGridEnv
-from envzoo.traffic.scenarios import grid
+from envzoo.traffic.generator import grid
 from traffic_sb3 import DELTA, add_run_arguments, mean_metrics, print_table  # the sibling script
 
 

@@ -22,8 +22,8 @@ import envzoo
 from envzoo.core.policy import TrainedPolicy
 from envzoo.core.rollout import run_episode
 from envzoo.traffic.parallel import TrafficGridEnv
-from envzoo.traffic.region import TrafficRegionEnv
-from envzoo.traffic.scenarios import grid
+from envzoo.traffic.env import TrafficRegionEnv
+from envzoo.traffic.generator import grid
 
 DELTA = 5.0  # seconds between decisions (the envs' default)
 KPIS = ("mean_delay_s", "mean_travel_time_s", "arrived", "running", "mean_queue")

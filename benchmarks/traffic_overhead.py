@@ -59,7 +59,7 @@ from envzoo.core.policy import Policy
 from envzoo.core.rollout import run_episode
 from envzoo.registry import make_policy
 from envzoo.traffic.parallel import TrafficGridEnv
-from envzoo.traffic.scenarios import grid
+from envzoo.traffic.generator import grid
 from envzoo.traffic.intersections import read_network
 from envzoo.traffic.sumo import Simulation, sumo_binary
 from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SUMO's counts

@@ -36,7 +36,7 @@ def main():
         true, done = [], False
         while not done:
             observation, _, terminated, truncated, info = env.step(policy(observation, info))
-            true.append(env.unwrapped.true.mean())
+            true.append(env.unwrapped.task.true.mean())
             done = terminated or truncated
         seconds = time.perf_counter() - start
         env.close()

@@ -63,14 +63,15 @@ class Transition:
         terminated: (B,) bool, the episode reached a terminal state.
         truncated: (B,) bool, the episode's own end that is not a terminal state (the end of
             its data, a fixed period). The faces add the registry's horizon.
-        cost: (B,) float64 or ``{name: (B,)}``: ``info["cost"]``.
+        cost: (B,) float64 or ``{name: (B,)}``: ``info["cost"]`` (None where the domain has no
+            cost: ``info`` then has no ``"cost"``).
         info: further entries of ``info``, ``{name: (B, ...) array}``.
     """
 
     reward: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
-    cost: np.ndarray | dict[str, np.ndarray]
+    cost: np.ndarray | dict[str, np.ndarray] | None
     objectives: np.ndarray | None = None
     info: dict[str, Any] = field(default_factory=dict)
 

@@ -60,15 +60,20 @@ class TaskEnv(gym.Env):
         if not self._started:
             raise RuntimeError("call reset() before step() (the episode has ended or never started)")
         action = self.task.check_action(action)
-        outcome = self.task.step(np.asarray([action]))
+        try:
+            outcome = self.task.step(np.asarray([action]))
+        except Exception:
+            self._started = False  # an episode that failed in the middle of a step is over
+            raise
         if self.vector_reward:
             reward = outcome.objectives[0].astype(np.float32)
         else:
             reward = float(outcome.reward[0])
         terminated, truncated = bool(outcome.terminated[0]), bool(outcome.truncated[0])
         self._started = not (terminated or truncated)
-        info = {"cost": row_of(outcome.cost, 0), "metrics": row_of(self.task.metrics(), 0),
-                **row_of(outcome.info, 0)}
+        info = {"metrics": row_of(self.task.metrics(), 0), **row_of(outcome.info, 0)}
+        if outcome.cost is not None:
+            info["cost"] = row_of(outcome.cost, 0)
         return row_of(self.task.observe(), 0), reward, terminated, truncated, info
 
     def render(self):

@@ -83,7 +83,12 @@ class TaskParallelEnv(SeededParallelEnv):
         if not self.agents:
             raise RuntimeError("the episode is over (or reset() was not called): call reset()")
         check_agent_actions(self.agents, actions)
-        outcome = self.task.step(self.task.check_agent_actions([actions[agent] for agent in self.possible_agents]))
+        checked = self.task.check_agent_actions([actions[agent] for agent in self.possible_agents])
+        try:
+            outcome = self.task.step(checked)
+        except Exception:
+            self.agents = []  # an episode that failed in the middle of a step is over
+            raise
         self._cycles += 1
         terminated = bool(np.any(outcome.terminated))
         truncated = bool(np.any(outcome.truncated)) or (self.max_cycles is not None and self._cycles >= self.max_cycles)
@@ -91,7 +96,9 @@ class TaskParallelEnv(SeededParallelEnv):
         rewards, infos = {}, {}
         for i, agent in enumerate(self.possible_agents):
             rewards[agent] = float(outcome.reward[i])
-            infos[agent] = {"cost": row_of(outcome.cost, i), "metrics": row_of(metrics, i), **row_of(outcome.info, i)}
+            infos[agent] = {"metrics": row_of(metrics, i), **row_of(outcome.info, i)}
+            if outcome.cost is not None:
+                infos[agent]["cost"] = row_of(outcome.cost, i)
         observations = self._per_agent(self.task.observe())
         terminations = dict.fromkeys(self.possible_agents, terminated)
         truncations = dict.fromkeys(self.possible_agents, truncated)

@@ -172,7 +172,9 @@ class TaskVectorEnv(VectorEnv):
             truncated |= self._elapsed >= self.max_episode_steps
         rewards = outcome.objectives.astype(np.float32) if self.vector_reward else outcome.reward
         observations = self.task.observe()
-        raw_info = {"cost": outcome.cost, "metrics": self.task.metrics(), **outcome.info}
+        raw_info = {"metrics": self.task.metrics(), **outcome.info}
+        if outcome.cost is not None:
+            raw_info["cost"] = outcome.cost
         observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
                                                  final_observations=_rows(observations, self.num_envs))
         return observations, rewards, terminated, truncated, info

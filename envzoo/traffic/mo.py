@@ -1,18 +1,12 @@
-"""``envzoo/TrafficGridMO-v0``: one agent sets every light of the network; the reward is a vector of
-waiting, throughput and CO2 (MO-Gymnasium API)."""
+"""``envzoo/TrafficGridMO-v0``: one agent sets every light; vector reward of waiting, throughput, CO2."""
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.traffic import features
-from envzoo.traffic.central import CentralControlEnv
-
-OBJECTIVES = ("waiting", "throughput", "co2")
+from envzoo.core.env import TaskMOEnv
+from envzoo.traffic.task import CentralTask
 
 
-class TrafficGridMOEnv(CentralControlEnv):
+class TrafficGridMOEnv(TaskMOEnv):
     """
     ## Description
 
@@ -61,29 +55,5 @@ class TrafficGridMOEnv(CentralControlEnv):
     - v0: initial version.
     """
 
-    def __init__(self, scenario="grid4x4", delta: float = 5.0, yellow: float = 2.0, all_red: float = 0.0,
-                 min_green: float = 5.0, max_green: float = 50.0, backend: str = "auto", gui: bool = False,
-                 sumo_warnings: bool = False, sumo_options: dict | None = None, render_mode: str | None = None):
-        super().__init__(scenario=scenario, delta=delta, yellow=yellow, all_red=all_red, min_green=min_green,
-                         max_green=max_green, backend=backend, gui=gui, sumo_warnings=sumo_warnings,
-                         sumo_options=sumo_options, measure_co2=True, render_mode=render_mode)
-        del self._init_kwargs["measure_co2"]  # not an argument here: copies measure CO2 anyway
-        per_light = [features.observation_space(self.core.intersections[light]) for light in self.lights]
-        self.observation_space = spaces.Box(np.concatenate([s.low for s in per_light]),
-                                            np.concatenate([s.high for s in per_light]), dtype=np.float32)
-        self.reward_space = spaces.Box(np.array([-np.inf, 0, -np.inf], np.float32),
-                                       np.array([0, np.inf, 0], np.float32), dtype=np.float32)
-        self.reward_dim = len(OBJECTIVES)
-        self._observed_lanes = np.concatenate([self.core.intersections[light].in_lanes for light in self.lights])
-
-    def _reward(self, metrics: dict[str, float]) -> np.ndarray:
-        halting = float((self.core.features.incoming @ self.core.lanes.halting).sum())
-        return np.array([-halting * self.core.timing.delta / 60.0,
-                         metrics["arrived"] - self._previous["arrived"],
-                         -(metrics["co2_kg"] - self._previous["co2_kg"])], dtype=np.float32)
-
-    def _info(self) -> dict:
-        return {"lane_flow_vph": self.core.lane_flows_vph()[self._observed_lanes]}
-
-    def _observation(self) -> np.ndarray:
-        return self.core.observe()
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    task_class = CentralTask

@@ -15,8 +15,9 @@ from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection
 
 
-def _env(env):
-    return getattr(env, "unwrapped", env)
+def _task(env):
+    """The traffic task of a Gymnasium or PettingZoo face (policies read its network and timing)."""
+    return getattr(env, "unwrapped", env).task
 
 
 class _PerIntersection(Policy):
@@ -26,7 +27,7 @@ class _PerIntersection(Policy):
 
     def __init__(self, env):
         super().__init__(env)
-        self.core = _env(env).core
+        self.core = _task(env).sim
         self.intersections: dict[str, Intersection] = self.core.intersections
         sizes = [features.observation_space(self.intersections[light]).shape[0] for light in self.core.lights]
         self._splits = np.cumsum(sizes)[:-1]
@@ -168,7 +169,7 @@ class Webster(FixedTime):
     def __init__(self, env, max_cycle: float = 150.0):
         if max_cycle <= 0:
             raise ValueError(f"max_cycle must be > 0 seconds, got {max_cycle!r}")
-        self.links = getattr(_env(env), "links", None)  # before super().__init__, which resets
+        self.links = getattr(_task(env), "links", None)  # before super().__init__, which resets
         super().__init__(env)
         self.max_cycle = max_cycle
         timing = self.core.timing
@@ -237,11 +238,11 @@ class FixedSplits(Policy):
 
     def __init__(self, env):
         super().__init__(env)
-        unwrapped = _env(env)
-        if getattr(unwrapped, "action", None) != "splits":
+        task = _task(env)
+        if getattr(task.params, "action", None) != "splits":
             raise ValueError(f"{type(self).__name__} sets green splits: use it with envzoo/TrafficRegion-v0 "
                              "and action='splits'")
-        self.core = unwrapped.core
+        self.core = task.sim
 
     def __call__(self, observation, info):
         shares = [self.shares(light) for light in self.core.lights]

@@ -21,7 +21,7 @@ from gymnasium.vector import AsyncVectorEnv
 
 from envzoo.core.errors import InvalidActionError
 from envzoo.core.spaces import check_box_action
-from envzoo.traffic.region import TrafficRegionEnv
+from envzoo.traffic.env import TrafficRegionEnv
 
 
 class _TimeLimited(gymnasium.wrappers.TimeLimit):

@@ -22,7 +22,7 @@ def every_second():
     ``record(api)`` after each second; the env's decisions and signal changes are untouched."""
 
     def install(env, record):
-        sim = env.core.sim
+        sim = env.task.sim.sim
         advance = sim.advance
 
         def stepwise(seconds):

@@ -32,10 +32,10 @@ def test_observations_and_rewards_match_sumo_getters(reward):
         checked = 0
         while env.agents:
             observations, rewards, _, _, infos = env.step({a: int(rng.integers(2)) for a in env.agents})
-            for agent, intersection in env.intersections.items():
-                lanes = [env.network.lanes[i] for i in intersection.in_lanes]
-                out_lanes = [env.network.lanes[i] for i in intersection.out_lanes]
-                inc, out = _by_getters(env.core.sim.api, lanes), _by_getters(env.core.sim.api, out_lanes)
+            for agent, intersection in env.task.intersections.items():
+                lanes = [env.task.sim.network.lanes[i] for i in intersection.in_lanes]
+                out_lanes = [env.task.sim.network.lanes[i] for i in intersection.out_lanes]
+                inc, out = _by_getters(env.task.sim.sim.api, lanes), _by_getters(env.task.sim.sim.api, out_lanes)
                 n_greens, n_lanes = intersection.n_greens, len(lanes)
                 observation = observations[agent]
                 assert observation[:n_greens].argmax() == infos[agent]["green"]
@@ -63,25 +63,25 @@ def test_lane_flows_match_the_vehicles_counted_through_each_lane(every_second):
     distinct vehicles seen on each incoming lane, second by second, over 30 minutes."""
     env = TrafficGridEnv(scenario={**SCENARIO, "duration": 1800}, max_cycles=360)
     try:
-        lanes = np.unique(np.concatenate([i.in_lanes for i in env.intersections.values()]))
+        lanes = np.unique(np.concatenate([i.in_lanes for i in env.task.intersections.values()]))
         seen = {lane: set() for lane in lanes}
 
         def record(api):
             for lane in lanes:
-                seen[lane].update(api.lane.getLastStepVehicleIDs(env.network.lanes[lane]))
+                seen[lane].update(api.lane.getLastStepVehicleIDs(env.task.sim.network.lanes[lane]))
 
         every_second(env, record)
         env.reset(seed=3)
         rng = np.random.default_rng(0)
         while env.agents:
             _, _, _, _, infos = env.step({a: int(rng.integers(2)) for a in env.agents})
-        counted = np.array([len(seen[lane]) for lane in lanes]) * 3600.0 / (env.core.decisions * env.timing.delta)
-        measured = env.core.lane_flows_vph()[lanes]
+        counted = np.array([len(seen[lane]) for lane in lanes]) * 3600.0 / (env.task.sim.decisions * env.task.sim.timing.delta)
+        measured = env.task.sim.lane_flows_vph()[lanes]
         assert counted.min() > 200, "the check needs traffic on every lane"
         np.testing.assert_allclose(measured, counted, rtol=0.10)  # sampling every 5 s: a few per cent
         assert measured.sum() == pytest.approx(counted.sum(), rel=0.03)
-        for agent, intersection in env.intersections.items():
-            np.testing.assert_array_equal(infos[agent]["lane_flow_vph"], env.core.lane_flows_vph()[intersection.in_lanes])
+        for agent, intersection in env.task.intersections.items():
+            np.testing.assert_array_equal(infos[agent]["lane_flow_vph"], env.task.sim.lane_flows_vph()[intersection.in_lanes])
     finally:
         env.close()
 

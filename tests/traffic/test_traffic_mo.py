@@ -43,11 +43,11 @@ def test_same_greens_same_traffic_as_the_parallel_face():
         multi.reset(seed=9)
         rng = np.random.default_rng(0)
         for _ in range(30):
-            action = rng.integers(2, size=len(single.lights))
+            action = rng.integers(2, size=len(single.task.lights))
             observation, _, _, _, info = single.step(action)
-            observations, _, _, _, infos = multi.step(dict(zip(single.lights, action.tolist())))
-            assert np.array_equal(observation, np.concatenate([observations[light] for light in single.lights]))
-        assert info["metrics"] == infos[single.lights[0]]["metrics"]
+            observations, _, _, _, infos = multi.step(dict(zip(single.task.lights, action.tolist())))
+            assert np.array_equal(observation, np.concatenate([observations[light] for light in single.task.lights]))
+        assert info["metrics"] == infos[single.task.lights[0]]["metrics"]
     finally:
         single.close()
         multi.close()

@@ -53,7 +53,7 @@ def test_fixed_time_shows_the_programmed_green_durations(every_second):
         every_second(env, lambda api: shown.append(api.trafficlight.getRedYellowGreenState(light)))
         policy = make_policy("envzoo/TrafficGrid-v0", "fixed-time", env)
         run_episode(env, policy, seed=0)
-        plan = env.intersections[light].plan
+        plan = env.task.intersections[light].plan
         runs, last = [], None
         for state in shown:
             if state == last:
@@ -66,7 +66,7 @@ def test_fixed_time_shows_the_programmed_green_durations(every_second):
         for state, seconds in complete_greens:
             programmed = plan.green_durations[plan.greens.index(state)]
             # decisions every 5 s: the green ends at the decision nearest its programmed end
-            assert abs(seconds - programmed) <= env.timing.delta / 2 + 1, (state, seconds, programmed)
+            assert abs(seconds - programmed) <= env.task.sim.timing.delta / 2 + 1, (state, seconds, programmed)
     finally:
         env.close()
 

@@ -11,7 +11,7 @@ pytest.importorskip("libsumo")
 
 from envzoo.traffic.policies import FixedTime, Webster, webster_timing  # noqa: E402
 from envzoo.traffic.probes import SLACK, Links, ProbeTracker  # noqa: E402
-from envzoo.traffic.region import TrafficRegionEnv  # noqa: E402
+from envzoo.traffic.env import TrafficRegionEnv  # noqa: E402
 
 SCENARIO = {"kind": "grid", "rows": 2, "columns": 2, "demand": 300, "duration": 600}
 
@@ -52,8 +52,8 @@ def run(penetration, seed=3, **kwargs):
         estimated, true, truncated = [], [], False
         while not truncated:
             observation, _, _, truncated, info = env.step(policy(observation, info))
-            estimated.append(env.estimated)
-            true.append(env.true)
+            estimated.append(env.task.estimated)
+            true.append(env.task.true)
         return np.array(estimated), np.array(true), info["metrics"]
     finally:
         env.close()
@@ -68,8 +68,8 @@ def test_full_penetration_follows_every_vehicle_on_the_links():
         env.action_space.seed(2)
         for _ in range(60):
             env.step(env.action_space.sample())
-            on_link = np.bincount([link for link, _ in env.tracker.on_link.values()], minlength=len(env.links.names))
-            sumo = np.array([env.core.lanes.vehicles[lanes].sum() for lanes in env.links.lanes])
+            on_link = np.bincount([link for link, _ in env.task.tracker.on_link.values()], minlength=len(env.task.links.names))
+            sumo = np.array([env.task.sim.lanes.vehicles[lanes].sum() for lanes in env.task.links.lanes])
             assert np.array_equal(on_link, sumo)
         assert sumo.sum() > 20
     finally:
@@ -88,7 +88,7 @@ def test_following_probes_leaves_the_traffic_unchanged():
         grid.reset(seed=6)
         rng = np.random.default_rng(0)
         for _ in range(40):
-            action = rng.integers(2, size=len(region.lights))
+            action = rng.integers(2, size=len(region.task.lights))
             *_, region_info = region.step(action)
             *_, grid_info = grid.step(action)
         for name, value in grid_info["metrics"].items():
@@ -123,10 +123,10 @@ def test_state_and_reward_options():
         env.action_space.seed(1)
         for _ in range(20):
             observation, reward, _, _, info = env.step(env.action_space.sample())
-            links = len(env.links.names)
-            halting = [env.core.lanes.halting[lanes].sum() for lanes in env.links.lanes]
+            links = len(env.task.links.names)
+            halting = [env.task.sim.lanes.halting[lanes].sum() for lanes in env.task.links.lanes]
             assert np.array_equal(observation[-links:], np.array(halting, dtype=np.float32))
-            assert reward == -env.estimated.sum()
+            assert reward == -env.task.estimated.sum()
             assert env.observation_space.contains(observation)
             assert info["inflow_vph"].shape == (links,)
     finally:
@@ -163,16 +163,16 @@ def test_webster_plans_from_the_measured_inflows():
         policy(observation, info)  # the policy reads the last inflows
         inflow = info["inflow_vph"]
         assert inflow.sum() > 0
-        for light, intersection in env.core.intersections.items():
+        for light, intersection in env.task.sim.intersections.items():
             # Critical ratio of each green by hand: the links whose lanes it serves, from the
             # network's links (not the policy's matrix).
             ratios = []
             for links in intersection.green_links:
                 served_lanes = set(intersection.link_in[links].tolist())
                 ratios.append(max((inflow[e] / (1800.0 * len(lanes))
-                                   for e, lanes in enumerate(env.links.lanes) if served_lanes & set(lanes.tolist())),
+                                   for e, lanes in enumerate(env.task.links.lanes) if served_lanes & set(lanes.tolist())),
                                   default=0.0))
-            lost = intersection.n_greens * (env.core.timing.yellow + env.core.timing.all_red)
+            lost = intersection.n_greens * (env.task.sim.timing.yellow + env.task.sim.timing.all_red)
             total = sum(ratios)
             cycle, greens = policy.timing(light)
             assert cycle == pytest.approx((1.5 * lost + 5) / (1 - total))
@@ -195,12 +195,12 @@ def test_webster_plans_from_the_measured_lane_flows(face):
         for _ in range(60):
             observation, _, _, _, info = env.step(policy(observation, info))
         policy(observation, info)
-        flows = env.core.lane_flows_vph()
+        flows = env.task.sim.lane_flows_vph()
         assert flows.sum() > 0
-        for light, intersection in env.core.intersections.items():
+        for light, intersection in env.task.sim.intersections.items():
             # by hand: the largest flow ratio over the incoming lanes of each green's links
             ratios = [flows[intersection.link_in[links]].max() / 1800.0 for links in intersection.green_links]
-            lost = intersection.n_greens * (env.core.timing.yellow + env.core.timing.all_red)
+            lost = intersection.n_greens * (env.task.sim.timing.yellow + env.task.sim.timing.all_red)
             cycle, greens = policy.timing(light)
             assert cycle == pytest.approx((1.5 * lost + 5) / (1 - sum(ratios)))
             assert greens == pytest.approx((cycle - lost) * np.array(ratios) / sum(ratios))

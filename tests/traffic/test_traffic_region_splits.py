@@ -93,7 +93,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from envzoo.core.errors import InvalidActionError  # noqa: E402
 from envzoo.traffic.policies import FixedSplits, Webster, WebsterSplits  # noqa: E402
-from envzoo.traffic.region import TrafficRegionEnv  # noqa: E402
+from envzoo.traffic.env import TrafficRegionEnv  # noqa: E402
 
 SCENARIO = {"kind": "grid", "rows": 2, "columns": 2, "demand": 300, "duration": 180}
 SIGNALS = dict(delta=5.0, yellow=2.0, all_red=1.0, min_green=10.0, max_green=40.0)
@@ -111,14 +111,14 @@ def split_env(scenario=SCENARIO, **kwargs) -> TrafficRegionEnv:
 
 
 def shares_action(env) -> np.ndarray:
-    return np.concatenate([SHARES[light] for light in env.lights]).astype(np.float32)
+    return np.concatenate([SHARES[light] for light in env.task.lights]).astype(np.float32)
 
 
 def test_each_light_shows_its_greens_for_the_requested_seconds_every_second(every_second):
     env = split_env()
     try:
-        assert env.lights == list(SHARES)
-        shown = {light: [] for light in env.lights}
+        assert env.task.lights == list(SHARES)
+        shown = {light: [] for light in env.task.lights}
         every_second(env, lambda api: [shown[light].append(api.trafficlight.getRedYellowGreenState(light))
                                        for light in shown])
         env.reset(seed=0)
@@ -126,11 +126,11 @@ def test_each_light_shows_its_greens_for_the_requested_seconds_every_second(ever
         while not truncated:
             *_, truncated, info = env.step(shares_action(env))
             steps += 1
-            assert info["green"] == {light: 1 for light in env.lights}  # a cycle ends on the last green
-        assert steps == 3 and env.core.sim.time() == 180.0
+            assert info["green"] == {light: 1 for light in env.task.lights}  # a cycle ends on the last green
+        assert steps == 3 and env.task.sim.sim.time() == 180.0
 
         for light, states in shown.items():
-            greens = env.core.intersections[light].plan.greens
+            greens = env.task.sim.intersections[light].plan.greens
 
             def label(state):
                 return f"green {greens.index(state)}" if state in greens else "yellow" if "y" in state else "red"
@@ -154,7 +154,7 @@ def test_a_cycle_is_the_phase_faces_decisions_and_its_reward_their_mean():
     splits = split_env()
     phase = TrafficRegionEnv(scenario=SCENARIO, penetration=0.5, **SIGNALS)
     try:
-        assert phase.lights == splits.lights == list(SHARES)
+        assert phase.task.lights == splits.task.lights == list(SHARES)
         split_observation, _ = splits.reset(seed=5)
         phase_observation, _ = phase.reset(seed=5)
         for _ in range(3):
@@ -180,7 +180,7 @@ def test_a_cycle_cut_by_the_scenarios_end_stops_there():
         assert not env.step(shares_action(env))[3]
         assert not env.step(shares_action(env))[3]
         truncated = env.step(shares_action(env))[3]
-        assert truncated and env.core.sim.time() == 150.0 and env.core.decisions == 30
+        assert truncated and env.task.sim.sim.time() == 150.0 and env.task.sim.decisions == 30
     finally:
         env.close()
 
@@ -284,8 +284,8 @@ def test_fixed_splits_keep_the_programs_proportions():
         policy = FixedSplits(env)
         observation, info = env.reset(seed=2)
         action = policy(observation, info)
-        for light, shares in zip(env.lights, np.split(action, len(env.lights))):
-            durations = np.array(env.core.intersections[light].plan.green_durations)
+        for light, shares in zip(env.task.lights, np.split(action, len(env.task.lights))):
+            durations = np.array(env.task.sim.intersections[light].plan.green_durations)
             assert shares == pytest.approx(durations / durations.sum())
         assert env.action_space.contains(action)
     finally:
@@ -297,10 +297,10 @@ def test_by_default_fixed_splits_replay_the_grids_own_program():
     2 s yellow, 9 intervals of 5 s per green show 43 s of green."""
     env = TrafficRegionEnv(scenario=SCENARIO, action="splits")
     try:
-        assert env.cycle == 90.0 and env.cycle_intervals == 18
+        assert env.task.cycle == 90.0 and env.task.cycle_intervals == 18
         action = FixedSplits(env)(*env.reset(seed=0))
-        for shares in np.split(action, len(env.lights)):
-            assert list(green_decisions(shares, env.cycle_intervals, env.core.timing)) == [9, 9]
+        for shares in np.split(action, len(env.task.lights)):
+            assert list(green_decisions(shares, env.task.cycle_intervals, env.task.sim.timing)) == [9, 9]
     finally:
         env.close()
 
@@ -315,7 +315,7 @@ def test_webster_splits_are_the_proportions_of_websters_greens():
         action = policy(observation, info)
         webster.measure(info)
         assert info["inflow_vph"].sum() > 0
-        for light, shares in zip(env.lights, np.split(action, len(env.lights))):
+        for light, shares in zip(env.task.lights, np.split(action, len(env.task.lights))):
             greens = webster.timing(light)[1]
             assert shares == pytest.approx(greens / greens.sum())
     finally:

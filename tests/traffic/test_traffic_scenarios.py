@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("libsumo")
 
-from envzoo.traffic import scenarios  # noqa: E402
+from envzoo.traffic import generator as scenarios  # noqa: E402
 from envzoo.traffic.intersections import read_network  # noqa: E402
 from envzoo.traffic.sumo import Simulation  # noqa: E402
 
@@ -104,7 +104,7 @@ def test_eval_on_a_scenario_with_nothing_to_control_is_a_one_line_error(capsys):
 
 
 def test_sumo_clock_times_are_read_in_seconds():
-    from envzoo.traffic.scenarios import ScenarioError, sumo_seconds
+    from envzoo.traffic.generator import ScenarioError, sumo_seconds
 
     assert sumo_seconds("3600") == 3600.0 and sumo_seconds("15:0:0") == 54000.0
     assert sumo_seconds("1:0:30:5") == 86400 + 30 * 60 + 5 and sumo_seconds("90.5") == 90.5

@@ -77,7 +77,7 @@ def test_sumo_shows_yellow_and_respects_min_and_max_green_every_second(every_sec
         while env.agents:  # requests change often, so the rules are exercised
             env.step({agent: int(rng.integers(env.action_space(agent).n)) for agent in env.agents})
         for light, states in shown.items():
-            greens = env.intersections[light].plan.greens
+            greens = env.task.intersections[light].plan.greens
             runs = _runs(states)
             assert len(runs) > 5, f"{light} never changed"
             for index, (state, seconds) in enumerate(runs):
@@ -91,7 +91,7 @@ def test_sumo_shows_yellow_and_respects_min_and_max_green_every_second(every_sec
                     # exactly the links that lose green turn yellow
                     target = runs[index + 2][0] if index + 2 < len(runs) else None
                     if target is not None:
-                        assert state == env.intersections[light].plan.yellow_state(greens.index(before), greens.index(target))
+                        assert state == env.task.intersections[light].plan.yellow_state(greens.index(before), greens.index(target))
                 else:  # red clearance after yellow
                     assert seconds == timing["all_red"] and "y" in before and (after is None or after in greens)
     finally:
@@ -119,12 +119,12 @@ def test_a_bad_request_changes_nothing_and_sumo_keeps_running():
     env = TrafficGridEnv(scenario={"kind": "grid", "rows": 2, "columns": 2, "demand": 200, "duration": 300})
     try:
         env.reset(seed=0)
-        core = env.core
+        core = env.task.sim
         status, time = dict(core.status), core.sim.time()
         with pytest.raises(ValueError, match="green phase 7 does not exist"):
             core.apply({**{light: 1 for light in core.lights}, core.lights[-1]: 7})
         assert core.status == status and core.sim.time() == time and core.running
         core.apply({light: 0 for light in core.lights})
-        assert core.sim.time() == time + env.timing.delta
+        assert core.sim.time() == time + env.task.sim.timing.delta
     finally:
         env.close()

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("libsumo")
 
-from envzoo.traffic import scenarios, sumo  # noqa: E402
+from envzoo.traffic import generator as scenarios, sumo  # noqa: E402
 from envzoo.traffic.parallel import TrafficGridEnv  # noqa: E402
 from envzoo.traffic.sumo import Simulation, SumoCrashError, SumoStartError  # noqa: E402
 
@@ -114,7 +114,7 @@ def test_sumo_dying_mid_episode_names_the_cause_and_reset_recovers():
     try:
         env.reset(seed=0)
         env.step({agent: 0 for agent in env.agents})
-        os.kill(env.core.sim.process_id, signal.SIGKILL)
+        os.kill(env.task.sim.sim.process_id, signal.SIGKILL)
         with pytest.raises(SumoCrashError, match="SUMO stopped during the simulation(.|\n)*exited with signal 9"):
             env.step({agent: 0 for agent in env.agents})
         assert env.agents == [] and _sumo_children() == []
@@ -132,7 +132,7 @@ def test_close_leaves_no_sumo_process(backend):
     env.reset(seed=0)
     env.step({agent: 0 for agent in env.agents})
     if backend == "traci":
-        assert env.core.sim.process_id in _sumo_children()
+        assert env.task.sim.sim.process_id in _sumo_children()
     env.close()
     env.close()
     assert _sumo_children() == before == []

@@ -1,4 +1,4 @@
-"""The traffic-signal core shared by every face: one SUMO network under envzoo's signal control.
+"""The traffic-signal simulator shared by every face: one SUMO network under envzoo's signal control.
 
 It starts episodes, turns each light's requested green into SUMO programs for one decision
 interval (yellow, red clearance, green: SUMO plays them itself, so an interval is one call into
@@ -13,8 +13,9 @@ import numpy as np
 
 from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
-from envzoo.traffic.scenarios import Scenario, ScenarioError
-from envzoo.traffic.signals import HOLD_SECONDS, SignalStatus, SignalTiming, advance_status, decide, transition_program
+from envzoo.traffic.generator import Scenario, ScenarioError
+from envzoo.traffic.params import SignalTiming
+from envzoo.traffic.signals import HOLD_SECONDS, SignalStatus, advance_status, decide, transition_program
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
 MAX_SUMO_SEED = 2**31 - 1
@@ -24,7 +25,7 @@ def _program_id(origin: int, target: int) -> str:
     return f"envzoo:{origin}>{target}"
 
 
-class SignalControlCore:
+class SignalControlSim:
     """A scenario's SUMO simulation with every controllable light driven by decisions.
 
     With ``measure_co2`` the network's CO2 emission rate is read after every call into SUMO (at

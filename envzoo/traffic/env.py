@@ -3,23 +3,11 @@ green splits of every light, once per cycle) from link queues estimated from pro
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
-
-from envzoo.core.spaces import check_box_action
-from envzoo.traffic import probes
-from envzoo.traffic.central import CentralControlEnv
-from envzoo.traffic.core import MAX_SUMO_SEED
-from envzoo.traffic.splits import decisions_per_cycle, green_decisions
-
-QUEUE_SOURCES = ("estimated", "true")
-ACTIONS = ("phase", "splits")
-# The cycle of SUMO's default static programs (42 s greens + 3 s yellows on netgenerate's grids), a
-# common urban cycle; it fits lights of up to 9 greens at the default min green.
-DEFAULT_CYCLE_S = 90.0
+from envzoo.core.env import TaskEnv
+from envzoo.traffic.task import RegionTask
 
 
-class TrafficRegionEnv(CentralControlEnv):
+class TrafficRegionEnv(TaskEnv):
     """
     ## Description
 
@@ -123,101 +111,5 @@ class TrafficRegionEnv(CentralControlEnv):
     - v0: initial version.
     """
 
-    def __init__(self, scenario="grid4x4", penetration: float = 0.3, state: str = "estimated", reward: str = "true",
-                 action: str = "phase", cycle: float | None = None, **core_kwargs):
-        if not 0.0 < penetration <= 1.0:
-            raise ValueError(f"penetration is the fraction of vehicles that are probes, in (0, 1]; got {penetration!r}")
-        for name, value in (("state", state), ("reward", reward)):
-            if value not in QUEUE_SOURCES:
-                raise ValueError(f"{name} must be one of {QUEUE_SOURCES}, got {value!r}")
-        if action not in ACTIONS:
-            raise ValueError(f"action must be one of {ACTIONS}, got {action!r}")
-        if action == "phase" and cycle is not None:
-            raise ValueError("cycle is the signal cycle of action='splits'; phase mode decides every delta seconds")
-        super().__init__(scenario=scenario, face_arguments=dict(penetration=penetration, state=state, reward=reward,
-                                                                action=action, cycle=cycle), **core_kwargs)
-        self.penetration, self.state, self.reward, self.action = penetration, state, reward, action
-        greens = [self.core.intersections[light].n_greens for light in self.lights]
-        if action == "splits":
-            self._use_splits(DEFAULT_CYCLE_S if cycle is None else cycle, greens)
-        self.links = probes.read_links(self.core.sim.api, self.core.network)
-        signal_size = sum(greens) + len(greens)
-        low = np.zeros(signal_size + len(self.links.names), dtype=np.float32)
-        high = np.concatenate([np.ones(signal_size), np.full(len(self.links.names), np.inf)]).astype(np.float32)
-        self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.core.on_second = self._follow_probes  # probes report every second
-
-    def _use_splits(self, cycle: float, greens: list[int]) -> None:
-        """The split action space, with the cycle checked against every light's number of greens."""
-        for light, n_greens in zip(self.lights, greens):
-            try:
-                intervals = decisions_per_cycle(cycle, n_greens, self.core.timing)
-            except ValueError as error:
-                self.close()
-                raise ValueError(f"light {light!r}: {error}") from None
-        self.cycle, self.cycle_intervals = cycle, intervals
-        self._share_cuts = np.cumsum(greens)[:-1]
-        self.action_space = spaces.Box(0.0, 1.0, (sum(greens),), dtype=np.float32)
-        self._shares_hint = (f"(each light's shares of its green time, in [0, 1]; greens per light in order: "
-                             f"{dict(zip(self.lights, greens))})")
-
-    def _check_action(self, action):
-        if self.action == "phase":
-            return super()._check_action(action)
-        return check_box_action(self.action_space, action, self._shares_hint)
-
-    def _requests(self, action) -> list[dict[str, int]]:
-        if self.action == "phase":
-            return super()._requests(action)
-        # Each light's greens in order, each repeated for its decision intervals.
-        sequences = [np.repeat(np.arange(len(shares)), green_decisions(shares, self.cycle_intervals, self.core.timing))
-                     for shares in np.split(action, self._share_cuts)]
-        return [dict(zip(self.lights, (int(green) for green in greens))) for greens in zip(*sequences)]
-
-    def step(self, action):
-        self._step_queues: list[float] = []  # the total queue after each decision interval, for the reward
-        return super().step(action)
-
-    def _draw_seeds(self) -> tuple[int, ...]:
-        return super()._draw_seeds() + (int(self.np_random.integers(MAX_SUMO_SEED)),)
-
-    def _start_episode(self, seeds: tuple[int, ...]) -> None:
-        self.tracker = probes.ProbeTracker(self.links, self.penetration, np.random.default_rng(seeds[1]))
-        self._error_sum = 0.0
-        super()._start_episode(seeds)
-        self._queues()
-
-    def _follow_probes(self) -> None:
-        sim = self.core.sim
-        sim.follow_vehicles(self.tracker.draw_probes(sim.departed_vehicles()))
-        self.tracker.record(sim.time(), sim.vehicle_roads())
-
-    def _queues(self) -> None:
-        """This decision's estimated and true link queues."""
-        self.estimated = self.tracker.queues(self.core.sim.time())
-        self.true = probes.true_queues(self.links, self.core.lanes.halting)
-
-    def _after_interval(self) -> None:
-        self._queues()
-        self._error_sum += float(np.abs(self.estimated - self.true).mean())
-        self._step_queues.append(float((self.estimated if self.reward == "estimated" else self.true).sum()))
-
-    def metrics(self) -> dict[str, float]:
-        decisions = self.core.decisions
-        return {**self.core.metrics(), "queue_estimation_mae": self._error_sum / decisions if decisions else 0.0}
-
-    def _reward(self, metrics: dict[str, float]) -> float:
-        return -sum(self._step_queues) / len(self._step_queues)
-
-    def _info(self) -> dict:
-        elapsed = self.core.sim.time() - self.core.scenario.begin
-        return {"inflow_vph": self.tracker.inflows_vph(elapsed)}
-
-    def _observation(self) -> np.ndarray:
-        signals = []
-        for light in self.lights:
-            phase = np.zeros(self.core.intersections[light].n_greens)
-            phase[self.core.status[light].green] = 1.0
-            signals += [phase, [float(self.core.status[light].can_change(self.core.timing))]]
-        queues = self.estimated if self.state == "estimated" else self.true
-        return np.concatenate([*signals, queues]).astype(np.float32)
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    task_class = RegionTask

@@ -1,0 +1,115 @@
+"""The parameters of the traffic envs: the signal timing (:class:`SignalTiming`), the SUMO run
+(:class:`TrafficParams`) and each face's own (:class:`GridParams`, :class:`RegionParams`), built
+from the env arguments by the ``make_*_params`` functions and checked there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envzoo.traffic.generator import Scenario, make_scenario
+
+# Seconds: green times are sums of interval lengths, so equal times may differ in the last bits.
+TIME_TOLERANCE = 1e-9
+QUEUE_SOURCES = ("estimated", "true")
+REGION_ACTIONS = ("phase", "splits")
+
+
+@dataclass(frozen=True)
+class SignalTiming:
+    """Seconds: decision interval, yellow, red clearance, minimum and maximum green."""
+
+    delta: float = 5.0
+    yellow: float = 2.0
+    all_red: float = 0.0
+    min_green: float = 5.0
+    max_green: float = 50.0
+
+    def __post_init__(self):
+        for name in ("delta", "yellow", "min_green", "max_green"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
+        if self.all_red < 0:
+            raise ValueError(f"all_red must be >= 0 seconds, got {self.all_red!r}")
+        if self.yellow + self.all_red >= self.delta:
+            raise ValueError(f"yellow + all_red ({self.yellow} + {self.all_red} s) must be shorter than the "
+                             f"decision interval delta ({self.delta} s): the new green starts within the interval")
+        if self.min_green > self.max_green:
+            raise ValueError(f"min_green ({self.min_green} s) must not exceed max_green ({self.max_green} s)")
+        if self.max_green < self.delta - self.yellow - self.all_red:
+            raise ValueError(f"max_green ({self.max_green} s) is shorter than the green part of one decision "
+                             f"interval ({self.delta - self.yellow - self.all_red} s)")
+
+    @property
+    def green_after_change(self) -> float:
+        """Seconds of the new green shown in the interval in which it was chosen."""
+        return self.delta - self.yellow - self.all_red
+
+
+@dataclass(frozen=True)
+class TrafficParams:
+    """One SUMO scenario under envzoo's signal control (the arguments every traffic face shares)."""
+
+    scenario: Scenario
+    timing: SignalTiming
+    backend: str = "auto"
+    gui: bool = False
+    sumo_warnings: bool = False
+    sumo_options: dict | None = None
+    measure_co2: bool = True
+
+
+def make_traffic_params(scenario="grid4x4", delta: float = 5.0, yellow: float = 2.0, all_red: float = 0.0,
+                        min_green: float = 5.0, max_green: float = 50.0, backend: str = "auto", gui: bool = False,
+                        sumo_warnings: bool = False, sumo_options: dict | None = None,
+                        measure_co2: bool = True) -> TrafficParams:
+    """The shared arguments, checked (the scenario is built or found in the cache here)."""
+    timing = SignalTiming(delta, yellow, all_red, min_green, max_green)
+    return TrafficParams(make_scenario(scenario), timing, backend, gui, sumo_warnings, sumo_options, measure_co2)
+
+
+@dataclass(frozen=True)
+class GridParams:
+    """``TrafficGrid-v0``: one agent per light, rewarded by ``reward`` (sumo-rl's names)."""
+
+    traffic: TrafficParams
+    reward: str
+
+
+def make_grid_params(scenario="grid4x4", reward: str = "diff-waiting-time", **kwargs) -> GridParams:
+    from envzoo.traffic.features import reward_function
+
+    reward_function(reward)  # an unknown name fails here
+    return GridParams(make_traffic_params(scenario, **kwargs), reward)
+
+
+def make_central_params(scenario="grid4x4", **kwargs) -> TrafficParams:
+    """``TrafficGridMO-v0``: every light from one agent; CO2 is always measured (an objective)."""
+    if "measure_co2" in kwargs:
+        raise TypeError("TrafficGridMO-v0 always measures CO2 (its third objective): it takes no measure_co2")
+    return make_traffic_params(scenario, measure_co2=True, **kwargs)
+
+
+@dataclass(frozen=True)
+class RegionParams:
+    """``TrafficRegion-v0``: the probe penetration, what is observed and rewarded, the action mode."""
+
+    traffic: TrafficParams
+    penetration: float
+    state: str
+    reward: str
+    action: str
+    cycle: float | None
+
+
+def make_region_params(scenario="grid4x4", penetration: float = 0.3, state: str = "estimated", reward: str = "true",
+                       action: str = "phase", cycle: float | None = None, **kwargs) -> RegionParams:
+    if not 0.0 < penetration <= 1.0:
+        raise ValueError(f"penetration is the fraction of vehicles that are probes, in (0, 1]; got {penetration!r}")
+    for name, value in (("state", state), ("reward", reward)):
+        if value not in QUEUE_SOURCES:
+            raise ValueError(f"{name} must be one of {QUEUE_SOURCES}, got {value!r}")
+    if action not in REGION_ACTIONS:
+        raise ValueError(f"action must be one of {REGION_ACTIONS}, got {action!r}")
+    if action == "phase" and cycle is not None:
+        raise ValueError("cycle is the signal cycle of action='splits'; phase mode decides every delta seconds")
+    return RegionParams(make_traffic_params(scenario, **kwargs), penetration, state, reward, action, cycle)
