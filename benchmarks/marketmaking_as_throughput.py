@@ -12,7 +12,7 @@ import argparse
 import os
 import platform
 
-from envzoo.cli import bench
+from envzoo.core.throughput import bench
 
 ENV_ID = "envzoo/MarketMakingAS-v0"
 

@@ -10,7 +10,8 @@ import pytest
 
 import envzoo
 import envzoo.registry
-from envzoo.cli import bench, main
+from envzoo.cli import main
+from envzoo.core.throughput import bench
 
 SERVERLESS = "envzoo/Serverless-v0"
 SERVERLESS_IDS = ["envzoo/Serverless-v0", "envzoo/ServerlessMO-v0", "envzoo/ServerlessCluster-v0"]
@@ -247,3 +248,13 @@ def test_lob_converts_a_stream_and_describes_it(capsys, tmp_path):
 def test_lob_errors_name_the_path_and_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, "lob", "info", str(tmp_path / "missing"))
     assert code == 2 and "missing: not a stream directory" in err and "envzoo lob convert" in err
+
+
+def test_python_dash_m_envzoo_is_the_envzoo_command():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "envzoo", "info", "envzoo/Serverless-v0"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "envzoo/Serverless-v0" in result.stdout and "knative-default" in result.stdout

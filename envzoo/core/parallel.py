@@ -1,10 +1,10 @@
-"""What every envzoo PettingZoo parallel env shares: its agents' spaces, held per agent, and the
-one generator an episode's draws come from, reseeded by ``reset(seed=...)``."""
+"""The shared PettingZoo face: the agents of a domain's :class:`~envzoo.core.contract.AgentsTask`
+as a parallel env, their spaces held per agent, and the one generator an episode's draws come
+from, reseeded by ``reset(seed=...)``."""
 
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
@@ -12,33 +12,7 @@ from envzoo.core.contract import check_render_mode, row_of
 from envzoo.core.spaces import check_agent_actions
 
 
-class SeededParallelEnv(ParallelEnv):
-    """A ``ParallelEnv`` whose subclasses call ``super().__init__`` with their agents and spaces
-    and draw every episode's randomness from :meth:`_generator`."""
-
-    def __init__(self, possible_agents: list[str], observation_spaces: dict[str, spaces.Space],
-                 action_spaces: dict[str, spaces.Space]):
-        self.possible_agents = list(possible_agents)
-        self.agents: list[str] = []
-        self._observation_spaces = observation_spaces
-        self._action_spaces = action_spaces
-        self._np_random, _ = seeding.np_random(None)
-
-    def observation_space(self, agent):
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self._action_spaces[agent]
-
-    def _generator(self, seed: int | None) -> np.random.Generator:
-        """``reset(seed=...)``'s rule: a seed starts a fresh generator; None goes on with the one
-        the previous episodes used."""
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        return self._np_random
-
-
-class TaskParallelEnv(SeededParallelEnv):
+class TaskParallelEnv(ParallelEnv):
     """The agents of a domain's :class:`~envzoo.core.contract.AgentsTask` (one row each) as a
     PettingZoo parallel env.
 
@@ -68,10 +42,25 @@ class TaskParallelEnv(SeededParallelEnv):
         self.max_cycles = max_cycles
         self.task = self.task_class.create(**kwargs)
         self.params = self.task.params
-        agents = list(self.task.agents)
-        super().__init__(agents, dict(zip(agents, self.task.agent_observation_spaces)),
-                         dict(zip(agents, self.task.agent_action_spaces)))
+        self.possible_agents = list(self.task.agents)
+        self.agents: list[str] = []
+        self._observation_spaces = dict(zip(self.possible_agents, self.task.agent_observation_spaces))
+        self._action_spaces = dict(zip(self.possible_agents, self.task.agent_action_spaces))
+        self._np_random, _ = seeding.np_random(None)
         self._cycles = 0
+
+    def observation_space(self, agent):
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self._action_spaces[agent]
+
+    def _generator(self, seed: int | None) -> np.random.Generator:
+        """``reset(seed=...)``'s rule: a seed starts a fresh generator; None goes on with the one
+        the previous episodes used."""
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        return self._np_random
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         info = self.task.start(self._generator(seed), dict(options or {}))

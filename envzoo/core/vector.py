@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -59,43 +58,6 @@ def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart,
     info.update(final_step_info(raw_info, observations if final_observations is None else final_observations, done))
     return restart(np.flatnonzero(done)), info
 
-
-
-class RowEpisodesVectorEnv(VectorEnv):
-    """A native vector env over a core that starts the episodes of some rows at a time,
-    ``core.reset(rows, keys)`` with one key per row from :class:`InstanceSeeds` (so sub-env i
-    reset with seed s is the single env reset with seed s + i). Subclasses set ``num_envs``, call
-    :meth:`_set_up` and may override :meth:`_observe`; ``reset``, the restart of finished rows
-    (for :func:`autoreset_same_step`) and the reset-before-step rule are here."""
-
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
-
-    def _set_up(self, core, single_observation_space: spaces.Space, single_action_space: spaces.Space) -> None:
-        self.single_observation_space = single_observation_space
-        self.single_action_space = single_action_space
-        self.observation_space = batch_space(single_observation_space, self.num_envs)
-        self.action_space = batch_space(single_action_space, self.num_envs)
-        self.seeds = InstanceSeeds(self.num_envs)
-        self._core = core
-        self._started = False
-
-    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        self.seeds.reseed(self, seed, first_reset=not self._started)
-        observations = self._restart(np.arange(self.num_envs))
-        self._started = True
-        return observations, {}
-
-    def _restart(self, rows: np.ndarray):
-        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
-        self._core.reset(rows, self.seeds.next_keys(rows))
-        return self._observe()
-
-    def _observe(self):
-        return self._core.observe()
-
-    def _check_started(self) -> None:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
 
 
 def _rows(observations, n: int):

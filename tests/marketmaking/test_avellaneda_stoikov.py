@@ -27,13 +27,13 @@ from envzoo.marketmaking.avellaneda_stoikov.policies import (
     paper_half_spread,
     simulate_strategy,
 )
-from envzoo.marketmaking.avellaneda_stoikov.sim import ASSimulator, episode_keys
+from envzoo.marketmaking.avellaneda_stoikov.sim import ASSim, episode_keys
 from envzoo.marketmaking.avellaneda_stoikov.task import ASTask
 
 METRICS = envzoo.env_info("envzoo/MarketMakingAS-v0").metrics
 
 
-def _run(sim: ASSimulator, bid, ask, steps: int):
+def _run(sim: ASSim, bid, ask, steps: int):
     results = [sim.advance(np.broadcast_to(bid, (sim.B,)), np.broadcast_to(ask, (sim.B,))) for _ in range(steps)]
     return {key: np.stack([r[key] for r in results]) for key in results[0]}
 
@@ -42,7 +42,7 @@ def _run(sim: ASSimulator, bid, ask, steps: int):
 @pytest.mark.parametrize("mode", ["poisson", "linear"])
 def test_fill_frequencies_match_the_intensity(mode):
     params = ASParams(fill_probability=mode)
-    sim = ASSimulator(params, 2000)
+    sim = ASSim(params, 2000)
     sim.reset(np.arange(sim.B), episode_keys(sim.B, 1))
     bid_depth, ask_depth = 0.3, 1.2
     out = _run(sim, bid_depth, ask_depth, 100)
@@ -58,7 +58,7 @@ def test_fill_frequencies_match_the_intensity(mode):
 
 def test_gaussian_mid_has_brownian_variance():
     params = ASParams()
-    sim = ASSimulator(params, 4000)
+    sim = ASSim(params, 4000)
     sim.reset(np.arange(sim.B), episode_keys(sim.B, 2))
     mids = [sim.mid.copy()]
     for _ in range(params.n_steps):
@@ -81,7 +81,7 @@ def test_gaussian_mid_has_brownian_variance():
 
 def test_binary_mid_moves_by_exactly_sigma_root_dt():
     params = ASParams(mid_noise="binary")
-    sim = ASSimulator(params, 500)
+    sim = ASSim(params, 500)
     sim.reset(np.arange(sim.B), episode_keys(sim.B, 3))
     before = sim.mid.copy()
     sim.advance(np.full(sim.B, 5.0), np.full(sim.B, 5.0))
@@ -93,7 +93,7 @@ def test_binary_mid_moves_by_exactly_sigma_root_dt():
 def test_trajectories_do_not_depend_on_the_batch():
     params = ASParams()
     keys = episode_keys(5, 9)
-    big, small = ASSimulator(params, 5), ASSimulator(params, 1)
+    big, small = ASSim(params, 5), ASSim(params, 1)
     big.reset(np.arange(5), keys)
     small.reset(np.array([0]), keys[3:4])
     depths = np.linspace(0.1, 1.0, 5)

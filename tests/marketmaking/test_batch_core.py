@@ -10,7 +10,7 @@ import pytest
 from envzoo.marketmaking.accounting import BUY, SELL, InsufficientDepthError
 from envzoo.marketmaking.lob.generator import synthetic_lob
 from envzoo.marketmaking.lob.params import ExecutionConfig
-from envzoo.marketmaking.lob.sim import BatchExecution
+from envzoo.marketmaking.lob.sim import LobSim
 
 from .reference_execution import ExecutionModel
 
@@ -33,7 +33,7 @@ def random_play(config: ExecutionConfig, seed: int):
     days of STREAM; compare each step and each instance with its ExecutionModel."""
     rng = np.random.default_rng(seed)
     bounds = STREAM.day_bounds()
-    core = BatchExecution(STREAM, config, batch=BATCH)
+    core = LobSim(STREAM, config, batch=BATCH)
     references = [ExecutionModel(STREAM, config) for _ in range(BATCH)]
     ends = np.zeros(BATCH, dtype=np.int64)
 
@@ -122,7 +122,7 @@ def test_batch_matches_reference_without_grids_or_limit():
 def test_rows_do_not_mix():
     """An instance's trajectory does not depend on the other instances of the batch."""
     config = ExecutionConfig(order_size=1.0, max_inventory=4.0, latency_ns=50_000_000)
-    alone, together = BatchExecution(STREAM, config, batch=1), BatchExecution(STREAM, config, batch=5)
+    alone, together = LobSim(STREAM, config, batch=1), LobSim(STREAM, config, batch=5)
     starts = np.array([10, 700, 1600, 2400, 3100])
     alone.reset([0], starts[2])
     together.reset(np.arange(5), starts)
@@ -138,7 +138,7 @@ def test_rows_do_not_mix():
 
 
 def test_bad_orders_raise_clearly():
-    core = BatchExecution(STREAM, ExecutionConfig(tick_size=0.5, lot_size=1.0), batch=2)
+    core = LobSim(STREAM, ExecutionConfig(tick_size=0.5, lot_size=1.0), batch=2)
     best = core.level_prices([0, 1], np.zeros((2, 2), dtype=int))
     with pytest.raises(ValueError, match="instance 1: a bid at .* crosses the book"):
         core.quote([0, 1], [[best[0, 0], np.nan], [best[1, 1], np.nan]])
@@ -163,7 +163,7 @@ def test_level_prices_fall_back_to_the_deepest_visible_level():
     sizes = np.where(np.isnan(bid_price), 0.0, 1.0), np.where(np.isnan(ask_price), 0.0, 1.0)
     stream = LobStream(np.array([0, 1], dtype=np.int64), bid_price, sizes[0], ask_price, sizes[1],
                        np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int8))
-    core = BatchExecution(stream, batch=2)
+    core = LobSim(stream, batch=2)
     core.reset([0, 1], [0, 1])
     np.testing.assert_array_equal(core.level_prices([0, 1], [[3, 2], [3, 3]]), [[98.0, 100.0], [96.0, 102.0]])
     np.testing.assert_array_equal(core.level_prices([0], [[1, 0]]), [[98.0, 100.0]])
@@ -172,7 +172,7 @@ def test_level_prices_fall_back_to_the_deepest_visible_level():
 
 
 def test_a_scalar_target_advances_every_instance():
-    core = BatchExecution(synthetic_lob(500, levels=4, seed=3, days=1), ExecutionConfig(order_size=1.0), batch=3)
+    core = LobSim(synthetic_lob(500, levels=4, seed=3, days=1), ExecutionConfig(order_size=1.0), batch=3)
     core.reset(np.arange(3), [0, 10, 20])
     step = core.advance(50)
     assert core.now.tolist() == [50, 50, 50] and step.start.tolist() == [0, 10, 20]

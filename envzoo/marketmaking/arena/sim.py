@@ -29,7 +29,7 @@ class Maker:
     posted_lots: dict = field(default_factory=lambda: {BUY: 0, SELL: 0})
 
 
-class ArenaMarket:
+class ArenaSim:
     """The book, the background flow and the makers of one arena episode."""
 
     def __init__(self, params: ArenaParams):

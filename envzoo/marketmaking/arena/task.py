@@ -12,7 +12,7 @@ from gymnasium import spaces
 from envzoo.core.contract import AgentsTask, Transition
 from envzoo.marketmaking.accounting import BUY, SELL, RunningMetrics
 from envzoo.marketmaking.arena.params import POSITION_FEATURES, ArenaParams, make_params
-from envzoo.marketmaking.arena.sim import ArenaMarket
+from envzoo.marketmaking.arena.sim import ArenaSim
 from envzoo.marketmaking.rewards import make_reward
 
 
@@ -32,7 +32,7 @@ class ArenaTask(AgentsTask):
     def __init__(self, params: ArenaParams):
         self.agents = tuple(f"maker_{i}" for i in range(params.n_makers))
         super().__init__(params, params.n_makers)
-        self.market = ArenaMarket(params)
+        self.market = ArenaSim(params)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(params.observation_names),), dtype=np.float32)
         self.action_space = spaces.Discrete(params.n_actions)
         self.action_hint = (f"Actions are integers: 0 no-op, 1..{params.n_actions - 2} quote the (bid level, ask "

@@ -15,7 +15,7 @@ import numpy as np
 
 from envzoo.core.policy import Policy
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
-from envzoo.marketmaking.avellaneda_stoikov.sim import ASSimulator, episode_keys
+from envzoo.marketmaking.avellaneda_stoikov.sim import ASSim, episode_keys
 from envzoo.marketmaking.avellaneda_stoikov.task import metrics
 
 
@@ -160,9 +160,9 @@ def simulate_strategy(params: ASParams, depths: Callable, n_paths: int, seed: in
     (bid depths, ask depths). With ``clip`` the depths are clipped to [0, max_depth], as the
     env's action space requires; without it they are used as given (negative depths quote
     through the mid, as the paper's simulation allows). Returns the final
-    :meth:`ASSimulator.metrics` (per path).
+    :meth:`ASSim.metrics` (per path).
     """
-    sim = ASSimulator(params, n_paths)
+    sim = ASSim(params, n_paths)
     sim.reset(np.arange(n_paths), episode_keys(n_paths, seed))
     for step in range(params.n_steps):
         time_left = (params.n_steps - step) * params.dt

@@ -51,7 +51,7 @@ def fill_probability(params: ASParams, depth: np.ndarray) -> np.ndarray:
     return -np.expm1(-expected)
 
 
-class ASSimulator:
+class ASSim:
     """B independent Avellaneda–Stoikov episodes advanced together (see the module docstring).
 
     State per instance (arrays of shape (B,)): ``step`` (0..n_steps), ``mid``, ``cash``,

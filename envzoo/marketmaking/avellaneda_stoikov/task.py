@@ -11,7 +11,7 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.finance.performance import sharpe_ratio
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams, make_params
-from envzoo.marketmaking.avellaneda_stoikov.sim import ASSimulator
+from envzoo.marketmaking.avellaneda_stoikov.sim import ASSim
 
 #: Cap on the exponent of the CARA utility, so that a disastrous episode stays finite.
 MAX_UTILITY_EXPONENT = 700.0
@@ -30,7 +30,7 @@ def observation_space(params: ASParams) -> spaces.Box:
     return spaces.Box(low, high, dtype=np.float32)
 
 
-def rewards(params: ASParams, sim: ASSimulator, result: dict[str, np.ndarray]) -> np.ndarray:
+def rewards(params: ASParams, sim: ASSim, result: dict[str, np.ndarray]) -> np.ndarray:
     """The configured reward of the step that produced ``result`` (float64, shape (B,))."""
     if params.reward == "pnl":
         return result["wealth_change"]
@@ -40,7 +40,7 @@ def rewards(params: ASParams, sim: ASSimulator, result: dict[str, np.ndarray]) -
     return np.where(result["terminal"], -np.exp(exponent), 0.0)
 
 
-def metrics(sim: ASSimulator) -> dict[str, np.ndarray]:
+def metrics(sim: ASSim) -> dict[str, np.ndarray]:
     """KPIs of the episode so far (see the env docstring), float64 (B,)."""
     n = sim.step.astype(np.float64)
     steps = np.maximum(n, 1.0)
@@ -67,7 +67,7 @@ class ASTask(Task):
 
     def __init__(self, params: ASParams, batch: int):
         super().__init__(params, batch)
-        self.sim = ASSimulator(params, batch)
+        self.sim = ASSim(params, batch)
         self.observation_space = observation_space(params)
         self.action_space = action_space(params)
         self.action_hint = (f"An action is (bid depth, ask depth) in price units, each in [0, {params.max_depth}] "

@@ -15,7 +15,7 @@ class MarketMakingEnv(TaskEnv):
     position, partial fills, fees and latency as in
     :mod:`envzoo.marketmaking.accounting`) and acts only at the action points of a clock; between
     two action points every book update and trade is processed (fills tick by tick) by the
-    batched core :class:`~envzoo.marketmaking.lob.sim.BatchExecution` at B = 1 (``env.core``);
+    batched core :class:`~envzoo.marketmaking.lob.sim.LobSim` at B = 1 (``env.core``);
     ``MarketMaking-v0``'s native vector env (:mod:`envzoo.marketmaking.vector`) is the same core
     at B = N. The market does not react to the agent (replay without impact). An episode is one
     UTC day of the stream.

@@ -4,7 +4,7 @@
 Rules
 -----
 The agent acts at some book updates (see :mod:`envzoo.marketmaking.lob.clocks`); between two of its
-steps :meth:`BatchExecution.advance` processes every update, filling resting orders tick by tick.
+steps :meth:`LobSim.advance` processes every update, filling resting orders tick by tick.
 The recorded market is not affected by the agent (a replay without market impact).
 
 Time line of one update ``u`` (time ``t_u``): the trades stamped in ``(t_{u-1}, t_u]`` happen
@@ -191,12 +191,12 @@ def _ragged_arange(starts: np.ndarray, counts: np.ndarray):
     return owner, np.arange(owner.size) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
 
 
-class BatchExecution:
+class LobSim:
     """B market makers' orders and accounting on one replayed book stream (see the module docstring).
 
     Typical use, with ``to`` the next action point of each instance::
 
-        core = BatchExecution(stream, ExecutionConfig(order_size=0.01), batch=8)
+        core = LobSim(stream, ExecutionConfig(order_size=0.01), batch=8)
         core.reset(np.arange(8), starts)
         core.quote(rows, prices)             # (R, 2): bid and ask price per row, NaN cancels
         step = core.advance(to, terminal)    # a StepAccounting whose fields are (B,) arrays
@@ -682,4 +682,4 @@ class BatchExecution:
         return x
 
 
-__all__ = ["SIDE_SIGN", "BatchAccounting", "BatchExecution"]
+__all__ = ["SIDE_SIGN", "BatchAccounting", "LobSim"]

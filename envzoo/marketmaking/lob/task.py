@@ -1,5 +1,5 @@
 """The market-making decision problem over the batched execution core, shared by every face of
-``MarketMaking-v0``: actions become quotes for :class:`~envzoo.marketmaking.lob.sim.BatchExecution`,
+``MarketMaking-v0``: actions become quotes for :class:`~envzoo.marketmaking.lob.sim.LobSim`,
 each instance walks the action points of its day, and the step accounting becomes the
 observation rows, the named reward, the vector reward (PnL, inventory risk, execution cost), the
 cost and the running metrics of B instances at once. The documentation of actions,
@@ -15,7 +15,7 @@ from gymnasium import spaces
 from envzoo.core.contract import Task, Transition
 from envzoo.marketmaking.accounting import RunningMetrics
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
-from envzoo.marketmaking.lob.sim import BatchExecution
+from envzoo.marketmaking.lob.sim import LobSim
 from envzoo.marketmaking.rewards import make_reward
 
 #: Bounds of the vector reward (PnL, inventory risk <= 0, execution cost <= 0).
@@ -44,7 +44,7 @@ class MarketMakingTask(Task):
 
     def __init__(self, params: MarketMakingParams, batch: int):
         super().__init__(params, batch)
-        self.core = BatchExecution(params.stream, params.config, batch)
+        self.core = LobSim(params.stream, params.config, batch)
         self.observation_space = params.observation_space()
         self.action_space = params.action_space()
         self.action_hint = params.action_hint()
