@@ -246,6 +246,17 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_new_domain(args) -> int:
+    from envzoo.scaffold import camel_case, new_domain
+
+    written = new_domain(args.name, args.root, args.summary)
+    print(f"wrote the domain {args.name!r}:")
+    for path in written:
+        print(f"  {path}")
+    print(f"Check it with the conformance suite: python -m pytest tests/conformance -k {camel_case(args.name)}")
+    return 0
+
+
 def cmd_lob(args) -> int:
     from envzoo.marketmaking.lob.data.convert import main as lob_main
 
@@ -381,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
     tour.set_defaults(run=cmd_tour)
+
+    scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")
+    scaffold.add_argument("name", help="the domain's package name, a lowercase identifier, e.g. inventory")
+    scaffold.add_argument("--root", help="the folder that contains envzoo/ (default: this envzoo's source tree)")
+    scaffold.add_argument("--summary", help="the one-line summary of its first id")
+    scaffold.set_defaults(run=cmd_new_domain)
     return parser
 
 

@@ -55,6 +55,11 @@ def _load_entries(config) -> list:
     return list(entries().values())
 
 
+def vector_class(entry) -> str:
+    """The class of an entry's native vector env: the shared face for ``native``."""
+    return "envzoo.core.vector:TaskVectorEnv" if entry.vector_entry_point == "native" else entry.vector_entry_point
+
+
 def page_uri(env_id: str) -> str:
     return f"{FOLDER}/{env_id.split('/', 1)[1]}.md"
 
@@ -217,7 +222,7 @@ def _facts_table(entry) -> str:
         ("kind", kind),
         ("domain", f"`{entry.domain}`"),
         ("entry point", f"`{entry.entry_point}`"),
-        ("vector entry point", f"`{entry.vector_entry_point}`" if entry.vector_entry_point else "—"),
+        ("vector entry point", f"`{vector_class(entry)}`" if entry.vector_entry_point else "—"),
         (horizon_label, str(horizon)),
         ("default kwargs", kwargs),
         ("objectives", _code(entry.objectives)),
@@ -277,9 +282,10 @@ def env_page(entry) -> str:
     else:
         parts.append(docstring_to_markdown(doc))
     if entry.vector_entry_point:
-        vdoc, vsource = class_docstring(entry.vector_entry_point)
+        vector = vector_class(entry)
+        vdoc, vsource = class_docstring(vector)
         parts.append("## Native vector env\n")
-        parts.append(f"Class `{entry.vector_entry_point}` (see "
+        parts.append(f"Class `{vector}` (see "
                      "[Native vector envs and autoreset](../concepts.md#native-vector-envs-and-autoreset)).\n")
         if vdoc is None:
             log.info("env_pages: %s vector env: %s", entry.id, vsource)

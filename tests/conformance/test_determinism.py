@@ -8,11 +8,14 @@ import os
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import envzoo
+
 from .support import (
-    HERE, REPO_ROOT, action_sequence, assert_same, continue_rollout, digest, entry_params, is_parallel,
+    HERE, action_sequence, assert_same, continue_rollout, digest, entry_params, is_parallel,
     make_env, rollout,
 )
 
@@ -71,8 +74,9 @@ def test_same_trajectory_in_a_fresh_process(entry, closing):
              horizon=HORIZON)
     # Another hash seed: a trajectory must not depend on set/dict ordering of str hashes.
     environment = {**os.environ, "PYTHONHASHSEED": "4321"}
+    # From the folder that holds the envzoo under test, so the fresh process imports that one.
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=REPO_ROOT, env=environment, timeout=300)
+                            cwd=Path(envzoo.__file__).parent.parent, env=environment, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == expected
 

@@ -77,13 +77,14 @@ def test_vector_env_matches_single_envs(entry, closing):
     space.seed(ACTION_SEED)
     ended_last_step = np.zeros(N, dtype=bool)
     autoresets = 0
+    reward_shape = (len(entry.objectives),) if entry.objectives else ()  # vector rewards of MO ids
     for t in range(STEPS):
         actions = np.array([space.sample() for _ in range(N)])
         observations, rewards, terminations, truncations, info = vector.step(actions)
         assert vector.observation_space.contains(observations), f"step {t}: obs outside the space"
         if not isinstance(observations, dict):  # Dict spaces check dtypes per key in contains()
             assert observations.dtype == vector.single_observation_space.dtype
-        assert rewards.shape == (N,) and terminations.shape == (N,) and truncations.shape == (N,)
+        assert rewards.shape == (N, *reward_shape) and terminations.shape == (N,) and truncations.shape == (N,)
         assert terminations.dtype == bool and truncations.dtype == bool
         for i, single in enumerate(singles):
             where = f"step {t}, sub-env {i} ({mode.value})"
@@ -95,7 +96,8 @@ def test_vector_env_matches_single_envs(entry, closing):
                 expected_obs, expected_reward, expected_terminated, expected_truncated, expected_info = \
                     single.step(actions[i])
             ended = expected_terminated or expected_truncated
-            assert float(rewards[i]) == float(expected_reward), f"{where}: reward {rewards[i]} != {expected_reward}"
+            assert np.array_equal(np.asarray(rewards[i], dtype=np.float64), np.asarray(expected_reward, dtype=np.float64)), \
+                f"{where}: reward {rewards[i]} != {expected_reward}"
             assert bool(terminations[i]) == expected_terminated, f"{where}: terminated"
             assert bool(truncations[i]) == expected_truncated, f"{where}: truncated"
             if mode == AutoresetMode.SAME_STEP and ended:
