@@ -3,7 +3,7 @@
 Each reward reads one :class:`~envzoo.marketmaking.accounting.StepAccounting` (what happened
 between two agent steps). Rewards are batched: with (B,) arrays in the step's fields (as
 :class:`~envzoo.marketmaking.lob.sim.LobSim` returns them) a reward returns the (B,)
-rewards of B instances; with plain numbers (as ``ExecutionModel`` returns them) it returns a
+rewards of B instances; with plain numbers (as the per-order accounting returns them) it returns a
 float. Like the paper's (whose reference code counts PnL in
 percent of each position), rewards are scale-free: money is divided by the notional of one
 limit order at the step's first mid, ``notional = order_size × mid_prev``. Notation, for the

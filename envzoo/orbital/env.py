@@ -22,7 +22,7 @@ class CollisionAvoidanceEnv(TaskEnv):
     order-8 extrapolation integrator, or Orekit: ``backend``, which can add higher harmonics and
     drag: ``force_model``); its slot is a Keplerian orbit (``scenario.primary``) or a real
     satellite's (``tle``); the debris are generated on
-    designed encounters with the slot (:mod:`envzoo.orbital.conjunctions`: TCA, miss distance,
+    designed encounters with the slot (:mod:`envzoo.orbital.generator`: TCA, miss distance,
     crossing angle drawn per episode), or replayed from a real CDM (``cdm``); their true TCA
     states drift with a velocity random walk mapped through Clohessy–Wiltshire motion, and the
     tracker's estimates are refreshed at random updates
@@ -116,7 +116,7 @@ class CollisionAvoidanceEnv(TaskEnv):
       ``max_delta_v_mps`` (0.5, continuous bound); ``delta_v_budget_mps`` (1.0);
       ``return_steps`` (7: 70 min, about 3/4 of an orbit, where the rendezvous is well posed).
     - ``decision_step_s`` (600), ``episode_s`` (28 800), ``hard_body_radius_m`` (20).
-    - ``scenario``: dict of :class:`~envzoo.orbital.conjunctions.ConjunctionParams` overrides
+    - ``scenario``: dict of :class:`~envzoo.orbital.generator.ConjunctionParams` overrides
       (``n_debris``, ``tca_window``, ``miss_distance_range``, ``crossing_angle_range``,
       ``speed_ratio_range``, ``primary`` as a dict of Keplerian elements, ``max_step``: the
       integrator's step, 300 s by default, 0.6 m after 6 h).
@@ -137,7 +137,7 @@ class CollisionAvoidanceEnv(TaskEnv):
       dominate numpy's). The native vector env and ``Constellation-v0`` run ``"numpy"`` only.
     - ``cdm``: path of a CCSDS Conjunction Data Message (KVN or XML, read by Orekit's
       ``CdmParser``; needs the ``orbital`` extra) whose encounter every episode replays
-      (:mod:`envzoo.orbital.cdm_scenario`): the slot is the CDM's object 1 propagated back from
+      (:mod:`envzoo.orbital.data`): the slot is the CDM's object 1 propagated back from
       TCA, the one debris (``n_debris`` is 1) is object 2 at the CDM's offset from it, and TCA
       falls in the middle of ``scenario.tca_window`` (4 h by default). The CDM's state of
       object 2 is the first estimate, with the CDM's RTN position covariance; the truth is

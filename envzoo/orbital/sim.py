@@ -2,7 +2,7 @@
 
 An episode is a primary satellite in its station-keeping *slot* (the orbit of
 ``scenario.primary``, propagated without manoeuvres) and ``n_debris`` debris objects on designed
-encounters with that slot (:mod:`envzoo.orbital.conjunctions`). Time advances in decision steps
+encounters with that slot (:mod:`envzoo.orbital.generator`). Time advances in decision steps
 of ``decision_step_s``; in one step, for every episode at once:
 
 1. the manoeuvre of the step (an RTN impulse) is applied to the primary at the step's start,
@@ -24,7 +24,7 @@ of ``decision_step_s``; in one step, for every episode at once:
 
 The debris are described at TCA only (as in a CDM): their designed states at TCA come from the
 slot's exact states there (with a CDM: the slot's state plus the CDM's offset of the debris from
-the primary, :mod:`envzoo.orbital.cdm_scenario`), so without manoeuvres and noise the true miss
+the primary, :mod:`envzoo.orbital.data`), so without manoeuvres and noise the true miss
 is the designed one.
 The slot's states at every decision time are computed once per simulator (every episode shares
 the slot, or each row has its own: :meth:`CollisionAvoidanceSim.use_slots`); without manoeuvres

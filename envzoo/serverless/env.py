@@ -93,7 +93,7 @@ class ServerlessEnv(TaskEnv):
     - ``reward_weights``: weights of (throughput, latency, cost).
     - ``dt`` (0.1 s), ``decision_interval_s`` (10 s): simulation tick and agent period.
     - ``mean_service_s`` (1.0), ``contention`` (0.05), ``cold_start_s`` (4.0),
-      ``queue_capacity`` (5000): the service (see :class:`~envzoo.serverless.sim.ServiceParams`).
+      ``queue_capacity`` (5000): the service (see :class:`~envzoo.serverless.params.ServiceParams`).
     - ``kpa``: dict of :class:`~envzoo.serverless.kpa.KPAParams` overrides, e.g.
       ``{"stable_window_s": 30}`` or ``{"enabled": False, "initial_scale": 4}``.
     - ``latency_tags``: tagged-request slots for the latency percentiles (32).

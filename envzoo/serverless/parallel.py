@@ -49,7 +49,7 @@ class ServerlessClusterEnv(TaskParallelEnv):
 
     ## Episode End
 
-    No termination; all agents are truncated after ``max_cycles`` steps (default 360, an hour).
+    No termination; all agents are truncated after ``max_cycles`` steps (the registry's 360, an hour).
 
     ## Metrics
 
@@ -71,7 +71,7 @@ class ServerlessClusterEnv(TaskParallelEnv):
       ``rates`` is then ignored.
     - ``mean_service_s``: one value, or one per function. Default ``(1.0, 0.5, 2.0, 1.0)``.
     - ``cluster_pods``: cluster capacity in pods (default 40).
-    - ``max_cycles``: steps per episode (default 360).
+    - ``max_cycles``: steps per episode (the registry's 360).
     - every other ``Serverless-v0`` argument (``concurrency_levels``, ``reward_weights``,
       ``dt``, ``decision_interval_s``, ``contention``, ``cold_start_s``, ``queue_capacity``,
       ``kpa``, ``latency_tags``), shared by all functions.

@@ -43,7 +43,7 @@ class TradingEnv(TaskEnv):
     ## Observation Space
 
     ``Box(low, high, (11 + lookback,), float32)``, at the close of bar t (indices also from
-    ``env.unwrapped.feature_index(name)``):
+    ``env.unwrapped.params.feature_index(name)``):
 
     | index | name | feature | bounds |
     |---|---|---|---|

@@ -24,11 +24,11 @@ class TrafficRegionEnv(TaskEnv):
     ## Action Space
 
     ``action="phase"`` (default): ``MultiDiscrete([G_1, ..., G_n])``, the green phase of each
-    light, in the order of ``env.unwrapped.lights``, for one decision interval of ``delta``
+    light, in the order of ``env.unwrapped.task.lights``, for one decision interval of ``delta``
     seconds; min/max-green rules as in ``TrafficGrid-v0``.
 
     ``action="splits"``: ``Box(0, 1, (G_1 + ... + G_n,), float32)``, each light's shares of its
-    green time (its G_i entries, lights in the order of ``env.unwrapped.lights``), for one signal
+    green time (its G_i entries, lights in the order of ``env.unwrapped.task.lights``), for one signal
     cycle of ``cycle`` seconds (``cycle / delta`` decision intervals). Within the cycle every light
     shows each of its greens once, in order, each green starting with the core's yellow (and
     all-red) change. A light's shares are normalised to sum 1, so only their proportions count;
@@ -51,7 +51,7 @@ class TrafficRegionEnv(TaskEnv):
 
     ``Box(float32)``: for each light, its green one-hot (G_i) and a min-green flag (1: the green may
     change now), then the queue of each incoming link in vehicles, in the order of
-    ``env.unwrapped.links.names`` (estimated from probes, or SUMO's halting vehicles with
+    ``env.unwrapped.task.links.names`` (estimated from probes, or SUMO's halting vehicles with
     ``state="true"``). Estimated queues are multiples of 1 / penetration and unbounded above. In
     split mode it is taken at the end of the cycle (each light on its last green, which may change).
 

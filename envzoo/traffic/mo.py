@@ -17,7 +17,7 @@ class TrafficGridMOEnv(TaskMOEnv):
     ## Action Space
 
     ``MultiDiscrete([G_1, ..., G_n])``: the green phase of each light, in the order of
-    ``env.unwrapped.lights``; min/max-green rules as in ``TrafficGrid-v0``; ``info["green"]``
+    ``env.unwrapped.task.lights``; min/max-green rules as in ``TrafficGrid-v0``; ``info["green"]``
     maps each light to the green it actually shows.
 
     ## Observation Space

@@ -58,7 +58,7 @@ class TrafficGridEnv(TaskParallelEnv):
 
     ## Episode End
 
-    No termination; every agent is truncated after ``max_cycles`` decisions (default 720, one
+    No termination; every agent is truncated after ``max_cycles`` decisions (the registry's 720, one
     simulated hour) or when the scenario's end time is reached.
 
     ## Metrics
@@ -79,7 +79,7 @@ class TrafficGridEnv(TaskParallelEnv):
     - ``reward``: one of the names above.
     - ``delta``, ``yellow``, ``all_red``, ``min_green``, ``max_green``: seconds (defaults 5, 2, 0,
       5, 50 as sumo-rl).
-    - ``max_cycles``: decisions per episode (default 720).
+    - ``max_cycles``: decisions per episode (the registry's 720).
     - ``backend``: ``"auto"`` (libsumo when this process runs no other libsumo simulation,
       else TraCI), ``"libsumo"`` (an error if one is running) or ``"traci"``.
     - ``gui``: run ``sumo-gui`` (through TraCI).

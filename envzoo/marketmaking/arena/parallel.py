@@ -104,7 +104,7 @@ class MarketMakingArenaEnv(TaskParallelEnv):
 
     ## Episode End
 
-    After ``max_cycles`` steps (1000) every maker is truncated; there is no termination. In the
+    After ``max_cycles`` steps (the registry's 1000) every maker is truncated; there is no termination. In the
     last step, after the flow, each maker's orders are cancelled and its inventory flattened
     with a market order (in the same random order as the step's actions), all inside the last
     step's reward and cost; a market order fills at most the book's depth (about 15 lots a side
@@ -130,7 +130,7 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     - ``order_lots`` (1): lots per limit order; ``max_position`` (10 orders);
       ``maker_fee`` (0.0), ``taker_fee`` (0.002): fractions of notional.
     - ``step_seconds`` (1.0): simulated seconds of background flow per step;
-      ``max_cycles`` (1000): steps per episode (PettingZoo's name for the horizon);
+      ``max_cycles`` (the registry's 1000; None: no session end): steps per episode (PettingZoo's name for the horizon);
       ``warmup_seconds`` (30.0).
     - ``flow``: a :class:`~envzoo.marketmaking.arena.flow.FlowParams` or a dict of its fields
       (default: the paper's estimates, 10 levels, rates per second).

@@ -18,7 +18,7 @@ only on updates ``0..i`` (and trades stamped at or before ``time[i]``).
   or before ``time[i]`` (np.cumsum order), update ``i`` is an action point when
   ``floor(C_i / V) > floor(C_{i-1} / V)``, i.e. the first update at or after each multiple of V.
 
-Use :func:`action_points` with a :class:`~envzoo.marketmaking.lob.LobStream`, or the per-clock
+Use :func:`action_points` with a :class:`~envzoo.marketmaking.lob.stream.LobStream`, or the per-clock
 functions with plain arrays.
 
 The event clock is sequential (each reference depends on the previous action), and is computed
@@ -190,7 +190,7 @@ def event_clock(mid: np.ndarray, threshold: float, lookahead: int = 4) -> np.nda
 
 def action_points(stream, clock: str, *, interval_s: float | None = None, threshold: float | None = None,
                   volume: float | None = None) -> np.ndarray:
-    """Action points of a :class:`~envzoo.marketmaking.lob.LobStream` for a clock by name.
+    """Action points of a :class:`~envzoo.marketmaking.lob.stream.LobStream` for a clock by name.
 
     ``tick`` takes no parameter; ``time`` needs ``interval_s``; ``event`` needs ``threshold``
     (relative mid move, e.g. 0.0005 for 5 basis points); ``volume`` needs ``volume``.

@@ -13,11 +13,10 @@ class MarketMakingEnv(TaskEnv):
     A market maker replays a recorded (or synthetic) limit-order book of one instrument, as in
     Sadighian (2020). It keeps at most one limit order per side (``order_size`` units, queue
     position, partial fills, fees and latency as in
-    :mod:`envzoo.marketmaking.accounting`) and acts only at the action points of a clock; between
+    :mod:`envzoo.marketmaking.lob.sim`) and acts only at the action points of a clock; between
     two action points every book update and trade is processed (fills tick by tick) by the
-    batched core :class:`~envzoo.marketmaking.lob.sim.LobSim` at B = 1 (``env.core``);
-    ``MarketMaking-v0``'s native vector env (:mod:`envzoo.marketmaking.vector`) is the same core
-    at B = N. The market does not react to the agent (replay without impact). An episode is one
+    batched core :class:`~envzoo.marketmaking.lob.sim.LobSim` at B = 1 (``env.unwrapped.task.core``);
+    ``MarketMaking-v0``'s native vector env (``gymnasium.make_vec``) is the same core at B = N. The market does not react to the agent (replay without impact). An episode is one
     UTC day of the stream.
 
     Clocks (:mod:`envzoo.marketmaking.lob.clocks`, computed per day):
@@ -115,7 +114,7 @@ class MarketMakingEnv(TaskEnv):
 
     ## Arguments
 
-    - ``data``: a :class:`~envzoo.marketmaking.lob.LobStream`; a stream directory written by
+    - ``data``: a :class:`~envzoo.marketmaking.lob.stream.LobStream`; a stream directory written by
       ``envzoo lob convert`` (memory-mapped, opened once per process per path); or
       ``"synthetic"`` (default):
       :func:`envzoo.marketmaking.lob.generator.synthetic_lob` with ``updates_per_day`` (20 000,

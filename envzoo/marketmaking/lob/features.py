@@ -1,6 +1,6 @@
 """Causal market features of a limit-order-book stream, after Sadighian (2020).
 
-The features are computed once for a whole :class:`~envzoo.marketmaking.lob.LobStream` (or a
+The features are computed once for a whole :class:`~envzoo.marketmaking.lob.stream.LobStream` (or a
 range of its updates), vectorised, as an ``(N, F)`` array aligned with the book updates. An
 environment then reads the rows of its agent steps with :func:`aggregate` (or
 :func:`step_features`, which also normalises). Every value at update ``t`` depends only on book

@@ -1,6 +1,6 @@
 """A seeded synthetic limit-order book, so every market-making id works with no data.
 
-:func:`synthetic_lob` returns a :class:`~envzoo.marketmaking.lob.LobStream`: ``days`` calendar
+:func:`synthetic_lob` returns a :class:`~envzoo.marketmaking.lob.stream.LobStream`: ``days`` calendar
 days (UTC, from ``start``, 2024-01-01 by default) of exactly ``n_updates`` book updates each,
 ``levels`` levels per side on a tick grid, and the trades of the market orders. Time is in
 seconds inside the model and in nanoseconds in the stream; each day's events start at its
