@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from envzoo.marketmaking.quotes import QuoteActions, quote_grid
 from envzoo.marketmaking.rewards import REWARDS, make_reward
 
 #: Cont, Stoikov & Talreja (2010), Table 2: limit-order arrival rates λ(i), i = 1..5 (per minute).
@@ -96,7 +97,7 @@ DEFAULT_LEVELS = (0, 1, 2, 4)
 
 
 @dataclass(frozen=True)
-class ArenaParams:
+class ArenaParams(QuoteActions):
     """Everything fixed by the arena's arguments (see ``MarketMakingArena-v0``'s docstring)."""
 
     n_makers: int
@@ -123,18 +124,10 @@ class ArenaParams:
         return self.max_position * self.order_lots
 
     @property
-    def n_actions(self) -> int:
-        return 2 + len(self.quote_pairs)
-
-    @property
-    def flatten_action(self) -> int:
-        return self.n_actions - 1
-
-    @property
     def observation_names(self) -> tuple[str, ...]:
         depth_names = tuple(f"{side}_depth_{j}" for side in ("bid", "ask") for j in range(self.depth_levels))
         return (depth_names + ("spread", "mid_change", "market_flow") + POSITION_FEATURES
-                + tuple(f"last_action_{a}" for a in range(self.n_actions)) + ("last_reward",))
+                + self.last_action_names())
 
 
 def _integer(name: str, value, minimum: int) -> int:
@@ -180,7 +173,7 @@ def make_params(n_makers: int = 2, *, levels=DEFAULT_LEVELS, full_grid: bool = F
     if reward not in REWARDS:
         raise ValueError(f"unknown market-making reward {reward!r}; known rewards: {', '.join(REWARDS)}")
     make_reward(reward, **dict(reward_kwargs or {}))  # bad parameters fail here, not at reset
-    quote_pairs = tuple((b, a) for b in levels for a in levels if full_grid or (b, a) != (levels[0], levels[0]))
+    quote_pairs = quote_grid(levels, full_grid)
     return ArenaParams(
         n_makers=n_makers, levels=levels, quote_pairs=quote_pairs, order_lots=_integer("order_lots", order_lots, 1),
         max_position=_integer("max_position", max_position, 1), maker_fee=float(maker_fee), taker_fee=float(taker_fee),

@@ -35,8 +35,7 @@ class ArenaTask(AgentsTask):
         self.market = ArenaSim(params)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(params.observation_names),), dtype=np.float32)
         self.action_space = spaces.Discrete(params.n_actions)
-        self.action_hint = (f"Actions are integers: 0 no-op, 1..{params.n_actions - 2} quote the (bid level, ask "
-                            f"level) pairs {params.quote_pairs}, {params.flatten_action} flatten.")
+        self.action_hint = params.action_hint()
         self.reward_fns = []
         self.running = RunningMetrics(params.n_makers)
         self.notional = np.ones(params.n_makers)

@@ -18,6 +18,7 @@ from envzoo.marketmaking.lob.data.streams import slice_updates
 from envzoo.marketmaking.lob.features import FeatureSpec, step_features
 from envzoo.marketmaking.lob.generator import synthetic_stream
 from envzoo.marketmaking.lob.stream import LobStream
+from envzoo.marketmaking.quotes import QuoteActions, quote_grid
 from envzoo.marketmaking.rewards import REWARDS
 
 QUEUE_MODELS = ("risk_averse", "probabilistic")
@@ -87,7 +88,7 @@ POSITION_FEATURES = ("inventory", "realized_pnl", "unrealized_pnl", "bid_distanc
 
 
 @dataclass(frozen=True)
-class MarketMakingParams:
+class MarketMakingParams(QuoteActions):
     """Everything fixed by the env's arguments (checked by :func:`make_params`): data, execution,
     action grid, observation layout, the action points of every day and the step features.
 
@@ -113,17 +114,9 @@ class MarketMakingParams:
     split: str
 
     @property
-    def n_actions(self) -> int:
-        return 2 + len(self.quote_pairs)
-
-    @property
-    def flatten_action(self) -> int:
-        return self.n_actions - 1
-
-    @property
     def observation_names(self) -> tuple:
         return (self.feature_names + POSITION_FEATURES
-                + tuple(f"last_action_{a}" for a in range(self.n_actions)) + ("last_reward",))
+                + self.last_action_names())
 
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
@@ -131,9 +124,6 @@ class MarketMakingParams:
     def observation_space(self) -> spaces.Box:
         return spaces.Box(-np.inf, np.inf, shape=(self.window, len(self.observation_names)), dtype=np.float32)
 
-    def action_hint(self) -> str:
-        return (f"Actions are integers: 0 no-op, 1..{self.n_actions - 2} quote the (bid level, ask level) "
-                f"pairs {self.quote_pairs}, {self.flatten_action} flatten.")
 
     def steps_in_day(self, day: int) -> int:
         return int(self.offsets[day + 1] - self.offsets[day]) - 1
@@ -275,7 +265,7 @@ def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 
             raise ValueError(f"day {d} ({day_bounds[d][0]}) has {offsets[d + 1] - offsets[d]} action point(s) "
                              f"with the {clock} clock {call_args}; an episode needs at least 2 — use a "
                              f"finer clock or drop the day")
-    quote_pairs = tuple((b, a) for b in levels for a in levels if full_grid or (b, a) != (levels[0], levels[0]))
+    quote_pairs = quote_grid(levels, full_grid)
     return MarketMakingParams(
         stream=stream, config=config, clock_args=clock_args, levels=levels, quote_pairs=quote_pairs,
         window=int(window), feature_names=spec.names(), reward=reward, reward_kwargs=dict(reward_kwargs or {}),
