@@ -211,33 +211,6 @@ def _uniform(n_total: int, include_cash: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- benchmarks
-class UBAH(Policy):
-    """Uniform buy and hold: the market portfolio.
-
-    Buys equal weights at the first step of an episode (``1/N`` in each risky asset, no cash;
-    ``include_cash=True`` spreads over the ``N + 1`` assets), then never trades: each later step
-    returns the drifted weights ``w' = (w * y) / (w . y)`` of the previous weights ``w`` under the
-    last price relatives ``y``, so the turnover and transaction cost are zero.
-    A benchmark of Jiang, Xu & Liang (2017) and Li & Hoi (2014, *Online Portfolio Selection: A
-    Survey*).
-    """
-
-    def __init__(self, env, include_cash: bool = False):
-        super().__init__(env)
-        self.include_cash = include_cash
-        self._first = True
-
-    def reset(self, seed=None):
-        self._first = True
-
-    def __call__(self, observation, info):
-        if self._first:
-            self._first = False
-            return _action(_uniform(self.env.unwrapped.params.n_assets + 1, self.include_cash))
-        _, relatives, weights = _read(self.env, observation)
-        return _action(drift_weights(weights, relatives))
-
-
 class UCRP(Policy):
     """Uniform constant rebalanced portfolio (Cover 1991): rebalances to ``1/N`` in each risky
     asset and no cash at every step (``include_cash=True``: ``1/(N+1)`` over cash and assets)."""
@@ -294,15 +267,42 @@ class _OnlineAlgorithm(Policy):
         if self._first:
             self._first = False
             self._start()
-            return _action(np.full(self.env.unwrapped.params.n_assets + 1, 1.0 / (self.env.unwrapped.params.n_assets + 1)))
+            return _action(self._first_weights(self.env.unwrapped.params.n_assets + 1))
         history, relatives, weights = _read(self.env, observation)
         return _action(self._update(history, relatives, weights / weights.sum()))
+
+    def _first_weights(self, n: int) -> np.ndarray:
+        """The weights of an episode's first step: uniform over cash and the N assets."""
+        return np.full(n, 1.0 / n)
 
     def _start(self):
         pass
 
     def _update(self, history, relatives, weights):
         raise NotImplementedError
+
+
+class UBAH(_OnlineAlgorithm):
+    """Uniform buy and hold: the market portfolio.
+
+    Buys equal weights at the first step of an episode (``1/N`` in each risky asset, no cash;
+    ``include_cash=True`` spreads over the ``N + 1`` assets), then never trades: each later step
+    returns the drifted weights ``w' = (w * y) / (w . y)`` of the previous weights ``w`` under the
+    last price relatives ``y``, so the turnover and transaction cost are zero.
+    A benchmark of Jiang, Xu & Liang (2017) and Li & Hoi (2014, *Online Portfolio Selection: A
+    Survey*).
+    """
+
+    def __init__(self, env, include_cash: bool = False):
+        super().__init__(env)
+        self.include_cash = include_cash
+
+    def _first_weights(self, n: int) -> np.ndarray:
+        return _uniform(n, self.include_cash)
+
+    def _update(self, history, relatives, weights):
+        return drift_weights(weights, relatives)
+
 
 
 class EG(_OnlineAlgorithm):
