@@ -93,6 +93,9 @@ class SubprocessVectorEnv(AsyncVectorEnv):
         return super().step(batch)
 
 
-def TrafficRegionVectorEnv(num_envs: int = 1, max_episode_steps: int = 720, **kwargs) -> SubprocessVectorEnv:
-    """``num_envs`` copies of :class:`TrafficRegionEnv` (same arguments), one per subprocess."""
+def TrafficRegionVectorEnv(num_envs: int = 1, max_episode_steps: int | None = None, **kwargs) -> SubprocessVectorEnv:
+    """``num_envs`` copies of :class:`TrafficRegionEnv` (same arguments), one per subprocess, each
+    truncated after ``max_episode_steps`` (``gymnasium.make_vec`` passes the registry's)."""
+    if max_episode_steps is None:
+        raise ValueError("max_episode_steps is required (gymnasium.make_vec passes the registry's horizon)")
     return SubprocessVectorEnv(TrafficRegionEnv, num_envs, max_episode_steps, kwargs)
