@@ -1,4 +1,4 @@
-"""Throughput of envzoo/Serverless-v0: single env, native vector env at several sizes, and the
+"""Throughput of envzoo/Serverless-v1: single env, native vector env at several sizes, and the
 native vector env against Gymnasium's SyncVectorEnv at N = 256, measured in one run.
 
     python benchmarks/serverless_throughput.py [--steps 20]
@@ -12,7 +12,7 @@ import platform
 
 from envzoo.core.throughput import bench
 
-ENV_ID = "envzoo/Serverless-v0"
+ENV_ID = "envzoo/Serverless-v1"
 
 
 def main() -> None:

@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=cmd_list)
 
     info = commands.add_parser("info", help="describe one environment")
-    info.add_argument("id", help="an envzoo id, e.g. envzoo/Serverless-v0")
+    info.add_argument("id", help="an envzoo id, e.g. envzoo/Serverless-v1")
     info.set_defaults(run=cmd_info)
 
     def add_run_options(sub, episodes: int, max_steps: int | None) -> None:

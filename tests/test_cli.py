@@ -13,8 +13,8 @@ import envzoo.registry
 from envzoo.cli import main
 from envzoo.core.throughput import bench
 
-SERVERLESS = "envzoo/Serverless-v0"
-SERVERLESS_IDS = ["envzoo/Serverless-v0", "envzoo/ServerlessMO-v0", "envzoo/ServerlessCluster-v0"]
+SERVERLESS = "envzoo/Serverless-v1"
+SERVERLESS_IDS = ["envzoo/Serverless-v1", "envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1"]
 INSTALLED = envzoo.list_envs(installed=True)
 
 
@@ -26,10 +26,10 @@ def run(capsys, *argv):
 
 @pytest.fixture
 def fake_registry(monkeypatch):
-    """Serverless-v0 with one cheap policy, and ServerlessMO-v0 needing a missing extra."""
+    """Serverless-v1 with one cheap policy, and ServerlessMO-v1 needing a missing extra."""
     real = envzoo.registry.entries()
     single = dataclasses.replace(real[SERVERLESS], policies=real[SERVERLESS].policies[:1])
-    needs_extra = dataclasses.replace(real["envzoo/ServerlessMO-v0"], extra="train")
+    needs_extra = dataclasses.replace(real["envzoo/ServerlessMO-v1"], extra="train")
     monkeypatch.setattr(envzoo.registry, "entries", lambda: {e.id: e for e in (single, needs_extra)})
     monkeypatch.setattr(envzoo.registry, "missing_modules",
                         lambda extra: ["stable_baselines3"] if extra == "train" else [])
@@ -43,14 +43,14 @@ def test_list_shows_every_serverless_id(capsys):
     for env_id in SERVERLESS_IDS:
         assert env_id in lines
         assert lines[env_id][2:4] == ["-", "yes"]  # no extra needed, so installed
-    assert lines["envzoo/ServerlessCluster-v0"][1] == "pettingzoo-parallel"
+    assert lines["envzoo/ServerlessCluster-v1"][1] == "pettingzoo-parallel"
 
 
 def test_list_filters(capsys):
     _, out, _ = run(capsys, "list", "--kind", "pettingzoo-parallel")
-    assert "envzoo/ServerlessCluster-v0" in out and "envzoo/Serverless-v0 " not in out
+    assert "envzoo/ServerlessCluster-v1" in out and "envzoo/Serverless-v1 " not in out
     _, out, _ = run(capsys, "list", "--tag", "multi-objective")
-    assert "envzoo/ServerlessMO-v0" in out and "envzoo/ServerlessCluster-v0" not in out
+    assert "envzoo/ServerlessMO-v1" in out and "envzoo/ServerlessCluster-v1" not in out
     code, out, err = run(capsys, "list", "--domain", "no-such-domain")
     assert code == 0 and out == "" and "no registry entry" in err
 
@@ -68,12 +68,12 @@ def test_info_shows_spaces_metrics_and_policies(capsys):
 
 
 def test_info_multi_objective_shows_reward_space(capsys):
-    _, out, _ = run(capsys, "info", "envzoo/ServerlessMO-v0")
+    _, out, _ = run(capsys, "info", "envzoo/ServerlessMO-v1")
     assert "reward space:" in out and "objectives:        throughput, latency, cost" in out
 
 
 def test_info_multi_agent_shows_agents_and_their_spaces(capsys):
-    entry = envzoo.env_info("envzoo/ServerlessCluster-v0")
+    entry = envzoo.env_info("envzoo/ServerlessCluster-v1")
     _, out, _ = run(capsys, "info", entry.id)
     env = envzoo.make(entry.id)
     assert ", ".join(env.possible_agents) in out
@@ -193,8 +193,8 @@ def test_bench_measures_all_three_modes():
 
 
 def test_bench_skips_what_an_id_lacks():
-    assert set(bench("envzoo/ServerlessMO-v0", num_envs=2, steps=2)["skipped"]) == {"native"}
-    result = bench("envzoo/ServerlessCluster-v0", num_envs=2, steps=2)
+    assert set(bench("envzoo/ServerlessMO-v1", num_envs=2, steps=2)["skipped"]) == {"native"}
+    result = bench("envzoo/ServerlessCluster-v1", num_envs=2, steps=2)
     assert set(result["skipped"]) == {"sync", "native"}
     assert result["steps_per_s"]["single"] > 0 and result["native_over_sync"] is None
 
@@ -254,7 +254,7 @@ def test_python_dash_m_envzoo_is_the_envzoo_command():
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "envzoo", "info", "envzoo/Serverless-v0"],
+    result = subprocess.run([sys.executable, "-m", "envzoo", "info", "envzoo/Serverless-v1"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "envzoo/Serverless-v0" in result.stdout and "knative-default" in result.stdout
+    assert "envzoo/Serverless-v1" in result.stdout and "knative-default" in result.stdout

@@ -57,7 +57,7 @@ class ServerlessEnv(TaskEnv):
 
     ``weights · (throughput, −latency, −mean_pods)`` with ``reward_weights`` (default
     ``(0.01, 1.0, 0.05)``): completed requests per second, minus the Little's-law mean time in
-    system of the interval in seconds, minus the mean number of pods. ``ServerlessMO-v0``
+    system of the interval in seconds, minus the mean number of pods. ``ServerlessMO-v1``
     returns the three components as a vector.
 
     ## Costs
@@ -78,7 +78,9 @@ class ServerlessEnv(TaskEnv):
     ## Metrics
 
     ``info["metrics"]`` holds the KPIs of the episode so far, at every step (so also at the end):
-    ``mean_latency_s`` (Little's law, exact), ``p95_latency_s`` and ``p99_latency_s`` (from
+    ``mean_latency_s`` (Little's law, exact), ``mean_wait_s`` (the part of it spent queued before
+    service), ``waited_fraction`` (requests that did not start in the tick they arrived in),
+    ``p95_latency_s`` and ``p99_latency_s`` (from
     tagged requests, weighted), ``throughput_rps``, ``rejected``, ``rejected_fraction``,
     ``cold_starts``, ``pod_seconds``, ``mean_pods``.
 
@@ -107,6 +109,10 @@ class ServerlessEnv(TaskEnv):
 
     ## Version History
 
+    - v1: a request in service completes in a tick with probability μ·dt (was 1 − exp(−μ·dt)):
+      completing only at tick boundaries, requests were served dt / 2 longer on average, which
+      put the mean latency of an M/M/10 queue at 80 % load 14 % above Erlang C at the default
+      dt (now within 2 %); metrics ``mean_wait_s`` and ``waited_fraction``.
     - v0: initial version.
     """
 

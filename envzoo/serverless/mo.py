@@ -10,7 +10,7 @@ class ServerlessMOEnv(TaskMOEnv):
     """
     ## Description
 
-    ``Serverless-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
+    ``Serverless-v1`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
     simulator, observation, actions, costs and metrics.
 
     ## Reward Space
@@ -21,15 +21,19 @@ class ServerlessMOEnv(TaskMOEnv):
     2. latency: minus the Little's-law mean time in system of the interval, in seconds;
     3. cost: minus the mean number of pods (ready + starting) over the interval.
 
-    The scalar ``Serverless-v0`` reward is ``reward_weights · vector``; MO-Gymnasium's
+    The scalar ``Serverless-v1`` reward is ``reward_weights · vector``; MO-Gymnasium's
     ``LinearReward`` wrapper with the same weights gives the same number.
 
     ## Arguments
 
-    As ``Serverless-v0``.
+    As ``Serverless-v1``.
 
     ## Version History
 
+    - v1: a request in service completes in a tick with probability μ·dt (was 1 − exp(−μ·dt)):
+      completing only at tick boundaries, requests were served dt / 2 longer on average, which
+      put the mean latency of an M/M/10 queue at 80 % load 14 % above Erlang C at the default
+      dt (now within 2 %); metrics ``mean_wait_s`` and ``waited_fraction``.
     - v0: initial version.
     """
 

@@ -1,6 +1,6 @@
 """The parameters of the serverless envs: the service, Knative's autoscaler, the simulation clock
 and what the agent chooses from and is rewarded for. :func:`make_params` builds them from the
-env arguments (see ``Serverless-v0``'s docstring) and rejects bad ones with a clear error."""
+env arguments (see ``Serverless-v1``'s docstring) and rejects bad ones with a clear error."""
 
 from __future__ import annotations
 
@@ -147,6 +147,10 @@ class SimParams:
             raise ValueError(f"cluster_pods must be >= 1 or None, got {self.cluster_pods}")
         if not isinstance(self.latency_tags, (int, np.integer)) or self.latency_tags < 1:
             raise ValueError(f"latency_tags must be an integer >= 1, got {self.latency_tags!r}")
+        shortest = float(np.min(self.service.mean_service_s))
+        if self.dt > shortest:
+            raise ValueError(f"dt = {self.dt} must not exceed the mean service time ({shortest} s): a tick completes a "
+                             f"request with probability dt / mean service time")
         cold = self.service.cold_start_s / self.dt
         if abs(cold - round(cold)) > 1e-9:
             raise ValueError(f"cold_start_s = {self.service.cold_start_s} must be a multiple of dt = {self.dt}")
@@ -244,7 +248,7 @@ def make_params(
 
 @dataclass(frozen=True)
 class ClusterParams:
-    """The parameters of ``ServerlessCluster-v0``: one :class:`ServerlessParams` for all functions
+    """The parameters of ``ServerlessCluster-v1``: one :class:`ServerlessParams` for all functions
     (its workload and service times per function) and the number of functions (agents)."""
 
     serverless: ServerlessParams
@@ -253,7 +257,7 @@ class ClusterParams:
 
 def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_service_s=(1.0, 0.5, 2.0, 1.0),
                         cluster_pods: int = 40, **kwargs) -> ClusterParams:
-    """The parameters of ``ServerlessCluster-v0`` from its arguments, checked: rate-based
+    """The parameters of ``ServerlessCluster-v1`` from its arguments, checked: rate-based
     workload kinds take one rate per function from ``rates``; a trace brings its own."""
     from envzoo.serverless.generator import Workload, make_workload
 
@@ -270,7 +274,7 @@ def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_
             rates = tuple(float(r) for r in np.atleast_1d(rates))
             workload, n_functions = {**options, "rate": rates}, len(rates)
     if "initial_level" in kwargs:
-        raise ValueError("ServerlessCluster-v0 starts every function at the last level; it takes no initial_level")
+        raise ValueError("ServerlessCluster-v1 starts every function at the last level; it takes no initial_level")
     serverless = make_params(workload=workload, mean_service_s=mean_service_s, cluster_pods=cluster_pods, **kwargs)
     kpa = serverless.sim.kpa
     if cluster_pods < n_functions * max(kpa.initial_scale, kpa.min_scale):

@@ -7,9 +7,14 @@ functions (the cluster's services; F = 1 for the single-service envs). One call 
 Time is discretised in ticks of ``dt`` seconds. In each tick, for each function:
 
 1. pods whose cold start ends become ready;
-2. requests in service complete independently with probability ``1 − exp(−μ dt)``, where the
+2. requests in service complete independently with probability ``μ dt``, where the
    per-request service rate ``μ = 1 / (mean_service_s · (1 + contention · max(k − 1, 0)))``
-   falls with the average number ``k`` of requests in flight per ready pod (CPU contention);
+   falls with the average number ``k`` of requests in flight per ready pod (CPU contention):
+   the expected completions of a tick are exactly the service rate times ``dt``, so a request's
+   mean service time is exactly ``1 / μ`` (with ``1 − exp(−μ dt)``, the probability that an
+   exponential service ends within the tick, a request completing only at a tick boundary would
+   be served ``dt / 2`` longer on average: +5 % at the default ``dt``, +14 % of latency on an
+   M/M/10 queue at 80 % load);
 3. Poisson arrivals join the activator/queue-proxy buffer; those beyond ``queue_capacity`` are
    rejected (HTTP 503);
 4. buffered requests start, first come first served, up to the concurrency limit of the ready
@@ -22,8 +27,11 @@ Time is discretised in ticks of ``dt`` seconds. In each tick, for each function:
    of finite ``cluster_pods``, pods beyond the free capacity are not scheduled; the free
    capacity is shared in proportion to the pods each function asks for.
 
-With exponential service and no contention this is the M/M/c queue in discrete time, exact as
-``dt → 0``: counts are drawn exactly (binomial, Poisson) by :mod:`envzoo.core.rng`.
+Without contention this is the M/M/c queue in discrete time: service times are geometric in
+ticks with the exponential's mean (their variance is ``1 − μ dt`` of the exponential's), and it
+is exact as ``dt → 0``; on M/M/10 at 80 % load the mean time in system is within 2 % of Erlang C
+at the default ``dt`` (tested). Counts are drawn exactly (binomial, Poisson) by
+:mod:`envzoo.core.rng`. A request *waits* when it does not start in the tick it arrives in.
 
 Latency. A request arriving in tick ``a`` and completing in tick ``d`` has latency
 ``(d − a) · dt``. The mean latency follows from Little's law on the counts: request-seconds in
@@ -50,7 +58,7 @@ _UNLIMITED = np.int64(2**40)  # capacity of a pod with no concurrency limit
 
 
 #: Per-(instance, function) totals kept over an episode and reported per step.
-COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds",
+COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds", "waited",
             "pod_seconds", "cold_starts", "denied_pod_seconds", "tags_dropped", "tagged_requests",
             "tagged_latency_seconds")
 
@@ -153,7 +161,7 @@ class ServerlessSim:
         could_serve = np.minimum(self.in_service + self.queue + arrivals.max(-1),
                                  (self.ready + self.n_starting) * np.where(limit > 0, limit, _UNLIMITED))
         busiest = float(np.max(could_serve, initial=0))
-        expected = busiest * (1 - np.exp(-dt / self.mean_service.min()))
+        expected = busiest * dt / self.mean_service.min()
         completion_block = rng.log_uniforms(completion_seeds, int(expected + 4 * np.sqrt(expected) + 4))
         u_tags = rng.uniforms(self.keys, self.draws + 3, (self.F, S, M))
         self.draws += 5
@@ -234,10 +242,12 @@ class ServerlessSim:
             t["tags_dropped"] += new - take.sum(-1)
             self.next_tag += new * self.tag_every
         self.admitted_index = last
-        self.queue += admitted
+        waiting_before = self.queue
+        self.queue = waiting_before + admitted
 
         # 4. first come, first served starts up to the concurrency limit
         started = np.minimum(self.queue, np.maximum(self.ready * per_pod_capacity - self.in_service, 0))
+        t["waited"] += admitted - np.clip(started - waiting_before, 0, admitted)  # arrivals that did not start
         self.queue -= started
         self.in_service += started
         queued = self.tag_state == QUEUED
@@ -262,7 +272,7 @@ class ServerlessSim:
         """Per-request completion probability in one tick, with contention on ``pods`` pods."""
         per_pod = requests / np.maximum(pods, 1)
         slowdown = 1.0 + self.params.service.contention * np.maximum(per_pod - 1.0, 0.0)
-        return -np.expm1(-self.params.dt / (self.mean_service * slowdown))
+        return self.params.dt / (self.mean_service * slowdown)
 
     def _record_latencies(self):
         """Add the interval's completed tags to the latency histogram and totals."""
@@ -321,6 +331,8 @@ class ServerlessSim:
         bins = self.params.latency_bins
         metrics = {
             "mean_latency_s": t["request_seconds"] / np.maximum(t["admitted"], 1),
+            "mean_wait_s": t["queue_seconds"] / np.maximum(t["admitted"], 1),
+            "waited_fraction": t["waited"] / np.maximum(t["admitted"], 1),
             "p95_latency_s": np.nan_to_num(bins.quantile(hist, 0.95), nan=0.0),
             "p99_latency_s": np.nan_to_num(bins.quantile(hist, 0.99), nan=0.0),
             "throughput_rps": t["completed"] / elapsed,

@@ -2,9 +2,9 @@
 concurrency limits, the (B, F) statistics that :meth:`ServerlessSim.advance` returns become the
 observations, the reward components (throughput, latency, cost), the costs and the metrics.
 
-:class:`ServerlessTask` is one service per row (``Serverless-v0`` and its vector and
+:class:`ServerlessTask` is one service per row (``Serverless-v1`` and its vector and
 multi-objective faces); :class:`ClusterTask` one row per function of a shared cluster
-(``ServerlessCluster-v0``). Neither forks the simulator.
+(``ServerlessCluster-v1``). Neither forks the simulator.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _ServiceTask:
 
 
 class ServerlessTask(_ServiceTask, Task):
-    """B instances of one Knative service (``Serverless-v0``); see its docstring."""
+    """B instances of one Knative service (``Serverless-v1``); see its docstring."""
 
     reward_space = REWARD_SPACE
 
@@ -97,7 +97,7 @@ class ServerlessTask(_ServiceTask, Task):
 
 
 class ClusterTask(_ServiceTask, AgentsTask):
-    """The functions of one cluster of finite capacity, one agent each (``ServerlessCluster-v0``)."""
+    """The functions of one cluster of finite capacity, one agent each (``ServerlessCluster-v1``)."""
 
     def __init__(self, params: ClusterParams):
         self.agents = tuple(f"fn_{i}" for i in range(params.n_functions))

@@ -12,9 +12,9 @@ from envzoo.serverless.params import DEFAULT_WEIGHTS
 
 
 def test_scalar_reward_is_the_weighted_vector_reward():
-    scalar = gym.make("envzoo/Serverless-v0", workload="bursty")
-    vector = mo_gym.make("envzoo/ServerlessMO-v0", workload="bursty")
-    linear = mo_gym.wrappers.LinearReward(mo_gym.make("envzoo/ServerlessMO-v0", workload="bursty"),
+    scalar = gym.make("envzoo/Serverless-v1", workload="bursty")
+    vector = mo_gym.make("envzoo/ServerlessMO-v1", workload="bursty")
+    linear = mo_gym.wrappers.LinearReward(mo_gym.make("envzoo/ServerlessMO-v1", workload="bursty"),
                                           weight=np.array(DEFAULT_WEIGHTS))
     for env in (scalar, vector, linear):
         env.reset(seed=7)
@@ -29,7 +29,7 @@ def test_scalar_reward_is_the_weighted_vector_reward():
 
 def test_tuned_fixed_limit_beats_knative_default_on_the_default_workload():
     """Schuler et al.'s finding: a tuned concurrency limit beats Knative's default."""
-    env = gym.make("envzoo/Serverless-v0", max_episode_steps=120)
+    env = gym.make("envzoo/Serverless-v1", max_episode_steps=120)
 
     def episode_return(policy, seed):
         obs, info = env.reset(seed=seed)
@@ -49,7 +49,7 @@ def test_tuned_fixed_limit_beats_knative_default_on_the_default_workload():
 
 
 def test_lower_limits_trade_pods_for_latency():
-    env = gym.make("envzoo/Serverless-v0", workload="constant", max_episode_steps=60)
+    env = gym.make("envzoo/Serverless-v1", workload="constant", max_episode_steps=60)
     results = {}
     for concurrency in (2, 64):
         policy = FixedConcurrency(env.unwrapped, concurrency=concurrency)
@@ -62,7 +62,7 @@ def test_lower_limits_trade_pods_for_latency():
 
 
 def test_cluster_shares_capacity_and_reports_cluster_metrics():
-    env = pettingzoo.make("parallel", "envzoo/ServerlessCluster-v0", cluster_pods=10, max_cycles=30)
+    env = pettingzoo.make("parallel", "envzoo/ServerlessCluster-v1", cluster_pods=10, max_cycles=30)
     observations, infos = env.reset(seed=0)
     while env.agents:
         observations, rewards, terminations, truncations, infos = env.step({a: 0 for a in env.agents})
@@ -85,11 +85,11 @@ def test_cluster_shares_capacity_and_reports_cluster_metrics():
 @pytest.mark.filterwarnings("ignore:.*render_mode='human' that is not in the possible:UserWarning")
 def test_bad_arguments_are_explained(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        gym.make("envzoo/Serverless-v0", **kwargs).reset(seed=0)
+        gym.make("envzoo/Serverless-v1", **kwargs).reset(seed=0)
 
 
 def test_ansi_render_describes_the_state():
-    env = gym.make("envzoo/Serverless-v0", render_mode="ansi")
+    env = gym.make("envzoo/Serverless-v1", render_mode="ansi")
     env.reset(seed=0)
     env.step(2)
     text = env.render()

@@ -55,6 +55,26 @@ def test_mm_c_waiting_time_matches_erlang_c(servers, arrival_rate):
     assert sojourn == pytest.approx(simulated + 1.0, abs=4 * standard_error + 0.05)
 
 
+def test_mm_10_at_the_default_tick_is_within_two_percent_of_erlang_c():
+    """The default dt = 0.1 s: M/M/10 at 80 % load (arrivals 8/s, mean service 1 s)."""
+    instances = 64
+    sim = ServerlessSim(fixed_pool(10, dt=SimParams().dt), {"kind": "constant", "rate": 8.0}, instances)
+    sim.reset(np.arange(instances), np.arange(1, instances + 1, dtype=np.uint64) * 7919)
+    totals = run(sim, steps=60, concurrency=1, skip=5)
+    sojourn = totals["request_seconds"].sum() / totals["admitted"].sum()
+    theory = 1.0 + erlang_c_wait(10, 8.0, 1.0)
+    assert sojourn == pytest.approx(theory, rel=0.02), (sojourn, theory)
+    # The fraction of requests that waited is Erlang C's probability of waiting, up to the tick.
+    waited = totals["waited"].sum() / totals["admitted"].sum()
+    waiting_probability = erlang_c_wait(10, 8.0, 1.0) * (10 * 1.0 - 8.0)
+    assert waited == pytest.approx(waiting_probability, abs=0.05), (waited, waiting_probability)
+
+
+def test_a_tick_longer_than_the_mean_service_time_is_refused():
+    with pytest.raises(ValueError, match="must not exceed the mean service time"):
+        SimParams(dt=0.5, service=ServiceParams(mean_service_s=0.2))
+
+
 def test_no_waiting_with_unlimited_concurrency_and_no_contention():
     params = SimParams(service=ServiceParams(contention=0.0, cold_start_s=0.0),
                        kpa=KPAParams(enabled=False, initial_scale=1, min_scale=1))
@@ -62,8 +82,9 @@ def test_no_waiting_with_unlimited_concurrency_and_no_contention():
     sim.reset(np.arange(4), np.array([1, 2, 3, 4], dtype=np.uint64))
     totals = run(sim, steps=20, concurrency=0)
     assert totals["queue_seconds"].sum() == 0.0
-    # M/M/inf: mean time in system = mean service time, up to dt/2 of discretisation.
-    assert totals["request_seconds"].sum() / totals["admitted"].sum() == pytest.approx(1.05, rel=0.03)
+    # M/M/inf: mean time in system = mean service time (no dt/2 bias of discretisation).
+    assert totals["request_seconds"].sum() / totals["admitted"].sum() == pytest.approx(1.0, rel=0.02)
+    assert totals["waited"].sum() == 0
 
 
 @pytest.mark.parametrize("workload", ["constant", "diurnal", "spike", "bursty"])
