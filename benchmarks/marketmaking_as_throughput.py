@@ -1,4 +1,4 @@
-"""Throughput of envzoo/MarketMakingAS-v0: the single env and the native vector env at several
+"""Throughput of envzoo/MarketMakingAS-v1: the single env and the native vector env at several
 sizes, under random actions, measured in one run.
 
     python benchmarks/marketmaking_as_throughput.py [--steps 200]
@@ -14,7 +14,7 @@ import platform
 
 from envzoo.core.throughput import bench
 
-ENV_ID = "envzoo/MarketMakingAS-v0"
+ENV_ID = "envzoo/MarketMakingAS-v1"
 
 
 def main() -> None:

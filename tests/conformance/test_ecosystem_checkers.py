@@ -21,7 +21,7 @@ ALLOWED_WARNINGS = [
     (UserWarning, r"A Box observation space maximum value is infinity", "any"),
     # Trading-v0 observes log returns and MACD differences, which have no finite lower bound.
     (UserWarning, r"A Box observation space minimum value is -infinity", "any"),
-    # MarketMakingAS-v0's actions are quote depths in price units, Box(0, max_depth) as in
+    # MarketMakingAS-v1's actions are quote depths in price units, Box(0, max_depth) as in
     # mbt-gym; Gymnasium only recommends [-1, 1] (RescaleAction normalises for agents that need it).
     (UserWarning, r"For Box action spaces, we recommend using a symmetric and normalized space", "single"),
     # check_env must see the LinearReward wrapper (the unwrapped multi-objective env returns a

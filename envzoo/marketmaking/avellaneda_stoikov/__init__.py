@@ -1,1 +1,1 @@
-"""``MarketMakingAS-v0``: market making on the Avellaneda–Stoikov (2008) model."""
+"""``MarketMakingAS-v1``: market making on the Avellaneda–Stoikov (2008) model."""

@@ -1,4 +1,4 @@
-"""The parameters of ``MarketMakingAS-v0``: the Avellaneda–Stoikov model, the market and the reward
+"""The parameters of ``MarketMakingAS-v1``: the Avellaneda–Stoikov model, the market and the reward
 (:class:`ASParams`, built from the env arguments by :func:`make_params`)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 
 #: Reward names; see :class:`~envzoo.marketmaking.avellaneda_stoikov.env.AvellanedaStoikovEnv`.
 REWARDS = ("pnl", "cj", "cara")
-FILL_PROBABILITIES = ("poisson", "linear")
-MID_NOISES = ("gaussian", "binary")
+FILL_PROBABILITIES = ("linear", "poisson")
+MID_NOISES = ("binary", "gaussian")
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,8 @@ class ASParams:
     terminal_penalty: float = 0.0     # α: liquidation cost α q_T² at T
     reward: str = "pnl"
     risk_aversion: float = 0.1        # γ of the "cara" reward
-    fill_probability: str = "poisson"
-    mid_noise: str = "gaussian"
+    fill_probability: str = "linear"    # the paper's λ(δ)·dt; "poisson": 1 − exp(−λ(δ)·dt)
+    mid_noise: str = "binary"           # the paper's ±σ√dt; "gaussian": exact normal increments
 
     def __post_init__(self):
         positive = ("initial_price", "terminal_time", "volatility", "dt", "arrival_rate",

@@ -1,4 +1,4 @@
-"""Reference policies for ``MarketMakingAS-v0``: the Avellaneda–Stoikov closed form, a
+"""Reference policies for ``MarketMakingAS-v1``: the Avellaneda–Stoikov closed form, a
 symmetric spread, an inventory-skewed spread, and random depths.
 
 Each policy reads only the observation (time remaining, inventory) and the env's documented

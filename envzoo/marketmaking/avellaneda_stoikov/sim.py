@@ -6,18 +6,18 @@ reach the bid, and market buy orders the ask, as Poisson processes of intensity
 λ(δ) = A·exp(−k·δ). Time runs on a grid of ``n_steps = T / dt`` steps; in a step of length dt:
 
 1. the quotes are posted around the current mid S_t, at prices S_t − δᵇ and S_t + δᵃ;
-2. each side is filled (one unit) with probability p(δ) — ``fill_probability="poisson"``
-   (default): p = 1 − exp(−λ(δ)·dt), the probability that at least one order of the Poisson
-   stream arrives in dt (a Poisson count capped at one fill per side per step); ``"linear"``:
-   p = min(λ(δ)·dt, 1), the first-order rule of the paper's simulation (and mbt-gym). A side
+2. each side is filled (one unit) with probability p(δ) — ``fill_probability="linear"``
+   (default): p = min(λ(δ)·dt, 1), the first-order rule of the paper's simulation (and
+   mbt-gym); ``"poisson"``: p = 1 − exp(−λ(δ)·dt), the probability that at least one order of
+   the Poisson stream arrives in dt (a Poisson count capped at one fill per side per step). A side
    whose fill would take |q| past ``max_inventory`` is not filled (checked against the
    inventory at the start of the step, so a bid and an ask fill in the same step never break
    the limit);
 3. cash changes by +(S_t + δᵃ) per ask fill and −(S_t − δᵇ) per bid fill, minus fees
    ``fee_rate × fill price`` per fill; inventory q by +1 per bid fill and −1 per ask fill;
-4. the mid moves: S_{t+dt} = S_t + σ·√dt·Z with Z standard normal (``mid_noise="gaussian"``,
-   the exact law of the increment) or Z = ±1 with probability ½ each (``"binary"``, the
-   paper's simulation);
+4. the mid moves: S_{t+dt} = S_t + σ·√dt·Z with Z = ±1 with probability ½ each
+   (``mid_noise="binary"``, default: the paper's simulation) or Z standard normal
+   (``"gaussian"``, the exact law of the increment);
 5. after the last step (t = T) the inventory is liquidated at the mid less a terminal penalty
    α·q² (Cartea–Jaimungal's liquidation cost): cash += q·S_T − α·q², q = 0.
 

@@ -1,5 +1,5 @@
 """The Avellaneda–Stoikov market-making task over the simulator, shared by every face of
-``MarketMakingAS-v0``: actions are (bid depth, ask depth); the simulator's state becomes the
+``MarketMakingAS-v1``: actions are (bid depth, ask depth); the simulator's state becomes the
 observation, the named reward, the costs and the metrics."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def metrics(sim: ASSim) -> dict[str, np.ndarray]:
 
 
 class ASTask(Task):
-    """B Avellaneda–Stoikov episodes (``MarketMakingAS-v0``); see its docstring."""
+    """B Avellaneda–Stoikov episodes (``MarketMakingAS-v1``); see its docstring."""
 
     make_params = staticmethod(make_params)
 
