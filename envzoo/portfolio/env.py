@@ -49,6 +49,12 @@ class PortfolioEnv(TaskEnv):
       asset i at bar t − W + 1 + k, divided by asset i's close at bar t (so the last close is 1);
     - ``weights``: the portfolio vector chosen at the previous step (cash first).
 
+    ``info`` (at reset and every step) also has ``assets`` (the names of the episode's N assets,
+    in column order), ``date`` (of the current bar) and ``holdings`` (N+1 weights after the last
+    price move, cash first: the previous target drifted). To hold the portfolio without
+    trading, pass ``info["holdings"]`` as the action (long-only: they are on the simplex; a
+    risky weight that drifted above ``max_weight`` is then cut to it).
+
     ## Rewards
 
     ``reward`` names one of: ``"log_return"`` (EIIE: log(μ_t · w_t · y_{t+1})),

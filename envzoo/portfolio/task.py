@@ -78,7 +78,17 @@ class PortfolioTask(Task):
         self.recent.reset(rows)
         self.turnover_sum[rows] = 0.0
         self.costs_paid[rows] = 0.0
-        return {}
+        return self._info(rows)
+
+    def _info(self, rows) -> dict:
+        """What an evaluator needs besides the observation: each row's assets, the date of its
+        current bar and its holdings now (the weights after the last price move; passing them
+        back as the action holds the portfolio without trading)."""
+        sim, panel = self.sim, self.params.panel
+        names = np.asarray(panel.assets, dtype=object)
+        return {"assets": names[sim.assets[rows]],
+                "date": np.array([str(panel.times[t])[:19] for t in sim.t[rows]], dtype=object),
+                "holdings": sim.book.holdings[rows].astype(np.float32)}
 
     def targets(self, actions: np.ndarray) -> np.ndarray:
         """Target weights (B, N+1) from raw actions; see the env docstring for the mapping."""
@@ -112,7 +122,8 @@ class PortfolioTask(Task):
         terminated = result["ruined"]
         return Transition(reward=self._reward(r, result["weight_change"]),
                           objectives=np.stack([r, -risk, -(1.0 - result["mu"])], axis=1),
-                          terminated=terminated, truncated=(sim.t >= sim.end) & ~terminated, cost=result["cost"])
+                          terminated=terminated, truncated=(sim.t >= sim.end) & ~terminated, cost=result["cost"],
+                          info=self._info(np.arange(self.batch)))
 
     def _reward(self, log_return: np.ndarray, turnover: np.ndarray) -> np.ndarray:
         """The scalar reward named by ``reward`` (only its own statistics are updated)."""

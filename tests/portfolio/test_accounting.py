@@ -183,3 +183,18 @@ def test_short_selling_respects_leverage_and_max_weight(panel):
     target = env.task.sim.book.previous_target[0]
     assert np.abs(target[1:]).sum() <= 1.5 + 1e-12 and np.abs(target[1:]).max() <= 0.5 + 1e-12
     assert target.sum() == pytest.approx(1.0)
+
+
+def test_info_names_the_assets_and_date_and_holding_the_holdings_costs_nothing(panel):
+    env = PortfolioEnv(data=panel, window=5, n_assets=3, commission=0.01, episode_steps=30)
+    _, info = env.reset(seed=4)
+    assets = list(info["assets"])
+    assert len(assets) == 3 and set(assets) <= set(panel.assets)
+    assert info["date"] == str(panel.times[env.task.sim.t[0]])[:19]
+    _, _, _, _, info = env.step(np.r_[0.1, 0.3, 0.3, 0.3].astype(np.float32))
+    for _ in range(10):
+        held = info["holdings"]
+        np.testing.assert_allclose(held, env.task.sim.book.holdings[0], rtol=1e-6)
+        _, _, _, _, info = env.step(held)
+        assert info["cost"] == pytest.approx(0.0, abs=1e-7)  # holding trades nothing
+    assert list(info["assets"]) == assets and info["date"] > str(panel.times[0])[:19]
