@@ -1,5 +1,5 @@
 """Sadighian's experiment at a size this machine can run: PPO and A2C (Stable-Baselines3, MLP)
-on envzoo/MarketMaking-v0 with each clock, trained on 8 synthetic days and tested on 30, printing
+on envzoo/MarketMaking-v1 with each clock, trained on 8 synthetic days and tested on 30, printing
 the profit and stability (mean and std of daily PnL) per clock, reward and algorithm.
 
     pip install torch==2.13.0 && pip install ".[train]"
@@ -26,7 +26,7 @@ from envzoo.marketmaking.lob.data.store import load_stream
 from envzoo.marketmaking.lob.env import MarketMakingEnv
 from envzoo.marketmaking.lob.generator import synthetic_stream
 
-ENV_ID = "envzoo/MarketMaking-v0"
+ENV_ID = "envzoo/MarketMaking-v1"
 
 N_DAYS = 38  # of the synthetic book: 8 training days, then 30 test days
 N_TRAIN = 8

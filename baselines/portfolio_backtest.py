@@ -1,4 +1,4 @@
-"""Every reference policy of envzoo/Portfolio-v0 on the test backtest (the last 20 % of the
+"""Every reference policy of envzoo/Portfolio-v1 on the test backtest (the last 20 % of the
 20 S&P 500 stocks' history, on the first 5 assets), with the registry's default costs.
 
     python baselines/portfolio_backtest.py [--data sp500-stocks] [--n-assets 5]
@@ -14,7 +14,7 @@ import gymnasium as gym
 import envzoo
 from envzoo.core.rollout import run_episode
 
-ENV_ID = "envzoo/Portfolio-v0"
+ENV_ID = "envzoo/Portfolio-v1"
 KPIS = ("fapv", "annual_return", "annual_volatility", "sharpe", "sortino", "max_drawdown", "turnover", "costs_paid")
 
 

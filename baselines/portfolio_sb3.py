@@ -1,4 +1,4 @@
-"""Train PPO (Stable-Baselines3) on envzoo/Portfolio-v0's train period and compare its test-period
+"""Train PPO (Stable-Baselines3) on envzoo/Portfolio-v1's train period and compare its test-period
 backtest with UBAH and UCRP.
 
     pip install torch==2.13.0   # CPU build, before the extra
@@ -19,7 +19,7 @@ import envzoo
 from envzoo.core.rollout import run_episode
 from envzoo.core.policy import TrainedPolicy
 
-ENV_ID = "envzoo/Portfolio-v0"
+ENV_ID = "envzoo/Portfolio-v1"
 KPIS = ("fapv", "annual_return", "sharpe", "sortino", "max_drawdown", "turnover")
 
 

@@ -1,4 +1,4 @@
-"""Throughput of envzoo/MarketMaking-v0 with each clock: the single env and the native vector env,
+"""Throughput of envzoo/MarketMaking-v1 with each clock: the single env and the native vector env,
 under random actions, measured in one run on the default synthetic book.
 
     python benchmarks/marketmaking_clocks_throughput.py [--steps 20000] [--num-envs 1024] [--vector-steps 50]
@@ -21,7 +21,7 @@ import gymnasium
 import envzoo  # noqa: F401  (registers the ids)
 from envzoo.core.throughput import gymnasium_rate, vector_rate
 
-ENV_ID = "envzoo/MarketMaking-v0"
+ENV_ID = "envzoo/MarketMaking-v1"
 CLOCKS = {
     "event": {"clock": "event", "threshold": 1e-4},
     "time": {"clock": "time", "interval_s": 1.5},

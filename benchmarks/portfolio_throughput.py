@@ -1,4 +1,4 @@
-"""Throughput of envzoo/Portfolio-v0 (single env and native vector env at N = 256), next to
+"""Throughput of envzoo/Portfolio-v1 (single env and native vector env at N = 256), next to
 gym-anytrading's stocks-v0 measured in the same run when gym-anytrading is installed.
 
     python benchmarks/portfolio_throughput.py [--steps 2000]
@@ -14,7 +14,7 @@ import numpy as np
 
 from envzoo.core.throughput import bench, gymnasium_rate
 
-ENV_ID = "envzoo/Portfolio-v0"
+ENV_ID = "envzoo/Portfolio-v1"
 
 
 def anytrading_rate(steps: int) -> float:
@@ -32,8 +32,8 @@ def main() -> None:
     print(f"{ENV_ID} on {platform.machine()}, {os.cpu_count()} CPUs, numpy {np.__version__}")
     single = bench(ENV_ID, 1, steps=args.steps, modes=("single",))["steps_per_s"]["single"]
     native = bench(ENV_ID, 256, steps=max(args.steps // 50, 10), modes=("native",))["steps_per_s"]["native"]
-    print(f"{'Portfolio-v0 single env':>32}: {single:>10,.0f} steps/s")
-    print(f"{'Portfolio-v0 native vector N=256':>32}: {native:>10,.0f} env-steps/s")
+    print(f"{'Portfolio-v1 single env':>32}: {single:>10,.0f} steps/s")
+    print(f"{'Portfolio-v1 native vector N=256':>32}: {native:>10,.0f} env-steps/s")
     if importlib.util.find_spec("gym_anytrading") is None:
         print(f"{'gym-anytrading stocks-v0':>32}: not installed (pip install gym-anytrading)")
     else:

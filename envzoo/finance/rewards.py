@@ -5,6 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 
+#: Floor on the standard and downside deviations of the risk-adjusted rewards (per-step
+#: returns): the rolling Sharpe and Sortino rewards and the differential Sharpe ratio's variance:
+#: without it one tiny loss after a run of gains turns the Sortino reward from 0 to ~1e4.
+DEVIATION_FLOOR = 1e-4
+
+
 class DifferentialSharpe:
     """Moody & Saffell's differential Sharpe ratio (1998, 2001).
 
@@ -14,7 +20,11 @@ class DifferentialSharpe:
         D_t = (B_{t-1} ΔA_t − ½ A_{t-1} ΔB_t) / (B_{t-1} − A_{t-1}²)^{3/2},
         ΔA_t = R_t − A_{t-1},  ΔB_t = R_t² − B_{t-1},
 
-    then A ← A + η ΔA, B ← B + η ΔB. D is 0 while B − A² is still 0 (first step).
+    then A ← A + η ΔA, B ← B + η ΔB. The variance estimate B − A² is floored at
+    ``DEVIATION_FLOOR``² (the floor of the rolling rewards too): at an episode's start, or after a
+    run of (nearly) constant returns, the estimate is close to 0 and D would explode with the
+    first return that differs (thousands per step); with the floor it stays of the order of
+    the returns over 1e-4. D is 0 at the first step (A = B = 0).
     """
 
     def __init__(self, batch: int, eta: float = 0.01):
@@ -31,18 +41,11 @@ class DifferentialSharpe:
     def __call__(self, returns: np.ndarray) -> np.ndarray:
         delta_first = returns - self.first
         delta_second = returns**2 - self.second
-        variance = self.second - self.first**2
-        safe = np.where(variance > 1e-18, variance, 1.0)
-        reward = np.where(variance > 1e-18,
-                          (self.second * delta_first - 0.5 * self.first * delta_second) / safe**1.5, 0.0)
+        variance = np.maximum(self.second - self.first**2, DEVIATION_FLOOR**2)
+        reward = (self.second * delta_first - 0.5 * self.first * delta_second) / variance**1.5
         self.first = self.first + self.eta * delta_first
         self.second = self.second + self.eta * delta_second
         return reward
-
-
-#: Floor on the standard and downside deviations of the rolling rewards (per-step returns):
-#: without it one tiny loss after a run of gains turns the Sortino reward from 0 to ~1e4.
-DEVIATION_FLOOR = 1e-4
 
 
 class RollingWindow:

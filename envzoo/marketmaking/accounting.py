@@ -221,7 +221,7 @@ class StepAccounting:
 
 
 class RunningMetrics:
-    """The episode metrics of B market makers so far (see ``MarketMaking-v0``'s Metrics)."""
+    """The episode metrics of B market makers so far (see ``MarketMaking-v1``'s Metrics)."""
 
     def __init__(self, batch: int):
         self.pnl_changes = RunningMoments(batch)

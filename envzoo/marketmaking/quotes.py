@@ -1,4 +1,4 @@
-"""The discrete actions of the market makers on a book (``MarketMaking-v0`` and the arena): 0 is a
+"""The discrete actions of the market makers on a book (``MarketMaking-v1`` and the arena): 0 is a
 no-op, 1 .. n quote one (bid level, ask level) pair of the grid, the last flattens the inventory
 with a market order."""
 

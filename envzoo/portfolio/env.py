@@ -112,6 +112,9 @@ class PortfolioEnv(TaskEnv):
 
     ## Version History
 
+    - v1: the ``differential_sharpe`` reward floors its variance estimate at the shared deviation
+      floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
+      other reward, and the default, is unchanged.
     - v0: initial version.
     """
 

@@ -10,7 +10,7 @@ class PortfolioMOEnv(TaskMOEnv):
     """
     ## Description
 
-    ``Portfolio-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
+    ``Portfolio-v1`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
     data, observation, actions, costs and metrics.
 
     ## Reward Space
@@ -24,7 +24,7 @@ class PortfolioMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``Portfolio-v0`` (``reward`` is ignored).
+    As ``Portfolio-v1`` (``reward`` is ignored).
 
     ## Version History
 

@@ -1,5 +1,5 @@
 """The parameters of the portfolio envs, built from the env arguments by :func:`make_params`
-(see ``Portfolio-v0``'s docstring for each argument) and checked there."""
+(see ``Portfolio-v1``'s docstring for each argument) and checked there."""
 
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def split_observation(env, observation) -> tuple[np.ndarray, np.ndarray]:
 
 
 class PortfolioTask(Task):
-    """B portfolio instances over one data set; see ``Portfolio-v0``'s docstring for the rules."""
+    """B portfolio instances over one data set; see ``Portfolio-v1``'s docstring for the rules."""
 
     make_params = staticmethod(make_params)
 

@@ -1,5 +1,5 @@
 """The per-order execution model of one market maker: the reference the batched core of
-``MarketMaking-v0`` (:class:`envzoo.marketmaking.lob.sim.LobSim`) is checked against,
+``MarketMaking-v1`` (:class:`envzoo.marketmaking.lob.sim.LobSim`) is checked against,
 rule for rule (the rules are the docstring of :mod:`envzoo.marketmaking.lob.sim`). Written
 order by order in plain Python, as the rules read, so that the two implementations share no code
 beyond the accounting of a fill."""

@@ -1,4 +1,4 @@
-"""MarketMakingArena-v0: the matching engine against hand-made cases, the background flow against
+"""MarketMakingArena-v1: the matching engine against hand-made cases, the background flow against
 closed forms of the Cont–Stoikov–Talreja model, conservation of lots, each maker's accounting
 identity, the quoting rules and seeded reproducibility."""
 

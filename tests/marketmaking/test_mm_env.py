@@ -1,4 +1,4 @@
-"""Tests of envzoo/MarketMaking-v0 (envzoo.marketmaking.lob.env)."""
+"""Tests of envzoo/MarketMaking-v1 (envzoo.marketmaking.lob.env)."""
 
 import dataclasses
 import warnings
@@ -53,7 +53,7 @@ def test_spaces_and_names():
     assert len(env.params.feature_names) == 7 * 15 + 4
     obs, info = env.reset(seed=0)
     assert obs.dtype == np.float32 and np.all(obs[:-1] == 0) and np.any(obs[-1] != 0)
-    assert set(info["metrics"]) == set(envzoo.env_info("envzoo/MarketMaking-v0").metrics)
+    assert set(info["metrics"]) == set(envzoo.env_info("envzoo/MarketMaking-v1").metrics)
 
 
 def test_determinism_same_seed_same_trajectory():
@@ -226,8 +226,8 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
 
     results = {}
     for name in ("fixed-0-9", "inventory-skew", "random"):
-        env = gym.make("envzoo/MarketMaking-v0", split="test")
-        results[name] = run_episode(env, envzoo.make_policy("envzoo/MarketMaking-v0", name, env), seed=0).metrics
+        env = gym.make("envzoo/MarketMaking-v1", split="test")
+        results[name] = run_episode(env, envzoo.make_policy("envzoo/MarketMaking-v1", name, env), seed=0).metrics
         assert env.unwrapped.task.core.accounting.inventory[0] == 0  # flattened at the end of the day
     skew, one_sided = results["inventory-skew"], results["fixed-0-9"]
     # Quoting only the bid at the touch piles up inventory; leaning against it keeps it small
@@ -260,7 +260,7 @@ def test_every_clock_can_be_chosen_through_gymnasium_make(kwargs):
 
     import envzoo  # noqa: F401
 
-    for env_id in ("envzoo/MarketMaking-v0", "envzoo/MarketMakingMO-v0"):
+    for env_id in ("envzoo/MarketMaking-v1", "envzoo/MarketMakingMO-v1"):
         env = gym.make(env_id, updates_per_day=3000, days=2, **kwargs)
         env.reset(seed=0)
         env.step(1)

@@ -1,4 +1,4 @@
-"""The native vector env of MarketMaking-v0 (envzoo.marketmaking.vector) against single envs:
+"""The native vector env of MarketMaking-v1 (envzoo.marketmaking.vector) against single envs:
 days, splits, options and errors (the step-by-step equality with single envs across autoresets
 is the conformance suite's tests/conformance/test_vector_face.py)."""
 
@@ -18,7 +18,7 @@ KWARGS = dict(data=STREAM, train_days=[0, 1, 2], test_days=[2, 3], threshold=5e-
 
 
 def test_make_vec_builds_the_native_vector_env():
-    envs = gym.make_vec("envzoo/MarketMaking-v0", num_envs=2, updates_per_day=2000, days=2)
+    envs = gym.make_vec("envzoo/MarketMaking-v1", num_envs=2, updates_per_day=2000, days=2)
     assert isinstance(envs.unwrapped, TaskVectorEnv) and envs.num_envs == 2
     envs.close()
 

@@ -110,12 +110,21 @@ def test_observations_do_not_look_ahead(panel):
         np.testing.assert_array_equal(a["weights"], b["weights"])
 
 
+def test_differential_sharpe_stays_bounded_after_a_run_of_constant_returns():
+    """Near-zero returns make the variance estimate near zero; the first return that differs
+    must not give a reward in the thousands (it did before the variance floor)."""
+    dsr = DifferentialSharpe(1, eta=0.01)
+    rewards = [dsr(np.array([r]))[0] for r in [0.0] * 20 + [1e-9] * 5 + [2e-3, -1e-3, 5e-4]]
+    assert max(abs(r) for r in rewards) < 50
+
+
 def test_differential_sharpe_matches_moody_saffell_by_hand():
     returns = np.array([0.01, -0.02, 0.015, 0.0, 0.03])
     dsr = DifferentialSharpe(1, eta=0.1)
     a = b = 0.0
     for r in returns:
-        expected = 0.0 if b - a * a <= 1e-18 else (b * (r - a) - 0.5 * a * (r * r - b)) / (b - a * a) ** 1.5
+        variance = max(b - a * a, 1e-4**2)  # the shared deviation floor
+        expected = (b * (r - a) - 0.5 * a * (r * r - b)) / variance**1.5
         assert dsr(np.array([r]))[0] == pytest.approx(expected)
         a, b = a + 0.1 * (r - a), b + 0.1 * (r * r - b)
 

@@ -1,1 +1,1 @@
-"""``MarketMakingArena-v0``: several market makers on one simulated limit-order book."""
+"""``MarketMakingArena-v1``: several market makers on one simulated limit-order book."""

@@ -1,5 +1,5 @@
 """A limit-order book with a matching engine, on an integer tick grid: the shared book of
-``envzoo/MarketMakingArena-v0``.
+``envzoo/MarketMakingArena-v1``.
 
 Prices are integer ticks and sizes whole lots. Each price level of each side is a FIFO queue of
 resting orders; every order has an owner — :data:`BACKGROUND` (the simulated order flow of

@@ -1,4 +1,4 @@
-"""Background order flow of ``envzoo/MarketMakingArena-v0``: the zero-intelligence model of
+"""Background order flow of ``envzoo/MarketMakingArena-v1``: the zero-intelligence model of
 Cont, Stoikov & Talreja (2010), simulated exactly, event by event.
 
 The model (all orders of one lot, independent Poisson processes, per side):

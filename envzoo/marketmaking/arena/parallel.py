@@ -1,4 +1,4 @@
-"""Several market makers on one simulated limit-order book: ``envzoo/MarketMakingArena-v0``."""
+"""Several market makers on one simulated limit-order book: ``envzoo/MarketMakingArena-v1``."""
 
 from __future__ import annotations
 
@@ -38,12 +38,12 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     ## Action Space
 
     Per maker ``Discrete(1 + len(levels)²)`` (``Discrete(17)`` with the default ``levels =
-    (0, 1, 2, 4)``; ``2 + len(levels)²`` with ``full_grid``), the grammar of ``MarketMaking-v0``:
+    (0, 1, 2, 4)``; ``2 + len(levels)²`` with ``full_grid``), the grammar of ``MarketMaking-v1``:
 
     - ``0``: no-op — keep the resting orders as they are.
     - ``1 .. n−2``: quote the bid ``b`` ticks behind the best bid and the ask ``a`` ticks behind
       the best ask, for the pairs ``(b, a)`` of ``levels × levels`` in row-major order without
-      ``(levels[0], levels[0])`` (as ``MarketMaking-v0``; ``full_grid=True`` keeps it).
+      ``(levels[0], levels[0])`` (as ``MarketMaking-v1``; ``full_grid=True`` keeps it).
       ``env.quote_pairs`` lists them. The best quotes are those of the book *without the
       maker's own orders* (so a maker alone at the top does not chase itself); a side with no
       other order takes one tick inside the other side's best quote (or the side's last best
@@ -83,7 +83,7 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     ## Rewards
 
     Each maker's reward is any name of :data:`envzoo.marketmaking.rewards.REWARDS` (the eight
-    rewards of ``MarketMaking-v0``, formulas in that module), computed from the maker's own
+    rewards of ``MarketMaking-v1``, formulas in that module), computed from the maker's own
     :class:`~envzoo.marketmaking.accounting.StepAccounting` of the step; ``reward_kwargs`` sets
     its parameters. Default ``"asymmetrical"``: half-spread captured + min(0, η·inventory·Δmid%)
     + realized PnL net of fees, per order notional. Fills are valued against the mid of the
@@ -114,7 +114,7 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     ## Metrics
 
     ``infos[agent]["metrics"]`` at every step, per maker, over the episode so far — the names of
-    ``MarketMaking-v0``: ``pnl`` (cash + inventory × mid − initial cash, net of fees),
+    ``MarketMaking-v1``: ``pnl`` (cash + inventory × mid − initial cash, net of fees),
     ``pnl_per_notional`` (pnl / (order size × start mid)), ``sharpe`` (mean / standard
     deviation of the per-step PnL, not annualised), ``max_drawdown`` (quote currency),
     ``mean_inventory``, ``mean_abs_inventory``, ``max_abs_inventory``, ``final_inventory``
@@ -135,7 +135,7 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     - ``flow``: a :class:`~envzoo.marketmaking.arena.flow.FlowParams` or a dict of its fields
       (default: the paper's estimates, 10 levels, rates per second).
     - ``tick_size`` (0.5), ``lot_size`` (1.0 units per lot), ``start_price`` (10 000): the scale
-      that turns ticks and lots into prices and quantities (those of ``MarketMaking-v0``'s
+      that turns ticks and lots into prices and quantities (those of ``MarketMaking-v1``'s
       synthetic book); ``initial_cash`` (0.0).
     - ``depth_levels`` (5): book levels per side in the observation.
     - ``reward`` (``"asymmetrical"``), ``reward_kwargs`` (None).
@@ -150,8 +150,11 @@ class MarketMakingArenaEnv(TaskParallelEnv):
 
     ## Version History
 
+    - v1: the ``differential_sharpe`` reward floors its variance estimate at the shared deviation
+      floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
+      other reward, and the default, is unchanged.
     - v0: initial version.
     """
 
-    metadata = {"name": "market_making_arena_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "market_making_arena_v1", "render_modes": ["ansi"], "is_parallelizable": True}
     task_class = ArenaTask

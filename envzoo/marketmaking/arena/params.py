@@ -1,4 +1,4 @@
-"""The parameters of ``MarketMakingArena-v0``: the background flow's rates (:class:`FlowParams`,
+"""The parameters of ``MarketMakingArena-v1``: the background flow's rates (:class:`FlowParams`,
 Cont, Stoikov & Talreja 2010) and the arena's (:class:`ArenaParams`, built from the env
 arguments by :func:`make_params`)."""
 
@@ -98,7 +98,7 @@ DEFAULT_LEVELS = (0, 1, 2, 4)
 
 @dataclass(frozen=True)
 class ArenaParams(QuoteActions):
-    """Everything fixed by the arena's arguments (see ``MarketMakingArena-v0``'s docstring)."""
+    """Everything fixed by the arena's arguments (see ``MarketMakingArena-v1``'s docstring)."""
 
     n_makers: int
     levels: tuple[int, ...]

@@ -1,7 +1,7 @@
-"""Reference policies for ``MarketMakingArena-v0``: the quoting policies of ``MarketMaking-v0``
+"""Reference policies for ``MarketMakingArena-v1``: the quoting policies of ``MarketMaking-v1``
 (:mod:`envzoo.marketmaking.lob.policies`), one copy per maker.
 
-A maker of the arena has the action grammar of ``MarketMaking-v0`` and an observation row with an
+A maker of the arena has the action grammar of ``MarketMaking-v1`` and an observation row with an
 ``inventory`` column, so each single-agent policy runs unchanged on a per-maker view of the arena
 (its quote pairs, flatten action, action space and column names), reading the maker's
 observation as a window of one row.
@@ -16,7 +16,7 @@ from envzoo.marketmaking.lob import policies as lob_policies
 
 
 class _MakerView:
-    """What a ``MarketMaking-v0`` policy reads of its env, for one maker of the arena."""
+    """What a ``MarketMaking-v1`` policy reads of its env, for one maker of the arena."""
 
     def __init__(self, arena, agent: str):
         self.params = arena.params  # its quote_pairs, flatten_action, observation_names

@@ -23,7 +23,7 @@ def _stacked(objects, names, **constants) -> SimpleNamespace:
 
 
 class ArenaTask(AgentsTask):
-    """The makers of one arena session (``MarketMakingArena-v0``); see its docstring."""
+    """The makers of one arena session (``MarketMakingArena-v1``); see its docstring."""
 
     make_params = staticmethod(make_params)
     #: The session's end flattens every maker, so the arena ends its episodes at the horizon itself.

@@ -1,2 +1,2 @@
-"""``MarketMaking-v0`` and ``MarketMakingMO-v0``: market making on a replayed (or synthetic)
+"""``MarketMaking-v1`` and ``MarketMakingMO-v1``: market making on a replayed (or synthetic)
 limit-order book, after Sadighian (2020)."""

@@ -1,4 +1,4 @@
-"""Market making on a replayed limit-order book, after Sadighian (2020): ``envzoo/MarketMaking-v0``."""
+"""Market making on a replayed limit-order book, after Sadighian (2020): ``envzoo/MarketMaking-v1``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class MarketMakingEnv(TaskEnv):
     :mod:`envzoo.marketmaking.lob.sim`) and acts only at the action points of a clock; between
     two action points every book update and trade is processed (fills tick by tick) by the
     batched core :class:`~envzoo.marketmaking.lob.sim.LobSim` at B = 1 (``env.unwrapped.task.core``);
-    ``MarketMaking-v0``'s native vector env (``gymnasium.make_vec``) is the same core at B = N. The market does not react to the agent (replay without impact). An episode is one
+    ``MarketMaking-v1``'s native vector env (``gymnasium.make_vec``) is the same core at B = N. The market does not react to the agent (replay without impact). An episode is one
     UTC day of the stream.
 
     Clocks (:mod:`envzoo.marketmaking.lob.clocks`, computed per day):
@@ -146,6 +146,9 @@ class MarketMakingEnv(TaskEnv):
 
     ## Version History
 
+    - v1: the ``differential_sharpe`` reward floors its variance estimate at the shared deviation
+      floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
+      other reward, and the default, is unchanged.
     - v0: initial version.
     """
 

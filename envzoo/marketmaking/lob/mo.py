@@ -10,7 +10,7 @@ class MarketMakingMOEnv(TaskMOEnv):
     """
     ## Description
 
-    ``MarketMaking-v0`` with a vector reward for multi-objective RL (MO-Gymnasium API): the same
+    ``MarketMaking-v1`` with a vector reward for multi-objective RL (MO-Gymnasium API): the same
     data, clock, actions, observation (whose last-reward column keeps the named scalar reward),
     costs and metrics.
 
@@ -29,10 +29,13 @@ class MarketMakingMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``MarketMaking-v0`` (``reward`` still names the scalar in the observation).
+    As ``MarketMaking-v1`` (``reward`` still names the scalar in the observation).
 
     ## Version History
 
+    - v1: the ``differential_sharpe`` reward floors its variance estimate at the shared deviation
+      floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
+      other reward, and the default, is unchanged.
     - v0: initial version.
     """
 

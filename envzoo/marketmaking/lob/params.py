@@ -1,4 +1,4 @@
-"""The parameters of ``MarketMaking-v0``: the execution model's (:class:`ExecutionConfig`) and the
+"""The parameters of ``MarketMaking-v1``: the execution model's (:class:`ExecutionConfig`) and the
 env's (:class:`MarketMakingParams`, built and checked by :func:`make_params`)."""
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 
                latency_ns: int = 0, queue_model: str = "risk_averse", initial_cash: float = 0.0,
                feature_levels: int = 15, windows=(300.0, 900.0), ema_alpha: float | None = None,
                window: int = 10, reward: str = "asymmetrical", reward_kwargs: dict | None = None) -> MarketMakingParams:
-    """The parameters of ``MarketMaking-v0`` from its arguments (see its docstring), checked, with
+    """The parameters of ``MarketMaking-v1`` from its arguments (see its docstring), checked, with
     the data prepared: action points and step features of every day (cached per process)."""
     if isinstance(data, (str, os.PathLike)) and str(data) == "synthetic":
         stream = synthetic_stream(int(updates_per_day), levels=int(book_levels), seed=int(data_seed), days=int(days))

@@ -1,4 +1,4 @@
-"""Reference quoting policies for ``MarketMaking-v0``: fixed levels, inventory-skewed levels,
+"""Reference quoting policies for ``MarketMaking-v1``: fixed levels, inventory-skewed levels,
 random. They read the observation's last row (the current step) and the env's action grid."""
 
 from __future__ import annotations

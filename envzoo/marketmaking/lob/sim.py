@@ -1,4 +1,4 @@
-"""Batched execution core of ``MarketMaking-v0``: B independent market makers replaying one
+"""Batched execution core of ``MarketMaking-v1``: B independent market makers replaying one
 :class:`~envzoo.marketmaking.lob.stream.LobStream`.
 
 Rules

@@ -1,5 +1,5 @@
 """The market-making decision problem over the batched execution core, shared by every face of
-``MarketMaking-v0``: actions become quotes for :class:`~envzoo.marketmaking.lob.sim.LobSim`,
+``MarketMaking-v1``: actions become quotes for :class:`~envzoo.marketmaking.lob.sim.LobSim`,
 each instance walks the action points of its day, and the step accounting becomes the
 observation rows, the named reward, the vector reward (PnL, inventory risk, execution cost), the
 cost and the running metrics of B instances at once. The documentation of actions,
@@ -32,7 +32,7 @@ def objectives(step) -> np.ndarray:
 
 class MarketMakingTask(Task):
     """B market-making episodes, each on one day of the stream, advanced together (see
-    ``MarketMaking-v0``'s docstring).
+    ``MarketMaking-v1``'s docstring).
 
     ``step`` applies one action per instance and advances every instance to its next action
     point (its day's last one flattens the inventory). ``stack`` holds the observations,
