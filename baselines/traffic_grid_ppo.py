@@ -1,5 +1,5 @@
 """Train independent PPO with parameter sharing (Stable-Baselines3) on envzoo/TrafficGrid-v0 on a
-small grid and compare its mean delay with fixed-time, Webster and max-pressure control on the
+small grid and compare its mean delay with the network's program, Webster and max-pressure control on the
 same scenario and seeds.
 
     pip install torch==2.13.0   # CPU build, before the extra
@@ -55,7 +55,7 @@ def main() -> None:
 
     rows = {
         "ppo (shared, per light)": mean_metrics(grid_env, lambda env: SharedTrainedPolicy(env, model), args.eval_seeds),
-        "fixed-time": mean_metrics(grid_env, reference("fixed-time"), args.eval_seeds),
+        "network-program": mean_metrics(grid_env, reference("network-program"), args.eval_seeds),
         "webster": mean_metrics(grid_env, reference("webster"), args.eval_seeds),
         "max-pressure": mean_metrics(grid_env, reference("max-pressure"), args.eval_seeds),
     }

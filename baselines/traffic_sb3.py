@@ -1,5 +1,5 @@
 """Train PPO (Stable-Baselines3) on envzoo/TrafficRegion-v0 on a small grid and compare its mean
-delay with fixed-time and max-pressure control on the same scenario and seeds.
+delay with the network's program and max-pressure control on the same scenario and seeds.
 
     pip install torch==2.13.0   # CPU build, before the extra
     pip install ".[traffic,train]"
@@ -81,10 +81,10 @@ def main() -> None:
 
     rows = {
         "ppo (region)": mean_metrics(region, lambda env: TrainedPolicy(env, model), args.eval_seeds),
-        "fixed-time (region)": mean_metrics(
-            region, lambda env: envzoo.make_policy("envzoo/TrafficRegion-v0", "fixed-time", env), args.eval_seeds),
-        "fixed-time (grid)": mean_metrics(
-            grid_env, lambda env: envzoo.make_policy("envzoo/TrafficGrid-v0", "fixed-time", env), args.eval_seeds),
+        "network-program (region)": mean_metrics(
+            region, lambda env: envzoo.make_policy("envzoo/TrafficRegion-v0", "network-program", env), args.eval_seeds),
+        "network-program (grid)": mean_metrics(
+            grid_env, lambda env: envzoo.make_policy("envzoo/TrafficGrid-v0", "network-program", env), args.eval_seeds),
         "max-pressure (grid)": mean_metrics(
             grid_env, lambda env: envzoo.make_policy("envzoo/TrafficGrid-v0", "max-pressure", env), args.eval_seeds),
     }

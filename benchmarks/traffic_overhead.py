@@ -18,7 +18,7 @@ switching congests the grid differently from row to row, so SUMO itself has more
   reads every decision (lane subscriptions, the CO2 context subscription, SUMO's trip statistics
   from the trip-info device every vehicle carries) and doing nothing with it: the SUMO-side cost
   of measuring, which no Python speed-up removes;
-- env, fixed-time policy: TrafficGrid-v0 with default arguments and the fixed-time reference
+- env, network-program policy: TrafficGrid-v0 with default arguments and the network-program reference
   policy, which replays SUMO's own signal plan (its counts equal plain libsumo's): its ratio to
   plain libsumo is the environment's overhead;
 - env, random actions: default arguments, uniformly random phase choices (as the issue asks);
@@ -213,7 +213,7 @@ def main() -> None:
         "plain SUMO (binary)": lambda: plain_sumo(scenario, sumo_seed),
         "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
         "libsumo with the env's reads": lambda: libsumo_with_reads(scenario, sumo_seed, seconds),
-        "env, fixed-time policy": lambda: env_episode(scenario, cycles, args.seed, "fixed-time"),
+        "env, network-program policy": lambda: env_episode(scenario, cycles, args.seed, "network-program"),
         "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
         "env, random actions, measure_co2=False":
             lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=False),

@@ -14,8 +14,9 @@ class TrafficGridEnv(TaskParallelEnv):
     RESCO. Every ``delta`` seconds each agent picks the green phase its light shows next. A change
     of green shows ``yellow`` seconds of yellow on the links that lose green, then ``all_red``
     seconds of red clearance, then the new green for the rest of the interval. The default
-    scenario is a generated 4 × 4 grid (200 m blocks, one lane per direction, Poisson flows of
-    100 veh/h from each of the 16 border roads to every other border road).
+    scenario is a generated 4 × 4 grid (200 m blocks, one lane per direction): each of the 16
+    border roads sends Poisson traffic of 100 veh/h in total, split evenly over the 15 other
+    border roads (6.7 veh/h per origin–destination pair), 1,600 veh/h into the grid.
 
     ## Agents
 

@@ -109,11 +109,32 @@ HOLD_SECONDS = 1e7
 
 
 def transition_program(plan: SignalPlan, origin: int, target: int, timing: SignalTiming) -> list[tuple[str, float]]:
-    """The SUMO program (signal states, seconds) that leaves green ``origin`` for green ``target``:
-    yellow, red clearance when ``all_red`` > 0, then the target green held until the next change.
-    SUMO runs the whole transition inside one decision interval on its own."""
+    """The SUMO program (signal states, seconds) that leaves green ``origin`` for green ``target``
+    (or holds it, when they are equal): yellow, red clearance when ``all_red`` > 0, then the
+    target green held until the next change. SUMO runs the whole transition inside one decision
+    interval on its own.
+
+    The program then goes on through every green and back to ``origin`` (each change with its
+    yellow and clearance), which an episode never reaches (the held green lasts
+    ``HOLD_SECONDS``): SUMO checks that every link of a program gets green and that no green
+    turns red without yellow, and warns for each program that does not."""
+    phases = [] if origin == target else _change(plan, origin, target, timing)
+    phases.append((plan.greens[target], HOLD_SECONDS))
+    n = len(plan.greens)
+    tour = [(target + k) % n for k in range(1, n)]  # every other green, in order
+    if origin != target and tour[-1] != origin:
+        tour.append(origin)  # so that the last phase leads back into the first
+    previous = target
+    for green in tour:
+        phases += _change(plan, previous, green, timing) + [(plan.greens[green], plan.green_durations[green])]
+        previous = green
+    if origin == target:
+        phases += _change(plan, previous, origin, timing)
+    return phases
+
+
+def _change(plan: SignalPlan, origin: int, target: int, timing: SignalTiming) -> list[tuple[str, float]]:
     phases = [(plan.yellow_state(origin, target), timing.yellow)]
     if timing.all_red > 0:
         phases.append((plan.clearance_state(origin, target), timing.all_red))
-    phases.append((plan.greens[target], HOLD_SECONDS))
     return phases

@@ -15,7 +15,7 @@ from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
 from envzoo.traffic.generator import Scenario, ScenarioError
 from envzoo.traffic.params import SignalTiming
-from envzoo.traffic.signals import HOLD_SECONDS, SignalStatus, advance_status, decide, transition_program
+from envzoo.traffic.signals import SignalStatus, advance_status, decide, transition_program
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
 MAX_SUMO_SEED = 2**31 - 1
@@ -88,11 +88,9 @@ class SignalControlSim:
         for light, intersection in self.intersections.items():
             plan = intersection.plan
             for origin in range(intersection.n_greens):
-                sim.install_program(light, _program_id(origin, origin), [(plan.greens[origin], HOLD_SECONDS)])
                 for target in range(intersection.n_greens):
-                    if target != origin:
-                        sim.install_program(light, _program_id(origin, target),
-                                            transition_program(plan, origin, target, self.timing))
+                    sim.install_program(light, _program_id(origin, target),
+                                        transition_program(plan, origin, target, self.timing))
             sim.run_program(light, _program_id(0, 0))
 
     def _read_lanes(self) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("libsumo")
 
-from envzoo.traffic.policies import FixedTime, Webster, webster_timing  # noqa: E402
+from envzoo.traffic.policies import NetworkProgram, Webster, webster_timing  # noqa: E402
 from envzoo.traffic.probes import SLACK, Links, ProbeTracker  # noqa: E402
 from envzoo.traffic.env import TrafficRegionEnv  # noqa: E402
 
@@ -44,10 +44,11 @@ def test_probe_draws_follow_the_penetration():
 
 
 def run(penetration, seed=3, **kwargs):
-    """One fixed-time episode: (estimated, true) link queues of every decision, and the metrics."""
+    """One episode of the network's program: (estimated, true) link queues of every decision, and
+    the metrics."""
     env = TrafficRegionEnv(scenario=SCENARIO, penetration=penetration, **kwargs)
     try:
-        policy = FixedTime(env)
+        policy = NetworkProgram(env)
         observation, info = env.reset(seed=seed)
         estimated, true, truncated = [], [], False
         while not truncated:

@@ -110,3 +110,17 @@ def test_sumo_clock_times_are_read_in_seconds():
     assert sumo_seconds("1:0:30:5") == 86400 + 30 * 60 + 5 and sumo_seconds("90.5") == 90.5
     with pytest.raises(ScenarioError, match="not a SUMO time"):
         sumo_seconds("noon")
+
+
+def test_the_default_grid_sends_100_vehicles_per_hour_from_each_border_road_in_total():
+    """What TrafficGrid-v0's docstring says: 16 border roads, each 100 veh/h split over the 15 others."""
+    from xml.etree import ElementTree
+
+    scenario = scenarios.grid()
+    flows = ElementTree.parse(scenario.route_files[0]).getroot().findall("flow")
+    per_source: dict[str, float] = {}
+    for flow in flows:
+        rate = float(flow.get("period")[4:-1]) * 3600.0  # period="exp(rate per second)"
+        per_source[flow.get("from")] = per_source.get(flow.get("from"), 0.0) + rate
+        assert rate == pytest.approx(100.0 / 15, rel=1e-6)
+    assert len(per_source) == 16 and all(total == pytest.approx(100.0) for total in per_source.values())

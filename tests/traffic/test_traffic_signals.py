@@ -20,9 +20,19 @@ def test_yellow_and_clearance_states_by_hand():
     assert PLAN.yellow_state(0, 2) == "Gyyrrr"      # link 0 is green in both: it stays green
     assert PLAN.clearance_state(0, 2) == "Grrrrr"
     assert PLAN.clearance_state(0, 1) == "rrrrrr"
-    assert transition_program(PLAN, 0, 1, TIMING) == [("yyyrrr", 2), ("rrrrrr", 1), ("rrrGGg", HOLD_SECONDS)]
+    program = transition_program(PLAN, 0, 1, TIMING)
+    assert program[:3] == [("yyyrrr", 2), ("rrrrrr", 1), ("rrrGGg", HOLD_SECONDS)]
     no_clearance = SignalTiming(delta=5, yellow=2, all_red=0, min_green=5, max_green=20)
-    assert transition_program(PLAN, 0, 2, no_clearance) == [("Gyyrrr", 2), ("GrrGrr", HOLD_SECONDS)]
+    assert transition_program(PLAN, 0, 2, no_clearance)[:2] == [("Gyyrrr", 2), ("GrrGrr", HOLD_SECONDS)]
+    # After the held green (never reached in an episode) the program goes through every green and
+    # back into its first phase, each change with its yellow: what SUMO accepts without a warning.
+    for origin in range(3):
+        for target in range(3):
+            states = [state for state, _ in transition_program(PLAN, origin, target, TIMING)]
+            for link in range(len(PLAN.greens[0])):
+                assert any(state[link] in "Gg" for state in states), (origin, target, link)
+            for before, after in zip(states, states[1:] + states[:1]):
+                assert not any(a in "Gg" and b == "r" for a, b in zip(before, after)), (origin, target, before, after)
     assert is_green_phase("GGgrrr") and not is_green_phase("yyyrrr") and not is_green_phase("rrrrrr")
 
 

@@ -137,3 +137,15 @@ def test_close_leaves_no_sumo_process(backend):
     env.close()
     assert _sumo_children() == before == []
     assert not sumo.libsumo_in_use()
+
+
+def test_sumo_accepts_envzoo_signal_programs_without_a_warning():
+    env = TrafficGridEnv(scenario=SMALL, sumo_warnings=True, backend="traci")
+    try:
+        env.reset(seed=0)
+        for _ in range(6):
+            env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        log = env.task.sim.sim.read_log()
+        assert "Warning" not in log, [line for line in log.splitlines() if "Warning" in line][:3]
+    finally:
+        env.close()
