@@ -2,11 +2,11 @@
 
 ::
 
-    envzoo list  [--domain D] [--kind K] [--tag T]
+    envzoo list  [--domain D] [--kind K] [--tag T] [--wide]
     envzoo info  ID
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
-    envzoo bench ID --num-envs N [--steps T] [--seed S] [--json]
-    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json]
+    envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
+    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
@@ -25,23 +25,27 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 
 import numpy as np
 import yaml
 
 import envzoo
 from envzoo.core.errors import EnvzooError
-from envzoo.core.rollout import EpisodeResult, evaluate, summarize
+from envzoo.core.rollout import EpisodeResult, evaluate, mean_and_std, summarize
 from envzoo.core.throughput import bench
 from envzoo.registry import KINDS, EnvEntry
 
 TOUR_EPISODES = 2
 TOUR_MAX_STEPS = 60
+#: Seconds of stepping after which ``envzoo bench`` stops measuring a mode.
+BENCH_SECONDS = 10.0
 
 
 # ---------------------------------------------------------------------- output helpers
 class Progress:
-    """A one-line progress bar on stderr: ``label [######------] 3/8``.
+    """Progress on stderr: on a terminal a one-line bar, ``label [######------] 3/8``, redrawn in
+    place; elsewhere (a log file, CI) one plain line per finished item, ``label 3/8``.
 
     Called on an iterable it yields the items and advances once each item's work is done, so it
     can be passed as ``evaluate(..., progress=bar)``; one bar may wrap several iterables.
@@ -50,16 +54,22 @@ class Progress:
     def __init__(self, total: int, width: int = 24, stream=None):
         self.total, self.width, self.done, self.label = total, width, 0, ""
         self.stream = stream or sys.stderr
+        self.interactive = self.stream.isatty()
         self._shown = 0
 
     def __call__(self, iterable):
-        self.draw()
+        if self.interactive:
+            self.draw()
         for item in iterable:
             yield item
             self.done += 1
             self.draw()
 
     def draw(self) -> None:
+        if not self.interactive:
+            self.stream.write(f"{self.label} {self.done}/{self.total}\n")
+            self.stream.flush()
+            return
         filled = self.width * self.done // max(self.total, 1)
         line = f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}] {self.done}/{self.total}"
         self.stream.write("\r" + line.ljust(self._shown))
@@ -67,8 +77,14 @@ class Progress:
         self._shown = len(line)
 
     def close(self) -> None:
-        self.stream.write("\n")
-        self.stream.flush()
+        """End the bar's line (nothing to end if it never drew, or off a terminal)."""
+        if self.interactive and self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+#: Tables are fitted to this many columns unless ``--wide`` is given.
+TABLE_WIDTH = 100
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -76,6 +92,37 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
     lines = [headers, ["-" * w for w in widths], *rows]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines)
+
+
+def _table_in_blocks(headers: list[str], rows: list[list[str]], width: int | None) -> str:
+    """:func:`_table`, its columns after the first split into blocks of at most ``width``
+    characters, each block repeating the first column (as pandas prints a wide frame)."""
+    def span(columns: list[int]) -> int:
+        return len(_table([headers[i] for i in columns], [[row[i] for i in columns] for row in rows]).split("\n")[1])
+
+    blocks, block = [], [0]
+    for column in range(1, len(headers)):
+        if width is not None and len(block) > 1 and span(block + [column]) > width:
+            blocks.append(block)
+            block = [0]
+        block.append(column)
+    blocks.append(block)
+    return "\n\n".join(_table([headers[i] for i in columns], [[row[i] for i in columns] for row in rows])
+                       for columns in blocks)
+
+
+def _table_wrapping_last(headers: list[str], rows: list[list[str]], width: int | None) -> str:
+    """:func:`_table` with the last column's text wrapped onto further lines so that the table is
+    at most ``width`` characters wide (the last column keeps at least 24)."""
+    if width is not None:
+        fixed = sum(max(len(cell) for cell in column) + 2 for column in list(zip(headers, *rows))[:-1])
+        room = max(width - fixed, 24)
+        wrapped = []
+        for row in rows:
+            pieces = textwrap.wrap(row[-1], room) or [""]
+            wrapped += [row[:-1] + pieces[:1]] + [[""] * (len(row) - 1) + [piece] for piece in pieces[1:]]
+        rows = wrapped
+    return _table(headers, rows)
 
 
 def _num(x: float) -> str:
@@ -125,8 +172,7 @@ def _kpis(entry: EnvEntry, results: list[EpisodeResult]) -> dict[str, tuple[floa
     stats = summarize(results)
     if entry.is_multi_objective:
         returns = np.array([r.episode_return for r in results], dtype=np.float64)
-        stats.update({f"return.{name}": (float(returns[:, i].mean()), float(returns[:, i].std()))
-                      for i, name in enumerate(entry.objectives)})
+        stats.update({f"return.{name}": mean_and_std(returns[:, i]) for i, name in enumerate(entry.objectives)})
     first = [name for name in stats if name.startswith("return")] + ["length"]
     ordered = first + [m for m in entry.metrics if m in stats]
     return {name: stats[name] for name in ordered + [name for name in stats if name not in ordered]}
@@ -143,12 +189,15 @@ def _episode_json(result: EpisodeResult, seed: int) -> dict:
 
 # ---------------------------------------------------------------------- list and info
 def cmd_list(args) -> int:
-    found = envzoo.list_envs(domain=args.domain, kind=args.kind, tag=args.tag)
+    try:
+        found = envzoo.list_envs(domain=args.domain, kind=args.kind, tag=args.tag)
+    except ValueError as error:  # an unknown domain or tag
+        raise EnvzooError(str(error)) from None
     if not found:
         print("envzoo: no registry entry matches these filters", file=sys.stderr)
         return 0
     rows = [[e.id, e.kind, e.extra or "-", "yes" if e.installed else "no", e.summary] for e in found]
-    print(_table(["id", "kind", "extra", "installed", "summary"], rows))
+    print(_table_wrapping_last(["id", "kind", "extra", "installed", "summary"], rows, _width(args)))
     return 0
 
 
@@ -231,16 +280,22 @@ def cmd_eval(args) -> int:
 
 # ---------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
-    result = bench(args.id, args.num_envs, args.steps, args.seed)
+    labels = {"single": "single env", "sync": f"SyncVectorEnv x{args.num_envs}",
+              "native": f"native vector env x{args.num_envs}"}
+
+    def announce(mode: str) -> None:
+        print(f"envzoo bench: measuring {labels[mode]} ...", file=sys.stderr, flush=True)
+
+    result = bench(args.id, args.num_envs, args.steps, args.seed, max_seconds=args.max_seconds, progress=announce)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    labels = {"single": "single env", "sync": f"SyncVectorEnv x{args.num_envs}",
-              "native": f"native vector env x{args.num_envs}"}
-    rows = [[labels[mode], f"{rate:,.0f}"] for mode, rate in result["steps_per_s"].items()]
-    rows += [[labels[mode], f"skipped: {reason}"] for mode, reason in result["skipped"].items()]
-    print(f"{result['id']}: {args.steps} steps per mode, random actions, seed {args.seed}")
-    print(_table(["mode", "env-steps/s"], rows))
+    rows = [[labels[mode], f"{rate:,.0f}", f"{result['steps_measured'][mode]:,}"]
+            for mode, rate in result["steps_per_s"].items()]
+    rows += [[labels[mode], f"skipped: {reason}", ""] for mode, reason in result["skipped"].items()]
+    print(f"{result['id']}: up to {args.steps} steps or {args.max_seconds:g} s per mode, random actions, "
+          f"seed {args.seed}")
+    print(_table(["mode", "env-steps/s", "steps measured"], rows))
     if result["native_over_sync"] is not None:
         print(f"native / sync: {result['native_over_sync']:.1f}x")
     return 0
@@ -295,7 +350,7 @@ def cmd_tour(args) -> int:
         names = list(dict.fromkeys(name for _, kpis in mine for name in kpis))
         rows = [[name] + [_mean_std(*kpis[name]) if name in kpis else "-" for _, kpis in mine] for name in names]
         print(f"\n{entry.id}: {entry.summary}")
-        print(_table(["kpi"] + [policy for policy, _ in mine], rows))
+        print(_table_in_blocks(["kpi"] + [policy for policy, _ in mine], rows, _width(args)))
     if skipped or skipped_policies:
         print("\nSkipped (optional extra not installed):")
         lines = [f"  {e.id:<32} {e.install_hint}" for e in skipped]
@@ -305,10 +360,21 @@ def cmd_tour(args) -> int:
 
 
 # ---------------------------------------------------------------------- arguments
+def _width(args) -> int | None:
+    return None if args.wide else TABLE_WIDTH
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
 
 
@@ -351,10 +417,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"envzoo {envzoo.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def add_wide_option(sub) -> None:
+        sub.add_argument("--wide", action="store_true", help=f"do not fit tables to {TABLE_WIDTH} columns")
+
     listing = commands.add_parser("list", help="list the registry's environments")
     listing.add_argument("--domain", help="only this domain, e.g. serverless")
     listing.add_argument("--kind", choices=KINDS, help="only this kind")
     listing.add_argument("--tag", help="only entries with this tag")
+    add_wide_option(listing)
     listing.set_defaults(run=cmd_list)
 
     info = commands.add_parser("info", help="describe one environment")
@@ -380,6 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     benchmark.add_argument("id", help="an envzoo id")
     benchmark.add_argument("--num-envs", type=_positive, required=True, help="copies in the vector envs")
     benchmark.add_argument("--steps", type=_positive, default=100, help="steps per mode (100)")
+    benchmark.add_argument("--max-seconds", type=_positive_seconds, default=BENCH_SECONDS,
+                           help=f"stop a mode after this many seconds of stepping ({BENCH_SECONDS:g})")
     benchmark.add_argument("--seed", type=int, default=0, help="seed of envs and actions (0)")
     benchmark.add_argument("--json", action="store_true", help="print JSON instead of a table")
     benchmark.set_defaults(run=cmd_bench)
@@ -391,6 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
+    add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")

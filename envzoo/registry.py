@@ -3,15 +3,16 @@
 Each entry of ``envs:`` has these fields (``*`` = required)::
 
     id*                 envzoo/<Name>-v<N>
-    kind*               gymnasium | pettingzoo-parallel
+    kind*               gymnasium | mo-gymnasium | pettingzoo-parallel (the API the id keeps;
+                        mo-gymnasium ids are made with gymnasium.make or mo_gymnasium.make)
     domain*             the package under envzoo/ that implements it
     entry_point*        "module:attr" of the env class
     vector_entry_point  "native": the shared native vector face over the env's task
                         (envzoo.core.vector.TaskVectorEnv), or "module:attr" of a VectorEnv
-                        factory (gymnasium kinds only)
+                        factory (gymnasium and mo-gymnasium kinds)
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
-    objectives          names of the vector reward's components (multi-objective ids)
+    objectives          names of the vector reward's components (required for mo-gymnasium, only there)
     costs               names of the constraint signals in info["cost"]
     metrics*            names of the KPIs in info["metrics"] at episode end
     papers              references the environment follows
@@ -39,7 +40,9 @@ from envzoo.core.errors import MissingExtraError, RegistryError
 from envzoo.core.extras import EXTRA_MODULES, missing_modules
 
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
-KINDS = ("gymnasium", "pettingzoo-parallel")
+KINDS = ("gymnasium", "mo-gymnasium", "pettingzoo-parallel")
+#: The kinds made with ``gymnasium.make`` (an MO-Gymnasium env is a Gymnasium env with a vector reward).
+GYMNASIUM_KINDS = ("gymnasium", "mo-gymnasium")
 _ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 #: The ``vector_entry_point`` of ids served by the shared native vector face.
@@ -102,7 +105,7 @@ class EnvEntry(_NeedsExtra):
 
     @property
     def is_multi_objective(self) -> bool:
-        return bool(self.objectives)
+        return self.kind == "mo-gymnasium"
 
     def policy(self, name: str) -> PolicyRef:
         for ref in self.policies:
@@ -181,8 +184,11 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         if raw.get(name) is not None and raw[name] != NATIVE and not _ENTRY_POINT.match(raw[name]):
             raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'"
                         + (f" or {NATIVE!r}" if name == "vector_entry_point" else ""))
-    if raw.get("vector_entry_point") and raw["kind"] != "gymnasium":
-        raise _fail(where, "vector_entry_point", "only gymnasium kinds have a vector entry point")
+    if raw.get("vector_entry_point") and raw["kind"] not in GYMNASIUM_KINDS:
+        raise _fail(where, "vector_entry_point", f"only the kinds {GYMNASIUM_KINDS} have a vector entry point")
+    if bool(raw.get("objectives")) != (raw["kind"] == "mo-gymnasium"):
+        raise _fail(where, "objectives", "an mo-gymnasium id names its objectives, and only an mo-gymnasium id "
+                    "has objectives (set kind: mo-gymnasium or remove objectives)")
     if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
         raise _fail(where, "max_episode_steps", "must be >= 1")
     if raw.get("extra") is not None and raw["extra"] not in EXTRA_MODULES:
@@ -266,9 +272,15 @@ def register_all() -> None:
 # ---------------------------------------------------------------------- public helpers
 def list_envs(domain: str | None = None, kind: str | None = None, tag: str | None = None,
               installed: bool | None = None) -> list[EnvEntry]:
-    """Registry entries, optionally filtered by domain, kind, tag or whether their extra is installed."""
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    """Registry entries, optionally filtered by domain, kind, tag or whether their extra is installed.
+
+    An unknown domain, kind or tag raises ``ValueError`` naming the known ones (a typo would
+    otherwise read as "no such envs")."""
+    known = entries().values()
+    for name, value, choices in (("kind", kind, KINDS), ("domain", domain, {e.domain for e in known}),
+                                 ("tag", tag, {t for e in known for t in e.tags})):
+        if value is not None and value not in choices:
+            raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     found = []
     for entry in entries().values():
         if domain is not None and entry.domain != domain:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 
@@ -10,7 +11,7 @@ import pytest
 
 import envzoo
 import envzoo.registry
-from envzoo.cli import main
+from envzoo.cli import Progress, _table, _table_in_blocks, main
 from envzoo.core.throughput import bench
 
 SERVERLESS = "envzoo/Serverless-v1"
@@ -51,8 +52,63 @@ def test_list_filters(capsys):
     assert "envzoo/ServerlessCluster-v1" in out and "envzoo/Serverless-v1 " not in out
     _, out, _ = run(capsys, "list", "--tag", "multi-objective")
     assert "envzoo/ServerlessMO-v1" in out and "envzoo/ServerlessCluster-v1" not in out
+    _, out, _ = run(capsys, "list", "--kind", "mo-gymnasium")
+    assert "envzoo/ServerlessMO-v1" in out and "envzoo/Serverless-v1 " not in out
     code, out, err = run(capsys, "list", "--domain", "no-such-domain")
+    assert code == 2 and out == "" and err.startswith("envzoo: error: domain must be one of")
+    assert "'serverless'" in err
+    code, out, err = run(capsys, "list", "--domain", "serverless", "--tag", "finance")
     assert code == 0 and out == "" and "no registry entry" in err
+
+
+def test_tables_fit_100_columns_unless_wide(capsys):
+    _, out, _ = run(capsys, "list")
+    assert max(len(line) for line in out.splitlines()) <= 100
+    _, wide, _ = run(capsys, "list", "--wide")
+    assert max(len(line) for line in wide.splitlines()) > 100
+    summary = envzoo.env_info(SERVERLESS).summary
+    assert any(line.startswith(SERVERLESS + " ") and line.endswith(summary) for line in wide.splitlines())
+    assert summary not in out and summary.split()[-1] in out  # wrapped onto a further line
+
+
+def test_a_wide_table_continues_in_blocks_that_repeat_the_first_column():
+    headers = ["kpi"] + [f"policy-{i}" for i in range(9)]
+    rows = [[name] + [f"{i:>9} ± {i / 10:<8}" for i in range(9)] for name in ("return", "length")]
+    text = _table_in_blocks(headers, rows, 100)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    blocks = text.split("\n\n")
+    assert len(blocks) > 1 and all(block.startswith("kpi") for block in blocks)
+    assert [header for header in headers[1:] if header in text] == headers[1:]
+    assert _table_in_blocks(headers, rows, None) == _table(headers, rows)
+
+
+class _Stream(io.StringIO):
+    def __init__(self, terminal: bool):
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_progress_redraws_on_a_terminal_and_writes_plain_lines_elsewhere(terminal):
+    stream = _Stream(terminal)
+    bar = Progress(3, stream=stream)
+    bar.label = "job"
+    list(bar(range(3)))
+    bar.close()
+    written = stream.getvalue()
+    if terminal:
+        assert written.count("\r") == 4 and written.endswith("3/3\n") and written.count("\n") == 1
+    else:
+        assert "\r" not in written and written.splitlines() == ["job 1/3", "job 2/3", "job 3/3"]
+
+
+def test_a_bar_that_never_started_writes_nothing():
+    stream = _Stream(True)
+    Progress(3, stream=stream).close()
+    assert stream.getvalue() == ""
 
 
 def test_info_shows_spaces_metrics_and_policies(capsys):
@@ -165,6 +221,7 @@ def test_unknown_id_exits_2_naming_it(capsys):
 def test_unknown_policy_exits_2_listing_known_ones(capsys):
     code, _, err = run(capsys, "eval", SERVERLESS, "--policy", "no-such-policy", "--episodes", "1")
     assert code == 2 and "no-such-policy" in err and "knative-default" in err
+    assert err.startswith("envzoo: error:") and len(err.splitlines()) == 1
 
 
 def test_bad_arguments_exit_2(capsys):
@@ -181,8 +238,8 @@ def test_missing_extra(capsys, fake_registry):
     assert code == 2 and hint in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "info", needs_extra.id)
     assert code == 0 and hint in out and "observation space" not in out
-    _, out, _ = run(capsys, "list")
-    assert out.splitlines()[-1].split()[:4] == [needs_extra.id, "gymnasium", "train", "no"]
+    _, out, _ = run(capsys, "list", "--wide")
+    assert out.splitlines()[-1].split()[:4] == [needs_extra.id, "mo-gymnasium", "train", "no"]
 
 
 def test_bench_measures_all_three_modes():
@@ -190,6 +247,14 @@ def test_bench_measures_all_three_modes():
     assert set(result["steps_per_s"]) == {"single", "sync", "native"} and not result["skipped"]
     assert all(rate > 0 for rate in result["steps_per_s"].values())
     assert result["native_over_sync"] == result["steps_per_s"]["native"] / result["steps_per_s"]["sync"]
+
+
+def test_bench_stops_a_mode_when_its_time_is_up():
+    result = bench(SERVERLESS, num_envs=2, steps=10**6, modes=("single", "native"), max_seconds=0.2)
+    assert set(result["steps_measured"]) == {"single", "native"}
+    assert all(1 <= steps < 10**6 for steps in result["steps_measured"].values())
+    with pytest.raises(ValueError, match="max_seconds must be > 0"):
+        bench(SERVERLESS, num_envs=2, max_seconds=0)
 
 
 def test_bench_skips_what_an_id_lacks():
@@ -200,9 +265,11 @@ def test_bench_skips_what_an_id_lacks():
 
 
 def test_bench_command_prints_rates_and_ratio(capsys):
-    code, out, _ = run(capsys, "bench", SERVERLESS, "--num-envs", "2", "--steps", "2")
+    code, out, err = run(capsys, "bench", SERVERLESS, "--num-envs", "2", "--steps", "2")
     assert code == 0
     assert "SyncVectorEnv x2" in out and "native vector env x2" in out and "native / sync:" in out
+    assert err.splitlines() == [f"envzoo bench: measuring {mode} ..."
+                                for mode in ("single env", "SyncVectorEnv x2", "native vector env x2")]
 
 
 def test_tour_json_covers_every_installed_entry_and_policy(capsys):
@@ -248,6 +315,17 @@ def test_lob_converts_a_stream_and_describes_it(capsys, tmp_path):
 def test_lob_errors_name_the_path_and_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, "lob", "info", str(tmp_path / "missing"))
     assert code == 2 and "missing: not a stream directory" in err and "envzoo lob convert" in err
+    assert err.startswith("envzoo: error:")
+
+
+def test_lob_convert_errors_show_convert_usage_and_the_envzoo_prefix(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["lob", "convert", "--format", "tardis-snapshot", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert "usage: envzoo lob convert" in err and "--format tardis-snapshot needs --book" in err
+    code, _, err = run(capsys, "lob", "convert", "--format", "tardis-snapshot", "--book", str(tmp_path / "none.csv"),
+                       "--out", str(tmp_path / "out"))
+    assert code == 2 and err.startswith("envzoo: error: no such file")
 
 
 def test_python_dash_m_envzoo_is_the_envzoo_command():

@@ -216,10 +216,9 @@ def _facts_table(entry) -> str:
         extra = "none (core dependencies only)"
     policies = "<br>".join(f"`{ref.name}`" for ref in entry.policies) or "—"
     papers = "<br>".join(_cell(paper) for paper in entry.papers) or "—"
-    kind = entry.kind + (" (multi-objective)" if entry.is_multi_objective else "")
     rows = [
         ("id", f"`{entry.id}`"),
-        ("kind", kind),
+        ("kind", f"`{entry.kind}`"),
         ("domain", f"`{entry.domain}`"),
         ("entry point", f"`{entry.entry_point}`"),
         ("vector entry point", f"`{vector_class(entry)}`" if entry.vector_entry_point else "—"),
@@ -305,10 +304,9 @@ def index_page(entries: list) -> str:
         "|---|---|---|---|",
     ]
     for entry in entries:
-        kind = entry.kind + (" (multi-objective)" if entry.is_multi_objective else "")
         extra = f"`{entry.extra}`" if entry.extra else "—"
         link = f"[`{entry.id}`]({entry.id.split('/', 1)[1]}.md)"
-        lines.append(f"| {link} | {_cell(entry.summary)} | {kind} | {extra} |")
+        lines.append(f"| {link} | {_cell(entry.summary)} | `{entry.kind}` | {extra} |")
     lines.append("")
     domains = sorted({entry.domain for entry in entries})
     lines.append("## By domain\n")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from envzoo.core.arguments import check_arguments
 from envzoo.core.contract import Task, check_render_mode, row_of
 
 _ROW = np.array([0])
@@ -39,6 +40,7 @@ class TaskEnv(gym.Env):
     def __init__(self, *args, render_mode: str | None = None, **kwargs):
         check_render_mode(self.metadata, render_mode)
         self.render_mode = render_mode
+        check_arguments(self.task_class.make_params, kwargs, type(self).__name__, face_arguments=("render_mode",))
         self.task = self.task_class.create(1, *args, **kwargs)
         self.params = self.task.params
         self.observation_space = self.task.observation_space

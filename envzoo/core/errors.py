@@ -22,6 +22,10 @@ class MissingExtraError(EnvzooError, ImportError):
         )
 
 
+class UnknownArgumentError(EnvzooError, TypeError):
+    """An env argument that the env does not take (the message names the close match)."""
+
+
 class InvalidActionError(EnvzooError, ValueError):
     """An action outside the environment's action space."""
 

@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from envzoo.core.arguments import check_arguments
 from envzoo.core.contract import check_render_mode, row_of
 from envzoo.core.spaces import check_agent_actions
 
@@ -40,6 +41,8 @@ class TaskParallelEnv(ParallelEnv):
         if getattr(self.task_class, "horizon_in_task", False):
             kwargs["max_cycles"], max_cycles = max_cycles, None  # the task ends its episodes itself
         self.max_cycles = max_cycles
+        check_arguments(self.task_class.make_params, kwargs, type(self).__name__,
+                        face_arguments=("max_cycles", "render_mode"))
         self.task = self.task_class.create(**kwargs)
         self.params = self.task.params
         self.possible_agents = list(self.task.agents)

@@ -9,6 +9,9 @@ import numpy as np
 
 from envzoo.core.policy import Policy
 
+#: A standard deviation at most this fraction of the mean is float rounding of equal values.
+ROUNDING = 1e-6
+
 
 @dataclass
 class EpisodeResult:
@@ -76,10 +79,19 @@ def evaluate(make_env: Callable[[], object], make_policy: Callable[[object], Pol
 
 
 def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
-    """Mean and standard deviation of each metric (and the return) over episodes."""
+    """Mean and standard deviation of each metric (and the return) over episodes.
+
+    A standard deviation below a millionth of the mean is the rounding of equal values (the
+    float32 metrics of identical episodes) and is reported as 0."""
     names = list(results[0].metrics) if results else []
     table = {name: np.array([r.metrics.get(name, np.nan) for r in results]) for name in names}
     if results and np.ndim(results[0].episode_return) == 0:  # vector returns have no single sum
         table["return"] = np.array([r.episode_return for r in results], dtype=np.float64)
     table["length"] = np.array([r.length for r in results], dtype=np.float64)
-    return {name: (float(np.mean(v)), float(np.std(v))) for name, v in table.items()}
+    return {name: mean_and_std(values) for name, values in table.items()}
+
+
+def mean_and_std(values: np.ndarray) -> tuple[float, float]:
+    """The mean and standard deviation of ``values``, the deviation 0 where it is only rounding."""
+    mean, std = float(np.mean(values)), float(np.std(values))
+    return mean, (0.0 if std <= ROUNDING * abs(mean) else std)

@@ -5,6 +5,7 @@ nothing here is asserted by a test (speed is measured, never tested)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import envzoo
 from envzoo.registry import EnvEntry
@@ -16,47 +17,73 @@ def _random_joint_actions(env, steps: int, seed: int) -> list[dict]:
     return [{agent: env.action_space(agent).sample() for agent in env.possible_agents} for _ in range(steps)]
 
 
-def _single_rate(entry: EnvEntry, steps: int, seed: int) -> float:
-    """Steps per second of one env (``envzoo.make``) under random actions, resets included."""
+def _timed_steps(step, actions: list, max_seconds: float | None) -> tuple[int, float]:
+    """Call ``step(action)`` for each action, stopping early once ``max_seconds`` have passed;
+    the number of steps taken and the seconds they took."""
+    start = time.perf_counter()
+    deadline = float("inf") if max_seconds is None else start + max_seconds
+    taken = 0
+    for action in actions:
+        step(action)
+        taken += 1
+        if time.perf_counter() >= deadline:
+            break
+    return taken, time.perf_counter() - start
+
+
+def _single_rate(entry: EnvEntry, steps: int, seed: int, max_seconds: float | None) -> tuple[float, int]:
+    """Steps per second of one env (``envzoo.make``) under random actions, resets included, and
+    the steps measured."""
     env = envzoo.make(entry.id)
     try:
-        if entry.is_multi_agent:
-            env.reset(seed=seed)
-            actions = _random_joint_actions(env, steps, seed)
-            start = time.perf_counter()
-            for action in actions:
-                env.step({agent: action[agent] for agent in env.agents})
-                if not env.agents:
-                    env.reset()
-            return steps / (time.perf_counter() - start)
-        return gymnasium_rate(env, steps, seed)
+        if not entry.is_multi_agent:
+            return _gymnasium_measure(env, steps, seed, max_seconds)
+        env.reset(seed=seed)
+
+        def step(action):
+            env.step({agent: action[agent] for agent in env.agents})
+            if not env.agents:
+                env.reset()
+
+        taken, seconds = _timed_steps(step, _random_joint_actions(env, steps, seed), max_seconds)
+        return taken / seconds, taken
     finally:
         env.close()
 
 
-def gymnasium_rate(env, steps: int, seed: int = 0) -> float:
-    """Steps per second of a Gymnasium env under seeded random actions, resets included."""
+def gymnasium_rate(env, steps: int, seed: int = 0, max_seconds: float | None = None) -> float:
+    """Steps per second of a Gymnasium env under seeded random actions, resets included: ``steps``
+    steps, or fewer if ``max_seconds`` run out first."""
+    return _gymnasium_measure(env, steps, seed, max_seconds)[0]
+
+
+def vector_rate(envs, steps: int, seed: int = 0, max_seconds: float | None = None) -> float:
+    """Env-steps per second of a vector env under random actions (its own autoreset): ``steps``
+    batched steps, or fewer if ``max_seconds`` run out first. Closes ``envs``."""
+    return _vector_measure(envs, steps, seed, max_seconds)[0]
+
+
+def _gymnasium_measure(env, steps: int, seed: int, max_seconds: float | None) -> tuple[float, int]:
+    """:func:`gymnasium_rate` and the steps it measured."""
     env.reset(seed=seed)
     env.action_space.seed(seed)
-    actions = [env.action_space.sample() for _ in range(steps)]
-    start = time.perf_counter()
-    for action in actions:
+
+    def step(action):
         _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
-    return steps / (time.perf_counter() - start)
+
+    taken, seconds = _timed_steps(step, [env.action_space.sample() for _ in range(steps)], max_seconds)
+    return taken / seconds, taken
 
 
-def vector_rate(envs, steps: int, seed: int = 0) -> float:
-    """Env-steps per second of a vector env under random actions (its own autoreset)."""
+def _vector_measure(envs, steps: int, seed: int, max_seconds: float | None) -> tuple[float, int]:
+    """:func:`vector_rate` and the batched steps it measured."""
     try:
         envs.reset(seed=seed)
         envs.action_space.seed(seed)
-        actions = [envs.action_space.sample() for _ in range(steps)]
-        start = time.perf_counter()
-        for action in actions:
-            envs.step(action)
-        return envs.num_envs * steps / (time.perf_counter() - start)
+        taken, seconds = _timed_steps(envs.step, [envs.action_space.sample() for _ in range(steps)], max_seconds)
+        return envs.num_envs * taken / seconds, taken
     finally:
         envs.close()
 
@@ -73,25 +100,32 @@ def _sync_vector(entry: EnvEntry, num_envs: int):
 
 
 def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
-          modes: tuple[str, ...] = ("single", "sync", "native")) -> dict:
+          modes: tuple[str, ...] = ("single", "sync", "native"), max_seconds: float | None = None,
+          progress: Callable[[str], None] | None = None) -> dict:
     """Env-steps per second of ``env_id`` as a single env, a SyncVectorEnv and its native vector env.
 
     Random actions from the (seeded) action space; timing excludes construction and the first
-    reset. ``modes`` chooses which of the three to measure. Returns ``{"id", "num_envs",
-    "steps", "seed", "steps_per_s": {"single", "sync", "native"}, "native_over_sync",
-    "skipped": {mode: reason}}``; a skipped mode is absent from ``steps_per_s`` and
-    ``native_over_sync`` is None unless both vector modes ran.
+    reset. ``modes`` chooses which of the three to measure; each runs ``steps`` (batched) steps,
+    or fewer if it has taken ``max_seconds``. ``progress(mode)`` is called as each mode starts.
+    Returns ``{"id", "num_envs", "steps", "seed", "steps_per_s": {"single", "sync", "native"},
+    "steps_measured": {mode: steps}, "native_over_sync", "skipped": {mode: reason}}``; a skipped
+    mode is absent from ``steps_per_s`` and ``native_over_sync`` is None unless both vector
+    modes ran.
     """
     if num_envs < 1 or steps < 1:
         raise ValueError(f"num_envs and steps must be >= 1, got {num_envs} and {steps}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise ValueError(f"max_seconds must be > 0 (or None for no limit), got {max_seconds}")
     unknown = set(modes) - {"single", "sync", "native"}
     if unknown:
         raise ValueError(f"unknown bench modes {sorted(unknown)}; use single, sync, native")
     entry = envzoo.env_info(env_id)
     entry.require_extra()
-    rates, skipped = {}, {}
+    announce = progress or (lambda mode: None)
+    measured, skipped = {}, {}
     if "single" in modes:
-        rates["single"] = _single_rate(entry, steps, seed)
+        announce("single")
+        measured["single"] = _single_rate(entry, steps, seed, max_seconds)
     vector_modes = [mode for mode in ("sync", "native") if mode in modes]
     if entry.is_multi_agent:
         for mode in vector_modes:
@@ -100,11 +134,16 @@ def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
         import gymnasium
 
         if "sync" in vector_modes:
-            rates["sync"] = vector_rate(_sync_vector(entry, num_envs), steps, seed)
+            announce("sync")
+            measured["sync"] = _vector_measure(_sync_vector(entry, num_envs), steps, seed, max_seconds)
         if "native" in vector_modes and entry.vector_entry_point:
-            rates["native"] = vector_rate(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed)
+            announce("native")
+            measured["native"] = _vector_measure(gymnasium.make_vec(entry.id, num_envs=num_envs), steps, seed,
+                                                 max_seconds)
         elif "native" in vector_modes:
             skipped["native"] = f"{entry.id} has no native vector env (no vector_entry_point)"
+    rates = {mode: rate for mode, (rate, _) in measured.items()}
     ratio = rates["native"] / rates["sync"] if {"native", "sync"} <= set(rates) else None
-    return {"id": entry.id, "num_envs": num_envs, "steps": steps, "seed": seed,
-            "steps_per_s": rates, "native_over_sync": ratio, "skipped": skipped}
+    return {"id": entry.id, "num_envs": num_envs, "steps": steps, "seed": seed, "steps_per_s": rates,
+            "steps_measured": {mode: taken for mode, (_, taken) in measured.items()},
+            "native_over_sync": ratio, "skipped": skipped}

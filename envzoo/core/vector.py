@@ -7,6 +7,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from envzoo.core.arguments import check_arguments
 from envzoo.core.contract import Task
 from envzoo.core.seeding import InstanceSeeds
 
@@ -98,6 +99,8 @@ class TaskVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
         self.vector_reward = vector_reward
+        check_arguments(task_class.make_params, kwargs, f"{task_class.__name__}'s native vector env",
+                        face_arguments=("num_envs", "max_episode_steps"))
         self.task = task_class.create(num_envs, **kwargs)
         self.params = self.task.params
         self.single_observation_space = self.task.observation_space

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from envzoo.core.arguments import forwards_to
 from envzoo.core.checks import non_negative, positive
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import KeplerianElements
@@ -243,13 +244,10 @@ def _scenario_from(value) -> ConjunctionParams:
     return ConjunctionParams(**{**{name: getattr(base, name) for name in known}, **overrides})
 
 
+@forwards_to(CollisionAvoidanceParams)
 def make_params(**kwargs) -> CollisionAvoidanceParams:
     """:class:`CollisionAvoidanceParams` from env keyword arguments: ``scenario`` and
-    ``tracking`` may be dicts of overrides; unknown arguments are named."""
-    known = {f.name for f in fields(CollisionAvoidanceParams)}
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise TypeError(f"unknown arguments {unknown} for CollisionAvoidance; known: {sorted(known)}")
+    ``tracking`` may be dicts of overrides."""
     # A CDM brings one debris object: n_debris defaults to 1 with it.
     if kwargs.get("cdm") is not None and not isinstance(kwargs.get("scenario"), ConjunctionParams):
         kwargs["scenario"] = {"n_debris": 1, **kwargs.get("scenario", {})}

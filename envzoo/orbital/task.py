@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.arguments import forwards_to
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
@@ -200,6 +201,7 @@ class ConstellationParams:
         return self.siblings.n_debris + 1
 
 
+@forwards_to(make_params)
 def make_constellation_params(n_satellites: int = 3, sibling_miss_range=(0.0, 500.0), **kwargs) -> ConstellationParams:
     """:class:`ConstellationParams` from the env arguments, checked."""
     if isinstance(n_satellites, bool) or not isinstance(n_satellites, int) or n_satellites < 2:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from envzoo.core.arguments import forwards_to
 from envzoo.serverless.histogram import LogBins
 
 #: Concurrency limits the agent chooses from; 0 is Knative's default (no limit, target 100).
@@ -255,6 +256,7 @@ class ClusterParams:
     n_functions: int
 
 
+@forwards_to(make_params)
 def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_service_s=(1.0, 0.5, 2.0, 1.0),
                         cluster_pods: int = 40, **kwargs) -> ClusterParams:
     """The parameters of ``ServerlessCluster-v1`` from its arguments, checked: rate-based

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from envzoo.core.arguments import forwards_to
 from envzoo.traffic.generator import Scenario, make_scenario
 
 # Seconds: green times are sums of interval lengths, so equal times may differ in the last bits.
@@ -75,6 +76,7 @@ class GridParams:
     reward: str
 
 
+@forwards_to(make_traffic_params)
 def make_grid_params(scenario="grid4x4", reward: str = "diff-waiting-time", **kwargs) -> GridParams:
     from envzoo.traffic.features import reward_function
 
@@ -82,6 +84,7 @@ def make_grid_params(scenario="grid4x4", reward: str = "diff-waiting-time", **kw
     return GridParams(make_traffic_params(scenario, **kwargs), reward)
 
 
+@forwards_to(make_traffic_params)
 def make_central_params(scenario="grid4x4", **kwargs) -> TrafficParams:
     """``TrafficGridMO-v0``: every light from one agent; CO2 is always measured (an objective)."""
     if "measure_co2" in kwargs:
@@ -101,6 +104,7 @@ class RegionParams:
     cycle: float | None
 
 
+@forwards_to(make_traffic_params)
 def make_region_params(scenario="grid4x4", penetration: float = 0.3, state: str = "estimated", reward: str = "true",
                        action: str = "phase", cycle: float | None = None, **kwargs) -> RegionParams:
     if not 0.0 < penetration <= 1.0:

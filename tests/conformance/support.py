@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from envzoo.registry import GYMNASIUM_KINDS
+
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 
@@ -29,11 +31,11 @@ def all_entries():
 
 
 def is_single_agent(entry) -> bool:
-    return entry.kind == "gymnasium" and not entry.objectives
+    return entry.kind == "gymnasium"
 
 
 def is_gymnasium(entry) -> bool:
-    return entry.kind == "gymnasium"
+    return entry.kind in GYMNASIUM_KINDS
 
 
 def is_parallel(entry) -> bool:
@@ -41,11 +43,11 @@ def is_parallel(entry) -> bool:
 
 
 def is_multi_objective(entry) -> bool:
-    return bool(entry.objectives)
+    return entry.kind == "mo-gymnasium"
 
 
 def has_vector_face(entry) -> bool:
-    return entry.kind == "gymnasium" and entry.vector_entry_point is not None
+    return entry.kind in GYMNASIUM_KINDS and entry.vector_entry_point is not None
 
 
 def entry_params(predicate: Callable[[Any], bool] = lambda entry: True, extra: Iterable = ((),)):

@@ -11,7 +11,8 @@ import sys
 import pytest
 
 import envzoo
-from envzoo.core.errors import RegistryError
+from envzoo.core.arguments import accepted_arguments
+from envzoo.core.errors import RegistryError, UnknownArgumentError
 from envzoo.core.env import TaskEnv
 from envzoo.registry import NATIVE, NativeVector, entries, load_attr, parse_registry
 
@@ -125,6 +126,25 @@ def test_envzoo_make_gives_the_ecosystem_face(entry, closing):
     assert type(env.unwrapped if is_gymnasium(entry) else env) is load_attr(entry.entry_point)
 
 
+@pytest.mark.parametrize("entry", entry_params())
+def test_a_misspelled_argument_is_named_with_its_close_match_and_the_valid_ones(entry):
+    import gymnasium
+
+    arguments = accepted_arguments(load_attr(entry.entry_point).task_class.make_params)
+    name = max(arguments, key=len)  # the longest name has one close match only: itself
+    misspelled = name[:-1] + name[-1].upper() + "x"
+    makers = [lambda: envzoo.make(entry.id, **{misspelled: 1})]
+    if is_gymnasium(entry) and entry.vector_entry_point == NATIVE:
+        makers.append(lambda: gymnasium.make_vec(entry.id, num_envs=2, **{misspelled: 1}))
+    for make in makers:
+        with pytest.raises(UnknownArgumentError) as raised:
+            make()
+        message = str(raised.value)
+        assert f"no argument {misspelled!r} (did you mean {name!r}? its arguments are:" in message
+        assert all(argument in message.split("its arguments are:")[1] for argument in arguments)
+        assert "render_mode" in message or "num_envs" in message
+
+
 def test_gymnasium_ids_work_with_the_module_prefix_in_a_fresh_process():
     """Gymnasium 1.x has no plugins: ``gymnasium.make("envzoo:<id>")`` imports envzoo itself."""
     ids = [param.values[0].id for param in entry_params(is_gymnasium) if not param.marks]
@@ -147,6 +167,19 @@ def test_registry_ids_are_unique_and_listed():
     ids = [entry.id for entry in all_entries()]
     assert ids and len(ids) == len(set(ids))
     assert [entry.id for entry in envzoo.list_envs()] == list(entries())
+
+
+def test_kind_says_which_api_an_id_keeps():
+    multi_objective = envzoo.list_envs(kind="mo-gymnasium")
+    assert multi_objective and all(entry.objectives and entry.id.split("/")[1].split("-")[0].endswith("MO")
+                                   for entry in multi_objective)
+    assert not any(entry.objectives for entry in envzoo.list_envs(kind="gymnasium"))
+
+
+@pytest.mark.parametrize("filter_name", ["domain", "kind", "tag"])
+def test_list_envs_refuses_an_unknown_filter_value(filter_name):
+    with pytest.raises(ValueError, match=f"{filter_name} must be one of .*'nope'"):
+        envzoo.list_envs(**{filter_name: "nope"})
 
 
 HEAVY = ("torch", "jax", "jaxlib", "libsumo", "traci", "sumolib", "jpype", "orekit_jpype",
@@ -211,6 +244,8 @@ MALFORMED = {
     "vector entry point on a parallel kind": (
         GOOD_ENTRY.replace("kind: gymnasium", "kind: pettingzoo-parallel")
         + "    vector_entry_point: envzoo.example.vector:ExampleVectorEnv\n", "vector_entry_point"),
+    "objectives on a gymnasium kind": (GOOD_ENTRY + "    objectives: [a, b]\n", "objectives"),
+    "mo-gymnasium without objectives": (GOOD_ENTRY.replace("kind: gymnasium", "kind: mo-gymnasium"), "objectives"),
     "bad policy": (GOOD_ENTRY + "    policies: {greedy: not-an-entry-point}\n", "policies.greedy"),
     "policy with unknown keys": (
         GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', args: {}}}\n",

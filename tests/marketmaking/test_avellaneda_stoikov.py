@@ -362,5 +362,5 @@ def test_invalid_actions_and_arguments():
                    {"mid_noise": "levy"}, {"max_depth": 0.0}):
         with pytest.raises(ValueError):
             AvellanedaStoikovEnv(**kwargs)
-    with pytest.raises(TypeError, match="unknown arguments"):
+    with pytest.raises(TypeError, match="AvellanedaStoikovEnv has no argument 'gamma'"):
         AvellanedaStoikovEnv(gamma=0.1)

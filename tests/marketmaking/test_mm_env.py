@@ -247,10 +247,12 @@ def test_vector_reward_components_add_up_to_the_accounting():
         _, reward, _, truncated, info = env.step(int(rng.integers(env.action_space.n)))
         assert env.reward_space.contains(reward)
         fees += info["cost"]
+        pnl += float(reward[0])
         if truncated:
             break
     assert reward.shape == (3,) and env.reward_dim == 3
     assert info["metrics"]["fees_paid"] == pytest.approx(fees)
+    assert info["metrics"]["pnl_per_notional"] == pytest.approx(pnl, rel=1e-4, abs=1e-9)
 
 
 @pytest.mark.parametrize("kwargs", [{"clock": "event"}, {"clock": "event", "threshold": 2e-4}, {"clock": "tick"},

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
+
+from envzoo.core.arguments import forwards_to
 
 #: Reward names; see :class:`~envzoo.marketmaking.avellaneda_stoikov.env.AvellanedaStoikovEnv`.
 REWARDS = ("pnl", "cj", "cara")
@@ -82,10 +84,7 @@ class ASParams:
         return abs(int(self.initial_inventory)) + self.n_steps
 
 
+@forwards_to(ASParams)
 def make_params(**kwargs) -> ASParams:
-    """:class:`ASParams` from env keyword arguments, naming unknown ones."""
-    known = {f.name for f in fields(ASParams)}
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise TypeError(f"unknown arguments {unknown} for MarketMakingAS; known: {sorted(known)}")
+    """:class:`ASParams` from env keyword arguments."""
     return ASParams(**kwargs)

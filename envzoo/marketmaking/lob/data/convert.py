@@ -105,11 +105,6 @@ def _pick(options, *names):
     return {n: options[n] for n in names if options.get(n) is not None}
 
 
-# ============================================================================================
-# Reading helpers (errors name file, row and column)
-# ============================================================================================
-
-
 def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.marketmaking.lob.data") -> int:
     parser = argparse.ArgumentParser(prog=prog,
                                      description="Convert limit-order-book files to envzoo's memory-mappable format.")
@@ -137,7 +132,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.market
         try:
             stream = load_stream(args.path)
         except (DataFormatError, FileNotFoundError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"envzoo: error: {error}", file=sys.stderr)
             return 2
         days = stream.day_bounds()
         print(f"{args.path}: {stream.symbol} — {stream.n_updates:,} updates x {stream.n_levels} levels, "
@@ -147,11 +142,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.market
         return 0
     if args.kind == "lobster":
         if not (args.messages and args.orderbook):
-            parser.error("--format lobster needs --messages and --orderbook")
+            conv.error("--format lobster needs --messages and --orderbook")
         inputs = {"messages": args.messages, "orderbook": args.orderbook}
     else:
         if not args.book:
-            parser.error(f"--format {args.kind} needs --book")
+            conv.error(f"--format {args.kind} needs --book")
         inputs = {"book": args.book[0] if args.kind == "stream" else args.book}
     if args.trades:
         inputs["trades"] = args.trades
@@ -168,7 +163,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.market
     try:
         out = convert(args.kind, inputs, args.out, overwrite=args.overwrite, **options)
     except (DataFormatError, FileNotFoundError, FileExistsError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"envzoo: error: {error}", file=sys.stderr)
         return 2
     stream = load_stream(out)
     print(f"wrote {out}: {stream.n_updates:,} updates x {stream.n_levels} levels, "
