@@ -11,10 +11,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-pytest.importorskip("stable_baselines3")
-
-from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy  # noqa: E402
-from envzoo.core.rollout import run_episode  # noqa: E402
+from envzoo.core.rollout import run_episode
+from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
 
 
 class CountersEnv(ParallelEnv):
