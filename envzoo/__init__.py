@@ -11,10 +11,11 @@ from envzoo.registry import (
     list_envs,
     make,
     make_policy,
+    make_subprocess_vec,
     register_all,
 )
 
 __version__ = "0.1.0"
-__all__ = ["EnvEntry", "env_info", "list_envs", "make", "make_policy", "__version__"]
+__all__ = ["EnvEntry", "env_info", "list_envs", "make", "make_policy", "make_subprocess_vec", "__version__"]
 
 register_all()

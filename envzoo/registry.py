@@ -8,8 +8,9 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     domain*             the package under envzoo/ that implements it
     entry_point*        "module:attr" of the env class
     vector_entry_point  "native": the shared native vector face over the env's task
-                        (envzoo.core.vector.TaskVectorEnv), or "module:attr" of a VectorEnv
-                        factory (gymnasium and mo-gymnasium kinds)
+                        (envzoo.core.vector.TaskVectorEnv); "subprocess": the shared subprocess
+                        face, one env per process (envzoo.core.subprocess_vector); or
+                        "module:attr" of a VectorEnv factory (gymnasium and mo-gymnasium kinds)
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
     objectives          names of the vector reward's components (required for mo-gymnasium, only there)
@@ -47,6 +48,8 @@ _ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 #: The ``vector_entry_point`` of ids served by the shared native vector face.
 NATIVE = "native"
+#: The ``vector_entry_point`` of ids served by the shared subprocess vector face.
+SUBPROCESS = "subprocess"
 
 
 class _NeedsExtra:
@@ -146,6 +149,29 @@ class NativeVector:
         return f"NativeVector({self.env_entry_point!r})"
 
 
+class SubprocessVector:
+    """The vector entry point of an id whose entry says ``vector_entry_point: subprocess``:
+    :class:`envzoo.core.subprocess_vector.SubprocessVectorEnv` over the id's env class, one
+    sub-env per process, with the registry's horizon (which ``gymnasium.make_vec`` passes)."""
+
+    def __init__(self, env_entry_point: str):
+        self.env_entry_point = env_entry_point
+
+    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        from envzoo.core.subprocess_vector import SubprocessVectorEnv
+
+        if max_episode_steps is None:
+            raise ValueError("max_episode_steps is required (gymnasium.make_vec passes the registry's horizon)")
+        return SubprocessVectorEnv(load_attr(self.env_entry_point), num_envs, max_episode_steps, kwargs)
+
+    def __repr__(self):
+        return f"SubprocessVector({self.env_entry_point!r})"
+
+
+#: The shared vector faces a ``vector_entry_point`` may name instead of a "module:attr".
+SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
+
+
 # ---------------------------------------------------------------------- validation
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "kwargs": dict, "max_episode_steps": int,
@@ -181,9 +207,10 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     if raw["kind"] not in KINDS:
         raise _fail(where, "kind", f"{raw['kind']!r} is not one of {KINDS}")
     for name in ("entry_point", "vector_entry_point"):
-        if raw.get(name) is not None and raw[name] != NATIVE and not _ENTRY_POINT.match(raw[name]):
+        shared = SHARED_VECTOR_FACES if name == "vector_entry_point" else {}
+        if raw.get(name) is not None and raw[name] not in shared and not _ENTRY_POINT.match(raw[name]):
             raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'"
-                        + (f" or {NATIVE!r}" if name == "vector_entry_point" else ""))
+                        + (f" or one of {sorted(shared)}" if shared else ""))
     if raw.get("vector_entry_point") and raw["kind"] not in GYMNASIUM_KINDS:
         raise _fail(where, "vector_entry_point", f"only the kinds {GYMNASIUM_KINDS} have a vector entry point")
     if bool(raw.get("objectives")) != (raw["kind"] == "mo-gymnasium"):
@@ -259,8 +286,8 @@ def register_all() -> None:
             gymnasium.register(
                 id=entry.id,
                 entry_point=entry.entry_point,
-                vector_entry_point=(NativeVector(entry.entry_point) if entry.vector_entry_point == NATIVE
-                                    else entry.vector_entry_point),
+                vector_entry_point=(SHARED_VECTOR_FACES[entry.vector_entry_point](entry.entry_point)
+                                    if entry.vector_entry_point in SHARED_VECTOR_FACES else entry.vector_entry_point),
                 max_episode_steps=entry.max_episode_steps,
                 kwargs=dict(entry.kwargs),
                 # Gymnasium's passive checker expects scalar rewards; mo_gymnasium.make
@@ -320,6 +347,18 @@ def make(env_id: str, **kwargs):
     import gymnasium
 
     return gymnasium.make(entry.id, **kwargs)
+
+
+def make_subprocess_vec(env_id: str, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+    """Any single-agent or multi-objective id as a subprocess vector env (one sub-env per process;
+    :mod:`envzoo.core.subprocess_vector`) with the registry's default arguments and horizon
+    unless given: for simulators that do not batch, or to spread envs over cores."""
+    entry = env_info(env_id)
+    if entry.is_multi_agent:
+        raise RegistryError(f"{entry.id} is a {entry.kind} id; vector envs are for the kinds {GYMNASIUM_KINDS}")
+    entry.require_extra()
+    horizon = max_episode_steps or entry.max_episode_steps
+    return SubprocessVector(entry.entry_point)(num_envs, horizon, **{**entry.kwargs, **kwargs})
 
 
 def make_policy(env_id: str, name: str, env):

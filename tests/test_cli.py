@@ -257,8 +257,12 @@ def test_bench_stops_a_mode_when_its_time_is_up():
         bench(SERVERLESS, num_envs=2, max_seconds=0)
 
 
-def test_bench_skips_what_an_id_lacks():
-    assert set(bench("envzoo/ServerlessMO-v1", num_envs=2, steps=2)["skipped"]) == {"native"}
+def test_bench_skips_what_an_id_lacks(monkeypatch):
+    real = envzoo.registry.entries()
+    no_vector_face = dataclasses.replace(real[SERVERLESS], vector_entry_point=None)
+    monkeypatch.setattr(envzoo.registry, "entries", lambda: {**real, SERVERLESS: no_vector_face})
+    assert set(bench(SERVERLESS, num_envs=2, steps=2)["skipped"]) == {"native"}
+    assert set(bench("envzoo/ServerlessMO-v1", num_envs=2, steps=2)["steps_per_s"]) == {"single", "sync", "native"}
     result = bench("envzoo/ServerlessCluster-v1", num_envs=2, steps=2)
     assert set(result["skipped"]) == {"sync", "native"}
     assert result["steps_per_s"]["single"] > 0 and result["native_over_sync"] is None

@@ -56,8 +56,10 @@ def _load_entries(config) -> list:
 
 
 def vector_class(entry) -> str:
-    """The class of an entry's native vector env: the shared face for ``native``."""
-    return "envzoo.core.vector:TaskVectorEnv" if entry.vector_entry_point == "native" else entry.vector_entry_point
+    """The class of an entry's vector env: the shared faces for ``native`` and ``subprocess``."""
+    shared = {"native": "envzoo.core.vector:TaskVectorEnv",
+              "subprocess": "envzoo.core.subprocess_vector:SubprocessVectorEnv"}
+    return shared.get(entry.vector_entry_point, entry.vector_entry_point)
 
 
 def page_uri(env_id: str) -> str:
@@ -201,8 +203,9 @@ def _make_snippet(entry) -> str:
                   "observation, info = env.reset(seed=0)",
                   "observation, reward, terminated, truncated, info = env.step(env.action_space.sample())"]
     if entry.vector_entry_point:
-        lines += ["", "# native vector env: all copies in one batched simulator",
-                  f'envs = gymnasium.make_vec("{entry.id}", num_envs=16)']
+        what = ("one copy per subprocess" if entry.vector_entry_point == "subprocess"
+                else "native vector env: all copies in one batched simulator")
+        lines += ["", f"# {what}", f'envs = gymnasium.make_vec("{entry.id}", num_envs=16)']
     return "\n".join(lines + ["```", ""])
 
 
@@ -283,9 +286,9 @@ def env_page(entry) -> str:
     if entry.vector_entry_point:
         vector = vector_class(entry)
         vdoc, vsource = class_docstring(vector)
-        parts.append("## Native vector env\n")
+        parts.append("## Vector env\n")
         parts.append(f"Class `{vector}` (see "
-                     "[Native vector envs and autoreset](../concepts.md#native-vector-envs-and-autoreset)).\n")
+                     "[Vector envs and autoreset](../concepts.md#vector-envs-and-autoreset)).\n")
         if vdoc is None:
             log.info("env_pages: %s vector env: %s", entry.id, vsource)
             parts.append(f"*Its docstring is not available: {vsource}.*\n")

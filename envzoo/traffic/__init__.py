@@ -16,7 +16,6 @@
 - :mod:`envzoo.traffic.parallel`: ``envzoo/TrafficGrid-v0``, one agent per intersection.
 - :mod:`envzoo.traffic.mo`: ``envzoo/TrafficGridMO-v0``, one agent, vector reward.
 - :mod:`envzoo.traffic.env`: ``envzoo/TrafficRegion-v0``, a control center on probe data.
-- :mod:`envzoo.traffic.vector`: subprocess vector faces (one SUMO per process).
 - :mod:`envzoo.traffic.policies`: fixed time, Webster, max pressure, longest queue first, SOTL;
   fixed splits and Webster's splits for the split face.
 """

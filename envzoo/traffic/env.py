@@ -88,7 +88,7 @@ class TrafficRegionEnv(TaskEnv):
     ## Vector Env
 
     ``gymnasium.make_vec(id, num_envs=N)`` runs N copies in subprocesses (one SUMO each), with
-    Gymnasium's next-step autoreset (:mod:`envzoo.traffic.vector`).
+    Gymnasium's next-step autoreset (the shared :mod:`envzoo.core.subprocess_vector`).
 
     ## Arguments
 

@@ -50,12 +50,13 @@ def has_vector_face(entry) -> bool:
     return entry.kind in GYMNASIUM_KINDS and entry.vector_entry_point is not None
 
 
-def entry_params(predicate: Callable[[Any], bool] = lambda entry: True, extra: Iterable = ((),)):
+def entry_params(predicate: Callable[[Any], bool] = lambda entry: True,
+                 extra: Iterable | Callable[[Any], Iterable] = ((),)):
     """``pytest.param`` per registry entry that satisfies ``predicate``; entries whose optional
     extra is missing are skipped with the install hint as the reason.
 
-    ``extra`` (an iterable of tuples) multiplies every entry with further parameters; the
-    test then receives ``(entry, *extra_values)``.
+    ``extra`` (an iterable of tuples, or a function of the entry giving one) multiplies every
+    entry with further parameters; the test then receives ``(entry, *extra_values)``.
     """
     import pytest
 
@@ -65,7 +66,7 @@ def entry_params(predicate: Callable[[Any], bool] = lambda entry: True, extra: I
             continue
         marks = [] if entry.installed else [pytest.mark.skip(reason=f"{entry.id} needs the "
                                                                      f"{entry.extra!r} extra: {entry.install_hint}")]
-        for values in extra:
+        for values in (extra(entry) if callable(extra) else extra):
             values = tuple(values)
             test_id = "-".join([entry.id, *map(str, values)])
             params.append(pytest.param(entry, *values, id=test_id, marks=marks))

@@ -14,7 +14,7 @@ import envzoo
 from envzoo.core.arguments import accepted_arguments
 from envzoo.core.errors import RegistryError, UnknownArgumentError
 from envzoo.core.env import TaskEnv
-from envzoo.registry import NATIVE, NativeVector, entries, load_attr, parse_registry
+from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, entries, load_attr, parse_registry
 
 from .support import (
     REPO_ROOT, action_sequence, all_entries, entry_params, is_gymnasium, is_parallel, make_env,
@@ -89,18 +89,18 @@ def test_entry_points_resolve_and_register(entry):
         f"entry point {entry.entry_point} is outside the domain package envzoo.{entry.domain}"
     env_class = load_attr(entry.entry_point)
     assert callable(env_class)
-    native = entry.vector_entry_point == NATIVE
-    if native:
+    shared = SHARED_VECTOR_FACES.get(entry.vector_entry_point)
+    if entry.vector_entry_point == NATIVE:
         assert issubclass(env_class, TaskEnv), f"{entry.id}: a native vector face needs a TaskEnv, got {env_class}"
-    elif entry.vector_entry_point:
+    elif entry.vector_entry_point and shared is None:
         assert callable(load_attr(entry.vector_entry_point))
     for ref in entry.policies:
         assert callable(ref.load()), f"policy {ref.name}: {ref.entry_point}"
     if is_gymnasium(entry):
         spec = gymnasium.spec(entry.id)
         assert spec.entry_point == entry.entry_point
-        if native:
-            assert isinstance(spec.vector_entry_point, NativeVector)
+        if shared is not None:
+            assert isinstance(spec.vector_entry_point, shared)
             assert spec.vector_entry_point.env_entry_point == entry.entry_point
         else:
             assert spec.vector_entry_point == entry.vector_entry_point

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from .support import assert_same, entry_params, has_vector_face, make_env, sub_env
+from .support import assert_same, entry_params, has_vector_face, is_multi_objective, make_env, sub_env
 
 N = 3
 SEED = 11
@@ -49,16 +49,33 @@ def _compare_step_info(vector_info: dict, index: int, single_info: dict, where: 
             _assert_info_entry(vector_info, key, index, single_info[key], where)
 
 
-@pytest.mark.parametrize("entry", entry_params(has_vector_face))
-def test_vector_env_matches_single_envs(entry, closing):
+def _make_vector(entry, face: str):
+    import gymnasium
+
+    import envzoo
+
+    if face == "subprocess":
+        return envzoo.make_subprocess_vec(entry.id, N, max_episode_steps=HORIZON)
+    return gymnasium.make_vec(entry.id, num_envs=N, max_episode_steps=HORIZON)
+
+
+def _faces(entry) -> list[tuple[str]]:
+    """The registered vector face, and for multi-objective ids the subprocess one as well
+    (MO-Gymnasium's MOAsyncVectorEnv does not build on Gymnasium 1.4)."""
+    faces = [("registered",)]
+    if is_multi_objective(entry) and entry.vector_entry_point != "subprocess":
+        faces.append(("subprocess",))
+    return faces
+
+
+@pytest.mark.parametrize("entry, face", entry_params(has_vector_face, extra=_faces))
+def test_vector_env_matches_single_envs(entry, face, closing):
     import gymnasium
     from gymnasium.vector import AutoresetMode
 
-    import envzoo  # noqa: F401
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        vector = closing(gymnasium.make_vec(entry.id, num_envs=N, max_episode_steps=HORIZON))
+        vector = closing(_make_vector(entry, face))
     assert [str(w.message) for w in caught] == [], "make_vec warned"
     assert vector.num_envs == N
     mode = vector.metadata.get("autoreset_mode")
@@ -91,7 +108,7 @@ def test_vector_env_matches_single_envs(entry, closing):
             if mode == AutoresetMode.NEXT_STEP and ended_last_step[i]:
                 # The vector env resets this sub-env now and ignores its action.
                 expected_obs, expected_info = single.reset()
-                expected_reward, expected_terminated, expected_truncated = 0.0, False, False
+                expected_reward, expected_terminated, expected_truncated = np.zeros(reward_shape), False, False
             else:
                 expected_obs, expected_reward, expected_terminated, expected_truncated, expected_info = \
                     single.step(actions[i])

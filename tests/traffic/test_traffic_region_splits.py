@@ -258,10 +258,10 @@ def test_the_same_seed_gives_the_same_trajectory_and_copies_continue_it():
 
 
 def test_the_vector_face_steps_sub_envs_like_single_envs():
-    from envzoo.traffic.vector import TrafficRegionVectorEnv
+    import gymnasium
 
     kwargs = dict(scenario=SCENARIO, penetration=0.5, **SIGNALS, **SPLITS)
-    vector = TrafficRegionVectorEnv(num_envs=2, max_episode_steps=5, **kwargs)
+    vector = gymnasium.make_vec("envzoo/TrafficRegion-v0", num_envs=2, max_episode_steps=5, **kwargs)
     single = TrafficRegionEnv(**kwargs)
     try:
         actions = np.stack([np.full(8, 0.5, dtype=np.float32), shares_action(single)])

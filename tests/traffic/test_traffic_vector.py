@@ -10,14 +10,17 @@ import pytest
 
 pytest.importorskip("libsumo")
 
+import gymnasium  # noqa: E402
+
+import envzoo  # noqa: E402, F401
 from envzoo.core.errors import InvalidActionError  # noqa: E402
-from envzoo.traffic.vector import TrafficRegionVectorEnv  # noqa: E402
 
 SCENARIO = {"kind": "grid", "rows": 2, "columns": 2, "demand": 300, "duration": 600}
 
 
 def test_copy_after_an_episode_end_autoresets_like_the_original():
-    vector = TrafficRegionVectorEnv(num_envs=2, max_episode_steps=2, scenario=SCENARIO, penetration=0.5)
+    vector = gymnasium.make_vec("envzoo/TrafficRegion-v0", num_envs=2, max_episode_steps=2, scenario=SCENARIO,
+                                penetration=0.5)
     copy = None
     try:
         vector.reset(seed=1)
