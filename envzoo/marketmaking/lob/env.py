@@ -118,13 +118,14 @@ class MarketMakingEnv(TaskEnv):
       ``envzoo lob convert`` (memory-mapped, opened once per process per path); or
       ``"synthetic"`` (default):
       :func:`envzoo.marketmaking.lob.generator.synthetic_lob` with ``updates_per_day`` (20 000,
-      about 12 minutes of trading from each midnight), ``days`` (3), ``book_levels`` (15) and
+      about 12 minutes of trading from each midnight), ``days`` (10), ``book_levels`` (15) and
       ``data_seed`` (0), its other parameters at their defaults (Brownian mid near 10 000, tick
       0.5, 1-lot orders); generated once per process per arguments.
       The data seed is fixed; the env's seed drives only the choice of training days.
-    - ``train_days``, ``test_days``: day indices; default: the last day is the test day and the
-      others are training days (a one-day stream serves both). ``split``: ``"train"`` or
-      ``"test"``.
+    - ``train_days``, ``test_days``: day indices; default: the last fifth of the days (at least
+      one) are the test days and the others the training days (a one-day stream serves both):
+      8 training and 2 test days on the default synthetic stream. ``split``: ``"train"`` or
+      ``"test"``; evaluate on ``"test"``.
     - ``clock`` (``"event"``), ``threshold`` (1e-4, event), ``interval_s`` (time), ``volume``
       (volume).
     - ``levels`` ((0, 4, 9, 14)): 0-based quote levels; each must be below the stream's levels.

@@ -190,7 +190,7 @@ def _check_days(name, days, n_days):
     return days
 
 
-def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 3, book_levels: int = 15,
+def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 10, book_levels: int = 15,
                data_seed: int = 0, train_days=None, test_days=None, split: str = "train",
                clock: str = "event", threshold: float | None = None, interval_s: float | None = None,
                volume: float | None = None, levels=DEFAULT_LEVELS, full_grid: bool = False, order_size: float = 1.0,
@@ -247,9 +247,11 @@ def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 
 
     day_bounds = stream.day_bounds()
     n_days = len(day_bounds)
-    train_days = _check_days("train_days", list(range(n_days - 1)) or [0] if train_days is None else train_days,
+    n_test = max(1, n_days // 5)  # by default the last fifth of the days (at least one) is for testing
+    train_days = _check_days("train_days", list(range(n_days - n_test)) or [0] if train_days is None else train_days,
                              n_days)
-    test_days = _check_days("test_days", [n_days - 1] if test_days is None else test_days, n_days)
+    test_days = _check_days("test_days", list(range(n_days - n_test, n_days)) if test_days is None else test_days,
+                            n_days)
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
 
