@@ -1,4 +1,4 @@
-"""Steps per second of CollisionAvoidance-v0: the single env and the native vector env.
+"""Steps per second of CollisionAvoidance-v1: the single env and the native vector env.
 
 Quick figures on this machine (random discrete actions, default arguments: 2 debris, 10-minute
 steps, 48-step episodes): ``python benchmarks/orbital_env_throughput.py``.
@@ -29,7 +29,7 @@ def single_env(steps: int) -> float:
 
 
 def vector_env(num_envs: int, steps: int) -> float:
-    env = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=num_envs)
+    env = gymnasium.make_vec("envzoo/CollisionAvoidance-v1", num_envs=num_envs)
     env.reset(seed=0)
     env.action_space.seed(0)
     started = time.perf_counter()

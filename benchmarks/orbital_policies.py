@@ -1,4 +1,4 @@
-"""Reference policies of CollisionAvoidance-v0 and Constellation-v0: collisions and fuel.
+"""Reference policies of CollisionAvoidance-v1 and Constellation-v1: collisions and fuel.
 
 Prints, per scenario family and policy, the collision rate and the mean Δv over one episode in
 each of N sub-envs of the native vector env (seeds 0..N-1), then the same for N / 5
@@ -51,7 +51,7 @@ def first_episodes(env, policy, seed: int) -> dict[str, np.ndarray]:
 def main(episodes: int) -> None:
     print(f"{episodes} episodes per row (seeds 0..{episodes - 1}); collisions per episode, mean Δv")
     for scenario, kwargs in SCENARIOS.items():
-        env = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=episodes, **kwargs)
+        env = gymnasium.make_vec("envzoo/CollisionAvoidance-v1", num_envs=episodes, **kwargs)
         for name, policy_class in POLICIES.items():
             started = time.perf_counter()
             metrics = first_episodes(env, policy_class(env), seed=0)
@@ -63,7 +63,7 @@ def main(episodes: int) -> None:
 
 def constellation(episodes: int) -> None:
     env = ConstellationEnv()
-    print(f"Constellation-v0 ({len(env.possible_agents)} satellites, 1 debris each), {episodes} episodes")
+    print(f"Constellation-v1 ({len(env.possible_agents)} satellites, 1 debris each), {episodes} episodes")
     for name, policy_class in (("no-maneuver", ConstellationNoManeuver), ("operator", ConstellationOperatorRule)):
         policy = policy_class(env)
         started, collided, fuel = time.perf_counter(), 0, 0.0

@@ -48,28 +48,35 @@ class CollisionAvoidanceEnv(TaskEnv):
 
     ## Observation Space
 
-    ``Box(-inf, inf, (14 + 11 · n_debris,), float32)``:
+    ``Box(-inf, inf, (14 + 11 · n_debris,), float32)``. By default (``observation="normalized"``)
+    each column is (value − offset) / scale, so that it is of order one (PPO with default settings
+    learns from it); ``observation="physical"`` gives the values in their units. T is the
+    episode's length in hours (``episode_s`` / 3600), B the Δv budget (``delta_v_budget_mps``,
+    1 if it is 0), log10 Pc* that of ``pc_threshold`` (so 0 is the threshold).
+    :func:`envzoo.orbital.task.physical` turns an observation back into units.
 
-    | index | column | unit |
-    |---|---|---|
-    | 0 | altitude: semi-major axis − Earth's equatorial radius | km |
-    | 1–4 | eccentricity, inclination, RAAN, argument of latitude (osculating) | –, rad |
-    | 5–7 | position relative to the slot, RTN of the slot | km |
-    | 8–10 | velocity relative to the slot (seen from the rotating RTN frame) | m/s |
-    | 11 | Δv budget left | m/s |
-    | 12 | time since the episode start | h |
-    | 13 | 1 while a return-to-slot second burn is planned | flag |
+    | index | column | unit | offset, scale |
+    |---|---|---|---|
+    | 0 | altitude: semi-major axis − Earth's equatorial radius | km | 500, 100 |
+    | 1 | eccentricity (osculating) | – | 0, 0.001 |
+    | 2 | inclination | rad | 0, π |
+    | 3–4 | RAAN, argument of latitude | rad | π, π |
+    | 5–7 | position relative to the slot, RTN of the slot | km | 0, 1 |
+    | 8–10 | velocity relative to the slot (seen from the rotating RTN frame) | m/s | 0, 1 |
+    | 11 | Δv budget left | m/s | 0, B |
+    | 12 | time since the episode start | h | 0, T |
+    | 13 | 1 while a return-to-slot second burn is planned | flag | 0, 1 |
 
     then, for each debris object k (columns 14 + 11k + j):
 
-    | j | column | unit |
-    |---|---|---|
-    | 0–2 | estimated debris − primary position at the predicted TCA, primary's RTN | km |
-    | 3–5 | estimated relative velocity, primary's RTN | km/s |
-    | 6–7 | 1-σ of the combined covariance in the encounter plane, major and minor axes | km |
-    | 8 | time to TCA (negative once passed) | h |
-    | 9 | log10 of the estimated Pc (Foster); −30 below 1e-30 and after TCA | – |
-    | 10 | time since the object's last tracking update | h |
+    | j | column | unit | offset, scale |
+    |---|---|---|---|
+    | 0–2 | estimated debris − primary position at the predicted TCA, primary's RTN | km | 0, 1 |
+    | 3–5 | estimated relative velocity, primary's RTN | km/s | 0, 10 |
+    | 6–7 | 1-σ of the combined covariance in the encounter plane, major and minor axes | km | 0, 0.1 |
+    | 8 | time to TCA (negative once passed) | h | 0, T |
+    | 9 | log10 of the estimated Pc (Foster); −30 below 1e-30 and after TCA | – | log10 Pc*, 10 |
+    | 10 | time since the object's last tracking update | h | 0, T |
 
     ## Rewards
 
@@ -82,7 +89,7 @@ class CollisionAvoidanceEnv(TaskEnv):
     - fuel = −|Δv| burnt in the step, m/s;
     - slot = −|position relative to the slot| after the step, km.
 
-    ``CollisionAvoidanceMO-v0`` returns (risk, fuel, slot) as a vector.
+    ``CollisionAvoidanceMO-v1`` returns (risk, fuel, slot) as a vector.
 
     ## Costs
 
@@ -125,6 +132,7 @@ class CollisionAvoidanceEnv(TaskEnv):
       ``velocity_noise`` (0.001, 0.004, 0.001) m/s per √h, ``primary_sigma_m`` (5, 20, 5)).
     - ``pc_threshold`` (1e-4), ``risk_weight`` (1), ``fuel_weight`` (10 per m/s),
       ``slot_weight`` (0.1 per km), ``collision_penalty`` (1000), ``slot_tolerance_m`` (1000).
+    - ``observation``: ``"normalized"`` (default) or ``"physical"`` (see Observation Space).
     - ``render_mode``: ``"ansi"``.
 
     - ``backend``: how orbits are propagated (:mod:`envzoo.orbital.backends`). ``"numpy"``
@@ -134,7 +142,7 @@ class CollisionAvoidanceEnv(TaskEnv):
       Without manoeuvres the two primaries stay within 0.5 m over 2 h (tested; 1 m after the
       8 h episode, mostly numpy's 300 s substeps) and the true misses within a millimetre;
       a step takes about twice as long (quick runs: 4 ms instead of 2 ms, the Pc and tracking
-      dominate numpy's). The native vector env and ``Constellation-v0`` run ``"numpy"`` only.
+      dominate numpy's). The native vector env and ``Constellation-v1`` run ``"numpy"`` only.
     - ``cdm``: path of a CCSDS Conjunction Data Message (KVN or XML, read by Orekit's
       ``CdmParser``; needs the ``orbital`` extra) whose encounter every episode replays
       (:mod:`envzoo.orbital.data`): the slot is the CDM's object 1 propagated back from
@@ -168,6 +176,9 @@ class CollisionAvoidanceEnv(TaskEnv):
 
     ## Version History
 
+    - v1: the observation is normalised by default (``observation="normalized"``; v0's
+      physical units, with altitudes near 550 and log10 Pc down to −30, are
+      ``observation="physical"``, whose trajectories are v0's exactly).
     - v0: initial version.
     """
 

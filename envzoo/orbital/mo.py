@@ -10,7 +10,7 @@ class CollisionAvoidanceMOEnv(TaskMOEnv):
     """
     ## Description
 
-    ``CollisionAvoidance-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API):
+    ``CollisionAvoidance-v1`` with a vector reward, for multi-objective RL (MO-Gymnasium API):
     the same simulator, observation, actions, costs and metrics.
 
     ## Reward Space
@@ -23,16 +23,17 @@ class CollisionAvoidanceMOEnv(TaskMOEnv):
     2. fuel: −|Δv| burnt in the step, m/s;
     3. slot: −distance from the station-keeping slot after the step, km.
 
-    The scalar ``CollisionAvoidance-v0`` reward is ``(risk_weight, fuel_weight, slot_weight) ·
+    The scalar ``CollisionAvoidance-v1`` reward is ``(risk_weight, fuel_weight, slot_weight) ·
     vector`` (default (1, 10, 0.1)); MO-Gymnasium's ``LinearReward`` with those weights gives
     the same number.
 
     ## Arguments
 
-    As ``CollisionAvoidance-v0``.
+    As ``CollisionAvoidance-v1``.
 
     ## Version History
 
+    - v1: normalised observations by default, as ``CollisionAvoidance-v1``.
     - v0: initial version.
     """
 

@@ -19,6 +19,8 @@ from envzoo.orbital.propagation import DEFAULT_MAX_STEP, GravityModel
 #: The propagation backends (see :mod:`envzoo.orbital.backends`).
 BACKENDS = ("numpy", "orekit")
 ACTION_TYPES = ("discrete", "continuous")
+#: What the observation holds: each column over its documented scale, or in its physical unit.
+OBSERVATIONS = ("normalized", "physical")
 
 #: Discrete actions, in order: (name, RTN unit direction or None).
 DISCRETE_ACTIONS = (
@@ -164,6 +166,7 @@ class CollisionAvoidanceParams:
     slot_weight: float = 0.1
     collision_penalty: float = 1000.0
     slot_tolerance_m: float = 1000.0
+    observation: str = "normalized"
 
     def __post_init__(self):
         for name in ("decision_step_s", "episode_s", "hard_body_radius_m", "max_delta_v_mps", "pc_threshold",
@@ -180,6 +183,8 @@ class CollisionAvoidanceParams:
                                 f"strings, got {self.tle!r}")
             if self.cdm is not None:
                 raise ValueError("give either tle (the slot's orbit) or cdm (a whole encounter), not both")
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {self.observation!r}")
         if self.action_type not in ACTION_TYPES:
             raise ValueError(f"action_type must be one of {ACTION_TYPES}, got {self.action_type!r}")
         if len(self.maneuver_mps) != 3:

@@ -2,7 +2,8 @@
 (burn along-track when the Pc exceeds a threshold within a lead time of TCA, return to the
 slot once the risk has passed) with an early-cautious and a late variant.
 
-They read only the observation and the env's documented configuration (``env.unwrapped.params``).
+They read only the observation (back in physical units, :func:`envzoo.orbital.task.physical`)
+and the env's documented configuration (``env.unwrapped.params``).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class OperatorRule(_DiscretePolicy):
         return _ALONG_PLUS if misses[0] >= misses[1] else _ALONG_MINUS
 
     def __call__(self, observation, info):
-        observation = np.asarray(observation, dtype=np.float64)
+        observation = task.physical(self.params, observation, task.observation_columns(self.params))
         debris = observation[_OWN:].reshape(self.params.n_debris, len(task.DEBRIS_COLUMNS))
         time_to_tca = debris[:, _COLUMN["time_to_tca_h"]]
         ahead = time_to_tca > 0
@@ -122,14 +123,14 @@ class LateManeuver(OperatorRule):
 
 
 class ConstellationNoManeuver(Policy):
-    """No satellite of ``Constellation-v0`` ever burns."""
+    """No satellite of ``Constellation-v1`` ever burns."""
 
     def __call__(self, observations, infos):
         return {agent: NO_OP for agent in observations}
 
 
 class ConstellationOperatorRule(Policy):
-    """The operator rule on every satellite of ``Constellation-v0``: each treats its debris as
+    """The operator rule on every satellite of ``Constellation-v1``: each treats its debris as
     :class:`OperatorRule` does; a sibling conjunction (sat_0, sat_j) above the threshold within
     the lead time is avoided by sat_j alone (the convention that one party of a pair gives
     way, so the two burns cannot cancel), with the along-track burn of the larger predicted
@@ -164,7 +165,9 @@ class ConstellationOperatorRule(Policy):
         for agent, observation in observations.items():
             action = self.rule(observation[:self.size], {})
             if action in (NO_OP, RETURN_TO_SLOT):
-                siblings = np.asarray(observation[self.size:], dtype=np.float64).reshape(-1, self.width)
+                block = observation[self.size:]
+                columns = task.SIBLING_COLUMNS * (len(block) // self.width)
+                siblings = task.physical(self.rule.params, block, columns).reshape(-1, self.width)
                 avoid = self._sibling_action(agent, siblings)
                 action = action if avoid is None else avoid
             actions[agent] = action

@@ -2,9 +2,9 @@
 actions as the simulator's orders, the observation columns, the reward components (risk, fuel,
 slot), the costs and the metrics.
 
-:class:`CollisionAvoidanceTask` is one satellite per row (``CollisionAvoidance-v0`` and its
+:class:`CollisionAvoidanceTask` is one satellite per row (``CollisionAvoidance-v1`` and its
 vector and multi-objective faces); :class:`ConstellationTask` one row per satellite of a
-constellation (``Constellation-v0``). The dynamics are in :mod:`envzoo.orbital.sim`.
+constellation (``Constellation-v1``). The dynamics are in :mod:`envzoo.orbital.sim`.
 """
 
 from __future__ import annotations
@@ -56,6 +56,47 @@ def action_hint(params: CollisionAvoidanceParams) -> str:
             f"±{params.max_delta_v_mps}.")
 
 
+def _column_scales(params: CollisionAvoidanceParams) -> dict[str, tuple[float, float]]:
+    """(offset, scale) of every observation column: the normalised value is (physical − offset) /
+    scale, so that each column is of order one (the env's docstring lists them)."""
+    hours = params.episode_s / 3600.0
+    angle = (np.pi, np.pi)
+    scales = {"altitude_km": (500.0, 100.0), "eccentricity": (0.0, 1e-3), "inclination_rad": (0.0, np.pi),
+              "raan_rad": angle, "argument_of_latitude_rad": angle,
+              "delta_v_left_mps": (0.0, params.delta_v_budget_mps or 1.0), "elapsed_h": (0.0, hours),
+              "return_pending": (0.0, 1.0), "involves_me": (0.0, 1.0),
+              "sigma_major_km": (0.0, 0.1), "sigma_minor_km": (0.0, 0.1), "time_to_tca_h": (0.0, hours),
+              "log10_pc": (float(np.log10(params.pc_threshold)), 10.0), "hours_since_update": (0.0, hours)}
+    for axis in ("r", "t", "n"):
+        scales.update({f"slot_d{axis}_km": (0.0, 1.0), f"slot_dv{axis}_mps": (0.0, 1.0),
+                       f"rel_{axis}_km": (0.0, 1.0), f"rel_v{axis}_kmps": (0.0, 10.0)})
+    return scales
+
+
+def observation_columns(params: CollisionAvoidanceParams, siblings: int = 0) -> tuple[str, ...]:
+    """The names of the observation's columns: the primary's, each debris object's, then those of
+    ``siblings`` sibling conjunctions (a constellation's)."""
+    return OWN_COLUMNS + DEBRIS_COLUMNS * params.n_debris + SIBLING_COLUMNS * siblings
+
+
+def normalized(params: CollisionAvoidanceParams, physical: np.ndarray, columns: tuple[str, ...]) -> np.ndarray:
+    """``physical`` values (..., len(columns)) as the observation holds them (unchanged for
+    ``observation="physical"``)."""
+    if params.observation == "physical":
+        return physical
+    offset, scale = np.array([_column_scales(params)[name] for name in columns]).T
+    return (physical - offset) / scale
+
+
+def physical(params: CollisionAvoidanceParams, observation: np.ndarray, columns: tuple[str, ...]) -> np.ndarray:
+    """The inverse of :func:`normalized`: an observation's columns in their physical units."""
+    observation = np.asarray(observation, dtype=np.float64)
+    if params.observation == "physical":
+        return observation
+    offset, scale = np.array([_column_scales(params)[name] for name in columns]).T
+    return observation * scale + offset
+
+
 def observation_size(params: CollisionAvoidanceParams) -> int:
     return len(OWN_COLUMNS) + len(DEBRIS_COLUMNS) * params.n_debris
 
@@ -81,9 +122,10 @@ def orders(params: CollisionAvoidanceParams, actions: np.ndarray) -> tuple[np.nd
     return params.discrete_delta_v()[actions], actions == RETURN_TO_SLOT
 
 
-def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim) -> np.ndarray:
+def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim, normalize: bool = True) -> np.ndarray:
     """Observations (B, observation_size), float32, in the order of ``OWN_COLUMNS`` then
-    ``DEBRIS_COLUMNS`` per debris."""
+    ``DEBRIS_COLUMNS`` per debris, normalised as ``params.observation`` says (``normalize=False``:
+    float64 in physical units)."""
     view = sim.view
     elements = cartesian_to_keplerian(sim.primary_position, sim.primary_velocity, sim.gravity.mu)
     latitude_argument = np.mod(elements.argument_of_perigee + elements.true_anomaly, 2 * np.pi)
@@ -98,7 +140,10 @@ def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim) -> np.
         view["lead"][..., None] / 3600.0, log_pc[..., None],
         (sim.time[:, None] - sim.last_update)[..., None] / 3600.0,
     ], axis=2)
-    return np.concatenate([own, debris.reshape(sim.B, -1)], axis=1).astype(np.float32)
+    values = np.concatenate([own, debris.reshape(sim.B, -1)], axis=1)
+    if not normalize:
+        return values
+    return normalized(params, values, observation_columns(params)).astype(np.float32)
 
 
 def risk_decades(params: CollisionAvoidanceParams, pc: np.ndarray) -> np.ndarray:
@@ -142,7 +187,7 @@ class _Outcomes:
 
 
 class CollisionAvoidanceTask(_Outcomes, Task):
-    """B satellites, one episode each (``CollisionAvoidance-v0``); see its docstring."""
+    """B satellites, one episode each (``CollisionAvoidance-v1``); see its docstring."""
 
     reward_space = REWARD_SPACE
     make_params = staticmethod(make_params)
@@ -190,7 +235,7 @@ class CollisionAvoidanceTask(_Outcomes, Task):
 
 @dataclass(frozen=True)
 class ConstellationParams:
-    """``Constellation-v0``'s parameters: the settings of each satellite's task, and the
+    """``Constellation-v1``'s parameters: the settings of each satellite's task, and the
     siblings' encounters (``n_debris`` of them: one per satellite after ``sat_0``)."""
 
     avoidance: CollisionAvoidanceParams
@@ -211,8 +256,8 @@ def make_constellation_params(n_satellites: int = 3, sibling_miss_range=(0.0, 50
     # The siblings' encounters are designed with the numpy propagator, and their slots replace
     # the primary's: neither an Orekit core nor a CDM's encounter would fit them.
     if avoidance.backend != "numpy" or avoidance.cdm is not None:
-        raise ValueError(f"Constellation-v0 runs backend='numpy' without a cdm, got backend="
-                         f"{avoidance.backend!r}, cdm={avoidance.cdm!r}; CollisionAvoidance-v0 takes both")
+        raise ValueError(f"Constellation-v1 runs backend='numpy' without a cdm, got backend="
+                         f"{avoidance.backend!r}, cdm={avoidance.cdm!r}; CollisionAvoidance-v1 takes both")
     scenario = avoidance.scenario
     siblings = ConjunctionParams(
         primary=scenario.primary, n_debris=n_satellites - 1, tca_window=scenario.tca_window,
@@ -222,7 +267,7 @@ def make_constellation_params(n_satellites: int = 3, sibling_miss_range=(0.0, 50
 
 
 class ConstellationTask(_Outcomes, AgentsTask):
-    """The satellites of a constellation, one agent (row) each (``Constellation-v0``)."""
+    """The satellites of a constellation, one agent (row) each (``Constellation-v1``)."""
 
     make_params = staticmethod(make_constellation_params)
 
@@ -263,7 +308,7 @@ class ConstellationTask(_Outcomes, AgentsTask):
 
     def observe(self) -> np.ndarray:
         sim, view, pairs = self.sim, self.sim.pair_view, self.batch - 1
-        own = observe(self.params.avoidance, sim)
+        own = observe(self.params.avoidance, sim, normalize=False)
         log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
         rows = []
         for i in range(self.batch):
@@ -272,8 +317,9 @@ class ConstellationTask(_Outcomes, AgentsTask):
             relative = np.where(partner, view["partner_relative_rtn"], view["relative_rtn"])
             velocity = np.where(partner, view["partner_relative_velocity_rtn"], view["relative_velocity_rtn"])
             block = np.column_stack([involved, relative / 1000.0, velocity / 1000.0, view["lead"] / 3600.0, log_pc])
-            rows.append(np.concatenate([own[i], block.reshape(-1)]).astype(np.float32))
-        return np.stack(rows)
+            rows.append(np.concatenate([own[i], block.reshape(-1)]))
+        columns = observation_columns(self.params.avoidance, siblings=pairs)
+        return normalized(self.params.avoidance, np.stack(rows), columns).astype(np.float32)
 
     def metrics(self) -> dict[str, np.ndarray]:
         sim = self.sim

@@ -103,6 +103,32 @@ def test_observation_does_not_reveal_the_truth():
     np.testing.assert_array_equal(task.observe(params, sim), observed)
 
 
+@pytest.mark.parametrize("policy", [NoManeuver, OperatorRule])
+def test_normalized_observations_are_the_physical_ones_over_their_scales(policy):
+    """The default observation is (physical − offset) / scale per documented column: of order one
+    where the physical one reaches 550 (altitude) and −30 (log10 Pc), and a policy that reads it
+    back in units plays the same episode."""
+    normal, raw = CollisionAvoidanceEnv(), CollisionAvoidanceEnv(observation="physical")
+    columns = task.observation_columns(normal.params)
+    observations = []
+    for env in (normal, raw):
+        act = policy(env)
+        observation, info = env.reset(seed=3)
+        played = [observation]
+        while True:
+            observation, _, terminated, truncated, info = env.step(act(observation, info))
+            played.append(observation)
+            if terminated or truncated:
+                break
+        observations.append((np.array(played), info["metrics"]))
+    (scaled, scaled_metrics), (physical, physical_metrics) = observations
+    assert scaled_metrics == physical_metrics
+    np.testing.assert_allclose(task.physical(normal.params, scaled, columns), physical, rtol=1e-5, atol=1e-4)
+    assert np.abs(physical).max() > 500 and np.abs(scaled).max() < 5
+    log_pc = [OWN + k * DEBRIS + task.DEBRIS_COLUMNS.index("log10_pc") for k in range(normal.params.n_debris)]
+    assert np.allclose(scaled[:, log_pc], (physical[:, log_pc] + 4.0) / 10.0, atol=1e-5)  # 0 at Pc = 1e-4
+
+
 def test_sim_pc_quadrature_matches_the_default_one():
     sim = CollisionAvoidanceSim(task.make_params(scenario={"miss_distance_range": (0.0, 200.0)}), 16)
     sim.reset(np.arange(16), np.arange(16, dtype=np.uint64))
@@ -127,7 +153,8 @@ def test_sim_pc_quadrature_matches_the_default_one():
 
 # ---------------------------------------------------------------------- truth and metrics
 def test_metrics_of_a_hand_checked_episode():
-    env = CollisionAvoidanceEnv(scenario={"n_debris": 1, "miss_distance_range": (300.0, 300.0)}, tracking=QUIET)
+    env = CollisionAvoidanceEnv(scenario={"n_debris": 1, "miss_distance_range": (300.0, 300.0)}, tracking=QUIET,
+                                observation="physical")
     observation, _ = env.reset(seed=5)
     tca_h = observation[OWN + task.DEBRIS_COLUMNS.index("time_to_tca_h")]
     actions = [ALONG_PLUS, ALONG_PLUS] + [0] * (env.params.n_steps - 2)
@@ -213,7 +240,7 @@ def test_return_to_slot_brings_the_primary_back():
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(TypeError, match="CollisionAvoidanceEnv has no argument 'fuel' \(its arguments are: .*fuel_weight"):
+    with pytest.raises(TypeError, match=r"CollisionAvoidanceEnv has no argument 'fuel' \(its arguments are: .*fuel_weight"):
         CollisionAvoidanceEnv(fuel=1.0)
     with pytest.raises(ValueError, match="action_type"):
         CollisionAvoidanceEnv(action_type="impulsive")
@@ -257,7 +284,7 @@ def test_operator_rule_avoids_the_collisions_of_doing_nothing():
 def test_vector_env_matches_single_envs_on_the_continuous_face():
 
     kwargs = {"action_type": "continuous", "scenario": {"miss_distance_range": (0.0, 30.0)}}
-    vector = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=3, **kwargs)
+    vector = gymnasium.make_vec("envzoo/CollisionAvoidance-v1", num_envs=3, **kwargs)
     singles = [CollisionAvoidanceEnv(**kwargs) for _ in range(3)]
     observations, _ = vector.reset(seed=20)
     for i, single in enumerate(singles):
@@ -280,7 +307,7 @@ def test_faces_without_an_orekit_core_refuse_it_with_a_reason():
     from envzoo.orbital.parallel import ConstellationEnv
 
     with pytest.raises(ValueError, match="backend='numpy'"):
-        gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=2, backend="orekit")
+        gymnasium.make_vec("envzoo/CollisionAvoidance-v1", num_envs=2, backend="orekit")
     with pytest.raises(ValueError, match="backend='numpy'"):
         ConstellationEnv(backend="orekit")
     with pytest.raises(ValueError, match="backend must be one of"):

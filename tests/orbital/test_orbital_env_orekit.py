@@ -1,4 +1,4 @@
-"""CollisionAvoidance-v0 on Orekit (``backend="orekit"``) against the numpy backend, a second
+"""CollisionAvoidance-v1 on Orekit (``backend="orekit"``) against the numpy backend, a second
 implementation of the same J2 model; its richer force models (``force_model=``); episodes seeded
 by a real CDM (``cdm=``) against the CDM's own numbers, and by a TLE (``tle=``). Skipped when the
 ``orbital`` extra is not installed."""
@@ -84,7 +84,7 @@ def test_a_cdm_seeds_the_episode_with_its_encounter(backend):
 
 
 def test_cdm_truth_is_spread_as_the_cdm_covariance_says():
-    envs = gymnasium.make_vec("envzoo/CollisionAvoidance-v0", num_envs=400, cdm=str(CDM))
+    envs = gymnasium.make_vec("envzoo/CollisionAvoidance-v1", num_envs=400, cdm=str(CDM))
     envs.reset(seed=0)
     sim = envs.unwrapped.task.sim
     error = (sim.estimate_position - sim.true_position)[:, 0]
@@ -134,7 +134,7 @@ def test_numpy_backend_refuses_force_models_it_does_not_have():
 
 @pytest.mark.parametrize("backend", ["numpy", "orekit"])
 def test_a_tle_sets_the_slot_and_an_episode_runs(backend):
-    env = CollisionAvoidanceEnv(backend=backend, tle=list(ISS_TLE), **SHORT)
+    env = CollisionAvoidanceEnv(backend=backend, tle=list(ISS_TLE), observation="physical", **SHORT)
     observation, _ = env.reset(seed=5)
     # The ISS of 2008: 51.64° (mean element; osculating within 0.1°), mean motion
     # 15.72 rev/day, i.e. a = 6724 km, 346 km above the equatorial radius (e = 0.0007: ±5 km).
