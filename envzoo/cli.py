@@ -240,6 +240,9 @@ def cmd_info(args) -> int:
         lines.append(f"not installed:     {entry.install_hint}")
     if entry.objectives:
         lines.append(f"objectives:        {', '.join(entry.objectives)}")
+    if entry.reward_scale is not None:
+        lines.append(f"reward scale:      {entry.reward_scale} per step (envzoo.make(id, scale_reward=True) "
+                     "divides by it)")
     lines += [f"costs:             {', '.join(entry.costs) or '-'}",
               f"metrics:           {', '.join(entry.metrics)}",
               f"tags:              {', '.join(entry.tags) or '-'}", "", "papers:"]

@@ -15,6 +15,9 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
     objectives          names of the vector reward's components (required for mo-gymnasium, only there)
     costs               names of the constraint signals in info["cost"]
+    reward_scale        the typical size of one step's reward (one per objective for
+                        mo-gymnasium ids), measured by benchmarks/reward_scales.py;
+                        envzoo.make(id, scale_reward=True) divides rewards by it
     metrics*            names of the KPIs in info["metrics"] at episode end
     papers              references the environment follows
     extra               the pip extra it needs (see envzoo.core.extras)
@@ -101,6 +104,7 @@ class EnvEntry(_NeedsExtra):
     extra: str | None = None
     tags: tuple[str, ...] = ()
     policies: tuple[PolicyRef, ...] = ()
+    reward_scale: float | tuple[float, ...] | None = None
 
     @property
     def is_multi_agent(self) -> bool:
@@ -176,7 +180,7 @@ SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "kwargs": dict, "max_episode_steps": int,
              "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
-             "policies": dict}
+             "policies": dict, "reward_scale": (int, float, list)}
 
 
 def _fail(where: str, field_name: str, problem: str) -> RegistryError:
@@ -199,7 +203,8 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     for name, kind in {**_REQUIRED, **_OPTIONAL}.items():
         value = raw.get(name)
         if value is not None and not isinstance(value, kind):
-            raise _fail(where, name, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+            expected = " or ".join(k.__name__ for k in kind) if isinstance(kind, tuple) else kind.__name__
+            raise _fail(where, name, f"expected {expected}, got {type(value).__name__} {value!r}")
         if kind is list and value is not None and not all(isinstance(v, str) for v in value):
             raise _fail(where, name, "expected a list of strings")
     if not _ID.match(raw["id"]):
@@ -245,7 +250,23 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         objectives=tuple(raw.get("objectives") or ()), costs=tuple(raw.get("costs") or ()),
         papers=tuple(raw.get("papers") or ()), extra=raw.get("extra"),
         tags=tuple(raw.get("tags") or ()), policies=tuple(policies),
+        reward_scale=_reward_scale(raw, where),
     )
+
+
+def _reward_scale(raw: dict, where: str) -> float | tuple[float, ...] | None:
+    """The entry's ``reward_scale``: positive, one per objective for a multi-objective id."""
+    value = raw.get("reward_scale")
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values):
+        raise _fail(where, "reward_scale", f"expected positive numbers, got {value!r}")
+    objectives = raw.get("objectives") or []
+    if (len(values) != len(objectives)) if objectives else isinstance(value, list):
+        raise _fail(where, "reward_scale", f"expected one scale per objective {objectives}, got {value!r}"
+                    if objectives else f"expected one number (the reward is a scalar), got {value!r}")
+    return tuple(float(v) for v in values) if objectives else float(value)
 
 
 def parse_registry(text: str) -> dict[str, EnvEntry]:
@@ -333,20 +354,30 @@ def env_info(env_id: str) -> EnvEntry:
         raise RegistryError(f"{env_id!r} is not an envzoo id.{hint} See `envzoo list`.") from None
 
 
-def make(env_id: str, **kwargs):
+def make(env_id: str, scale_reward: bool = False, **kwargs):
     """Make any envzoo env: ``gymnasium.make`` or ``pettingzoo.make("parallel", ...)`` by kind.
 
     Checks the env's extra first, so a missing one names ``pip install "envzoo[extra]"``.
+    ``scale_reward=True`` divides the rewards by the entry's ``reward_scale`` (documented on each
+    env's page), so that they are of order one per step.
     """
     entry = env_info(env_id)
     entry.require_extra()
+    if scale_reward and entry.reward_scale is None:
+        raise RegistryError(f"{entry.id} has no reward_scale in the registry; scale its rewards yourself")
     if entry.is_multi_agent:
         import pettingzoo
 
-        return pettingzoo.make("parallel", entry.id, **kwargs)
-    import gymnasium
+        env = pettingzoo.make("parallel", entry.id, **kwargs)
+    else:
+        import gymnasium
 
-    return gymnasium.make(entry.id, **kwargs)
+        env = gymnasium.make(entry.id, **kwargs)
+    if not scale_reward:
+        return env
+    from envzoo.core.reward_scale import scaled
+
+    return scaled(env, entry.reward_scale, entry.is_multi_agent)
 
 
 def make_subprocess_vec(env_id: str, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):

@@ -228,6 +228,8 @@ def _facts_table(entry) -> str:
         (horizon_label, str(horizon)),
         ("default kwargs", kwargs),
         ("objectives", _code(entry.objectives)),
+        ("reward scale", f"{entry.reward_scale} per step at the defaults; `envzoo.make(id, scale_reward=True)` "
+                         "divides by it" if entry.reward_scale is not None else "—"),
         ('costs (`info["cost"]`)', _code(entry.costs)),
         ('metrics (`info["metrics"]`)', _code(entry.metrics)),
         ("extra", extra),

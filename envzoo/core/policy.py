@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 class Policy:
     """A controller that maps an observation (and the env's info) to an action.
@@ -35,3 +37,25 @@ class TrainedPolicy(Policy):
     def __call__(self, observation, info):
         return self.model.predict(observation, deterministic=True)[0]
 
+
+
+class RandomPolicy(Policy):
+    """Uniform random actions from the env's action space (every agent's for PettingZoo envs),
+    seeded at each ``reset(seed)``: the floor every learning agent is measured against."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._generator = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._generator = np.random.default_rng(seed)
+
+    def __call__(self, observation: Any, info: dict) -> Any:
+        if hasattr(self.env, "possible_agents"):
+            return {agent: self._sample(self.env.action_space(agent), self._generator) for agent in observation}
+        return self._sample(self.env.action_space, self._generator)
+
+    @staticmethod
+    def _sample(space, generator: np.random.Generator):
+        space.seed(int(generator.integers(2**31)))
+        return space.sample()

@@ -49,6 +49,10 @@ class PortfolioEnv(TaskEnv):
       asset i at bar t − W + 1 + k, divided by asset i's close at bar t (so the last close is 1);
     - ``weights``: the portfolio vector chosen at the previous step (cash first).
 
+    Stable-Baselines3: the Dict needs ``MultiInputPolicy``, which flattens ``prices`` (its env
+    checker warns that a 3-D ``Box`` looks like an image: it is not, being float32); for
+    ``MlpPolicy`` use ``observation="flat"``.
+
     ``info`` (at reset and every step) also has ``assets`` (the names of the episode's N assets,
     in column order), ``date`` (of the current bar) and ``holdings`` (N+1 weights after the last
     price move, cash first: the previous target drifted). To hold the portfolio without

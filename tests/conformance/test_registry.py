@@ -5,13 +5,16 @@ registry document is rejected with an error naming the entry and the field."""
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import envzoo
 from envzoo.core.arguments import accepted_arguments
+from envzoo.core.reward_scale import measure_reward_scale
 from envzoo.core.errors import RegistryError, UnknownArgumentError
 from envzoo.core.env import TaskEnv
 from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, entries, load_attr, parse_registry
@@ -143,6 +146,42 @@ def test_a_misspelled_argument_is_named_with_its_close_match_and_the_valid_ones(
         assert f"no argument {misspelled!r} (did you mean {name!r}? its arguments are:" in message
         assert all(argument in message.split("its arguments are:")[1] for argument in arguments)
         assert "render_mode" in message or "num_envs" in message
+
+
+SCALE_STEPS = 100
+
+
+@pytest.mark.parametrize("entry", entry_params())
+def test_reward_scale_is_what_the_policies_get_per_step(entry):
+    """The registry's reward_scale against the median over random actions and the reference
+    policies of the per-step RMS reward (per objective) in one episode of at most 100 steps:
+    within a factor of 5 (it was measured over longer episodes by benchmarks/reward_scales.py)."""
+    assert entry.reward_scale is not None, f"{entry.id} has no reward_scale: measure it with benchmarks/reward_scales.py"
+    measured = measure_reward_scale(entry.id, episodes=1, max_steps=SCALE_STEPS)
+    ratio = measured / np.atleast_1d(entry.reward_scale)
+    assert np.all((ratio > 0.2) & (ratio < 5)), f"{entry.id}: per-step RMS {measured} vs reward_scale {entry.reward_scale}"
+
+
+@pytest.mark.parametrize("env_id", ["envzoo/Serverless-v1", "envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1"])
+def test_scale_reward_divides_every_face_by_the_registry_scale(env_id):
+    entry = envzoo.env_info(env_id)
+    plain, scaled = envzoo.make(env_id), envzoo.make(env_id, scale_reward=True)
+    try:
+        for env in (plain, scaled):
+            env.reset(seed=4)
+        if entry.is_multi_agent:
+            actions = {agent: 1 for agent in plain.agents}
+            reward, scaled_reward = plain.step(actions)[1], scaled.step(actions)[1]
+            assert reward.keys() == scaled_reward.keys()
+            assert all(scaled_reward[a] == pytest.approx(reward[a] / entry.reward_scale) for a in reward)
+        else:
+            reward, scaled_reward = plain.step(1)[1], scaled.step(1)[1]
+            np.testing.assert_allclose(scaled_reward, np.asarray(reward) / np.asarray(entry.reward_scale), rtol=1e-6)
+            assert np.asarray(scaled_reward).dtype == np.asarray(reward).dtype
+        pickle.loads(pickle.dumps(scaled))
+    finally:
+        plain.close()
+        scaled.close()
 
 
 def test_gymnasium_ids_work_with_the_module_prefix_in_a_fresh_process():
