@@ -208,6 +208,18 @@ def test_registry_ids_are_unique_and_listed():
     assert [entry.id for entry in envzoo.list_envs()] == list(entries())
 
 
+def test_the_c_yaml_loader_reads_the_registry_as_the_python_one_does(monkeypatch):
+    import yaml
+
+    import envzoo.registry
+
+    text = envzoo.registry.REGISTRY_PATH.read_text(encoding="utf-8")
+    assert envzoo.registry._SAFE_LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    fast = parse_registry(text)
+    monkeypatch.setattr(envzoo.registry, "_SAFE_LOADER", yaml.SafeLoader)
+    assert parse_registry(text) == fast
+
+
 def test_kind_says_which_api_an_id_keeps():
     multi_objective = envzoo.list_envs(kind="mo-gymnasium")
     assert multi_objective and all(entry.objectives and entry.id.split("/")[1].split("-")[0].endswith("MO")

@@ -58,19 +58,19 @@ def test_the_timed_fixed_time_plan_beats_the_networks_program_on_the_default_gri
         env.close()
 
 
-def test_fixed_time_shows_greens_of_ten_seconds(every_second):
+def _complete_greens(every_second, policy_name: str):
+    """The (green state, seconds shown) of the first light's complete greens in a 60-step
+    episode of ``policy_name``, the light's plan and the decision interval."""
     env = TrafficGridEnv(scenario={"kind": "grid", "rows": 2, "columns": 2, "demand": 100, "duration": 600},
                          max_cycles=60)
     try:
         light = env.possible_agents[0]
         shown = []
         every_second(env, lambda api: shown.append(api.trafficlight.getRedYellowGreenState(light)))
-        run_episode(env, make_policy("envzoo/TrafficGrid-v0", "fixed-time", env), seed=0)
-        greens = env.task.intersections[light].plan.greens
-        runs = _runs(shown)
-        complete_greens = [n for state, n in runs[1:-1] if state in greens]
-        assert len(complete_greens) >= 4
-        assert all(abs(seconds - 10.0) <= env.task.sim.timing.delta / 2 + 1 for seconds in complete_greens), runs
+        run_episode(env, make_policy("envzoo/TrafficGrid-v0", policy_name, env), seed=0)
+        plan = env.task.intersections[light].plan
+        greens = [(state, n) for state, n in _runs(shown)[1:-1] if state in plan.greens]
+        return greens, plan, env.task.sim.timing.delta
     finally:
         env.close()
 
@@ -87,25 +87,19 @@ def _runs(states: list[str]) -> list[list]:
     return runs
 
 
+def test_fixed_time_shows_greens_of_ten_seconds(every_second):
+    greens, _, delta = _complete_greens(every_second, "fixed-time")
+    assert len(greens) >= 4
+    assert all(abs(seconds - 10.0) <= delta / 2 + 1 for _, seconds in greens), greens
+
+
 def test_network_program_shows_the_programmed_green_durations(every_second):
-    env = TrafficGridEnv(scenario={"kind": "grid", "rows": 2, "columns": 2, "demand": 100, "duration": 600},
-                         max_cycles=60)
-    try:
-        light = env.possible_agents[0]
-        shown = []
-        every_second(env, lambda api: shown.append(api.trafficlight.getRedYellowGreenState(light)))
-        policy = make_policy("envzoo/TrafficGrid-v0", "network-program", env)
-        run_episode(env, policy, seed=0)
-        plan = env.task.intersections[light].plan
-        runs = _runs(shown)
-        complete_greens = [(state, n) for state, n in runs[1:-1] if state in plan.greens]
-        assert len(complete_greens) >= 4
-        for state, seconds in complete_greens:
-            programmed = plan.green_durations[plan.greens.index(state)]
-            # decisions every 5 s: the green ends at the decision nearest its programmed end
-            assert abs(seconds - programmed) <= env.task.sim.timing.delta / 2 + 1, (state, seconds, programmed)
-    finally:
-        env.close()
+    greens, plan, delta = _complete_greens(every_second, "network-program")
+    assert len(greens) >= 4
+    for state, seconds in greens:
+        programmed = plan.green_durations[plan.greens.index(state)]
+        # decisions every 5 s: the green ends at the decision nearest its programmed end
+        assert abs(seconds - programmed) <= delta / 2 + 1, (state, seconds, programmed)
 
 
 def test_policies_give_a_valid_green_for_every_agent(saturated_env):
