@@ -5,6 +5,9 @@ episodes on seeds no training episode used (and the test split where the id has 
 PPO trains on rewards divided by the registry's ``reward_scale`` (``scale_reward=True``); every
 return printed is in the env's own units. Portfolio-v1 is trained on its flat observation (one
 ``Box``, for ``MlpPolicy``). This is a small-budget check of learnability, not a leaderboard.
+The test splits of Portfolio-v1 and Trading-v0 are one fixed period, and a seeded reset of
+MarketMaking-v1's test split starts at its first test day, so their evaluation episodes repeat
+one episode (a spread of 0 for deterministic policies).
 
     pip install torch==2.13.0 && pip install ".[train]"
     python benchmarks/ppo_small_budget.py [--timesteps 20000] [--episodes 5] [IDS ...]
@@ -19,7 +22,7 @@ import numpy as np
 
 import envzoo
 from envzoo.core.policy import RandomPolicy, TrainedPolicy
-from envzoo.core.rollout import evaluate
+from envzoo.core.rollout import evaluate, mean_and_std
 
 #: Arguments each id is trained and evaluated with besides its defaults.
 TRAIN_KWARGS = {"envzoo/Portfolio-v1": {"observation": "flat"}}
@@ -71,8 +74,8 @@ def main() -> None:
         rows = run(entry, args.timesteps, args.episodes)
         floor = rows[0][1].mean()
         for name, returns in rows:
-            print(f"| {entry.id} | {name} | {returns.mean():.4g} ± {returns.std():.2g} | "
-                  f"{returns.mean() - floor:+.4g} |", flush=True)
+            mean, std = mean_and_std(returns)
+            print(f"| {entry.id} | {name} | {mean:.4g} ± {std:.2g} | {mean - floor:+.4g} |", flush=True)
 
 
 if __name__ == "__main__":
