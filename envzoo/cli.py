@@ -352,7 +352,8 @@ def cmd_tour(args) -> int:
         mine = [(policy, kpis) for e, policy, kpis in runs if e is entry]
         names = list(dict.fromkeys(name for _, kpis in mine for name in kpis))
         rows = [[name] + [_mean_std(*kpis[name]) if name in kpis else "-" for _, kpis in mine] for name in names]
-        print(f"\n{entry.id}: {entry.summary}")
+        heading = f"{entry.id}: {entry.summary}"
+        print("\n" + (heading if args.wide else textwrap.fill(heading, TABLE_WIDTH)))
         print(_table_in_blocks(["kpi"] + [policy for policy, _ in mine], rows, _width(args)))
     if skipped or skipped_policies:
         print("\nSkipped (optional extra not installed):")
