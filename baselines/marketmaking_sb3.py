@@ -2,7 +2,7 @@
 on envzoo/MarketMaking-v1 with each clock, trained on 8 synthetic days and tested on 30, printing
 the profit and stability (mean and std of daily PnL) per clock, reward and algorithm.
 
-    pip install torch==2.13.0 && pip install ".[train]"
+    pip install ".[train]"   # on Linux without a GPU, PyTorch's CPU build first (see README)
     python baselines/marketmaking_sb3.py --timesteps 20000 --rewards asymmetrical differential_sharpe
 
 A "day" of the synthetic book is --updates-per-day book updates (20,000 by default, about 12

@@ -1,7 +1,7 @@
 """Train PPO (Stable-Baselines3) on envzoo/Portfolio-v1's train period and compare its test-period
 backtest with UBAH and UCRP.
 
-    pip install torch==2.13.0   # CPU build, before the extra
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # CPU build first (Linux, no GPU)
     pip install ".[train]"
     python baselines/portfolio_sb3.py --timesteps 200000 --seed 0
 

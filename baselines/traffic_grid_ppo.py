@@ -2,7 +2,7 @@
 small grid and compare its mean delay with the network's program, Webster and max-pressure control on the
 same scenario and seeds.
 
-    pip install torch==2.13.0   # CPU build, before the extra
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # CPU build first (Linux, no GPU)
     pip install ".[traffic,train]"
     python baselines/traffic_grid_ppo.py --timesteps 150000 --seed 0
 

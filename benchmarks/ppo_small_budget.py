@@ -9,7 +9,7 @@ The test splits of Portfolio-v1 and Trading-v0 are one fixed period, and a seede
 MarketMaking-v1's test split starts at its first test day, so their evaluation episodes repeat
 one episode (a spread of 0 for deterministic policies).
 
-    pip install torch==2.13.0 && pip install ".[train]"
+    pip install ".[train]"   # on Linux without a GPU, PyTorch's CPU build first (see README)
     python benchmarks/ppo_small_budget.py [--timesteps 20000] [--episodes 5] [IDS ...]
 """
 

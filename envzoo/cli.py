@@ -283,8 +283,9 @@ def cmd_eval(args) -> int:
 
 # ---------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
+    registered = "subprocess" if envzoo.env_info(args.id).vector_entry_point == "subprocess" else "native"
     labels = {"single": "single env", "sync": f"SyncVectorEnv x{args.num_envs}",
-              "native": f"native vector env x{args.num_envs}"}
+              "native": f"{registered} vector env x{args.num_envs}"}
 
     def announce(mode: str) -> None:
         print(f"envzoo bench: measuring {labels[mode]} ...", file=sys.stderr, flush=True)
@@ -300,7 +301,7 @@ def cmd_bench(args) -> int:
           f"seed {args.seed}")
     print(_table(["mode", "env-steps/s", "steps measured"], rows))
     if result["native_over_sync"] is not None:
-        print(f"native / sync: {result['native_over_sync']:.1f}x")
+        print(f"{registered} / sync: {result['native_over_sync']:.1f}x")
     return 0
 
 

@@ -141,6 +141,9 @@ class NativeVector:
     :class:`envzoo.core.env.TaskEnv`), with its reward (scalar or vector). Nothing is imported
     until a vector env is made."""
 
+    #: The class of the vector envs it makes.
+    vector_env = "envzoo.core.vector:TaskVectorEnv"
+
     def __init__(self, env_entry_point: str):
         self.env_entry_point = env_entry_point
 
@@ -160,14 +163,15 @@ class SubprocessVector:
     :class:`envzoo.core.subprocess_vector.SubprocessVectorEnv` over the id's env class, one
     sub-env per process, with the registry's horizon (which ``gymnasium.make_vec`` passes)."""
 
+    #: The class of the vector envs it makes.
+    vector_env = "envzoo.core.subprocess_vector:SubprocessVectorEnv"
+
     def __init__(self, env_entry_point: str):
         self.env_entry_point = env_entry_point
 
     def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
         from envzoo.core.subprocess_vector import SubprocessVectorEnv
 
-        if max_episode_steps is None:
-            raise ValueError("max_episode_steps is required (gymnasium.make_vec passes the registry's horizon)")
         return SubprocessVectorEnv(load_attr(self.env_entry_point), num_envs, max_episode_steps, kwargs)
 
     def __repr__(self):
@@ -390,7 +394,7 @@ def make_subprocess_vec(env_id: str, num_envs: int = 1, max_episode_steps: int |
     if entry.is_multi_agent:
         raise RegistryError(f"{entry.id} is a {entry.kind} id; vector envs are for the kinds {GYMNASIUM_KINDS}")
     entry.require_extra()
-    horizon = max_episode_steps or entry.max_episode_steps
+    horizon = entry.max_episode_steps if max_episode_steps is None else max_episode_steps
     return SubprocessVector(entry.entry_point)(num_envs, horizon, **{**entry.kwargs, **kwargs})
 
 

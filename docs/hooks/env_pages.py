@@ -56,10 +56,11 @@ def _load_entries(config) -> list:
 
 
 def vector_class(entry) -> str:
-    """The class of an entry's vector env: the shared faces for ``native`` and ``subprocess``."""
-    shared = {"native": "envzoo.core.vector:TaskVectorEnv",
-              "subprocess": "envzoo.core.subprocess_vector:SubprocessVectorEnv"}
-    return shared.get(entry.vector_entry_point, entry.vector_entry_point)
+    """The class of an entry's vector env: the shared face's for ``native`` and ``subprocess``."""
+    from envzoo.registry import SHARED_VECTOR_FACES
+
+    shared = SHARED_VECTOR_FACES.get(entry.vector_entry_point)
+    return shared.vector_env if shared is not None else entry.vector_entry_point
 
 
 def page_uri(env_id: str) -> str:

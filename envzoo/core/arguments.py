@@ -35,9 +35,19 @@ def accepted_arguments(function: Callable) -> list[str]:
     return names
 
 
+def _takes_any(function: Callable) -> bool:
+    """Whether ``function`` takes ``**kwargs`` without saying where they go."""
+    if getattr(function, "forwards_to", None):
+        return any(_takes_any(target) for target in function.forwards_to)
+    return any(parameter.kind is inspect.Parameter.VAR_KEYWORD
+               for parameter in inspect.signature(function).parameters.values())
+
+
 def check_arguments(function: Callable, given: Iterable[str], owner: str, face_arguments: tuple[str, ...] = ()):
     """Raise :class:`UnknownArgumentError` if a name in ``given`` is neither an argument of
     ``function`` nor one of ``face_arguments`` (those the env's face takes itself)."""
+    if _takes_any(function):
+        return  # a **kwargs that goes nowhere declared: the function checks names itself
     valid = accepted_arguments(function) + list(face_arguments)
     unknown = [name for name in given if name not in valid]
     if not unknown:

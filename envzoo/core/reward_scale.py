@@ -6,6 +6,7 @@ waiting; market making: a fraction of a notional)."""
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.spaces import Box
 from gymnasium.wrappers import TransformReward
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
@@ -37,9 +38,9 @@ def policy_reward_sizes(env_id: str, episodes: int = 2, max_steps: int = 200) ->
     from envzoo.core.policy import RandomPolicy
 
     entry = envzoo.env_info(env_id)
-    makers = {"random": RandomPolicy}
+    makers = {"random": RandomPolicy}  # an id's own "random" policy is uniform too: this one stands for it
     makers.update({ref.name: (lambda env, name=ref.name: envzoo.make_policy(entry.id, name, env))
-                   for ref in entry.policies if ref.installed and not ref.env_kwargs})
+                   for ref in entry.policies if ref.installed and not ref.env_kwargs and ref.name != "random"})
     sizes = {}
     for name, make_policy in makers.items():
         env = envzoo.make(entry.id)
@@ -79,6 +80,18 @@ class DivideBy:
         return float(reward / self.scale)
 
 
+class ScaledReward(TransformReward):
+    """A Gymnasium env whose reward is divided by ``scale``; a multi-objective env's
+    ``reward_space`` is divided too (``env.unwrapped.reward_space`` stays the env's own)."""
+
+    def __init__(self, env, scale):
+        super().__init__(env, DivideBy(scale))
+        space = getattr(env.unwrapped, "reward_space", None)
+        if space is not None:
+            bounds = np.sort(np.stack([space.low / self.func.scale, space.high / self.func.scale]), axis=0)
+            self.reward_space = Box(bounds[0].astype(space.dtype), bounds[1].astype(space.dtype), dtype=space.dtype)
+
+
 class ScaledRewardParallel(BaseParallelWrapper):
     """A PettingZoo parallel env whose every agent's reward is divided by ``scale``."""
 
@@ -93,4 +106,4 @@ class ScaledRewardParallel(BaseParallelWrapper):
 
 def scaled(env, scale, multi_agent: bool):
     """``env`` with its rewards divided by ``scale``."""
-    return ScaledRewardParallel(env, scale) if multi_agent else TransformReward(env, DivideBy(scale))
+    return ScaledRewardParallel(env, scale) if multi_agent else ScaledReward(env, scale)

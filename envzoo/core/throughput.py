@@ -11,24 +11,25 @@ import envzoo
 from envzoo.registry import EnvEntry
 
 
-def _random_joint_actions(env, steps: int, seed: int) -> list[dict]:
-    for i, agent in enumerate(env.possible_agents):
-        env.action_space(agent).seed(seed + i)
-    return [{agent: env.action_space(agent).sample() for agent in env.possible_agents} for _ in range(steps)]
+#: Actions are drawn this many at a time, between timed stretches of stepping.
+_CHUNK = 1000
 
 
-def _timed_steps(step, actions: list, max_seconds: float | None) -> tuple[int, float]:
-    """Call ``step(action)`` for each action, stopping early once ``max_seconds`` have passed;
-    the number of steps taken and the seconds they took."""
-    start = time.perf_counter()
-    deadline = float("inf") if max_seconds is None else start + max_seconds
-    taken = 0
-    for action in actions:
-        step(action)
-        taken += 1
-        if time.perf_counter() >= deadline:
-            break
-    return taken, time.perf_counter() - start
+def _timed_steps(step, sample, steps: int, max_seconds: float | None) -> tuple[int, float]:
+    """Call ``step(sample())`` ``steps`` times, stopping early once the stepping has taken
+    ``max_seconds``; the number of steps taken and the seconds of stepping. Actions are drawn in
+    chunks outside the timed stretches, so drawing costs neither time nor memory up front."""
+    taken, seconds = 0, 0.0
+    while taken < steps and (max_seconds is None or seconds < max_seconds):
+        actions = [sample() for _ in range(min(_CHUNK, steps - taken))]
+        start = time.perf_counter()
+        for action in actions:
+            step(action)
+            taken += 1
+            if max_seconds is not None and time.perf_counter() - start + seconds >= max_seconds:
+                break
+        seconds += time.perf_counter() - start
+    return taken, seconds
 
 
 def _single_rate(entry: EnvEntry, steps: int, seed: int, max_seconds: float | None) -> tuple[float, int]:
@@ -39,13 +40,18 @@ def _single_rate(entry: EnvEntry, steps: int, seed: int, max_seconds: float | No
         if not entry.is_multi_agent:
             return _gymnasium_measure(env, steps, seed, max_seconds)
         env.reset(seed=seed)
+        for i, agent in enumerate(env.possible_agents):
+            env.action_space(agent).seed(seed + i)
 
         def step(action):
             env.step({agent: action[agent] for agent in env.agents})
             if not env.agents:
                 env.reset()
 
-        taken, seconds = _timed_steps(step, _random_joint_actions(env, steps, seed), max_seconds)
+        def sample():
+            return {agent: env.action_space(agent).sample() for agent in env.possible_agents}
+
+        taken, seconds = _timed_steps(step, sample, steps, max_seconds)
         return taken / seconds, taken
     finally:
         env.close()
@@ -73,7 +79,7 @@ def _gymnasium_measure(env, steps: int, seed: int, max_seconds: float | None) ->
         if terminated or truncated:
             env.reset()
 
-    taken, seconds = _timed_steps(step, [env.action_space.sample() for _ in range(steps)], max_seconds)
+    taken, seconds = _timed_steps(step, env.action_space.sample, steps, max_seconds)
     return taken / seconds, taken
 
 
@@ -82,7 +88,7 @@ def _vector_measure(envs, steps: int, seed: int, max_seconds: float | None) -> t
     try:
         envs.reset(seed=seed)
         envs.action_space.seed(seed)
-        taken, seconds = _timed_steps(envs.step, [envs.action_space.sample() for _ in range(steps)], max_seconds)
+        taken, seconds = _timed_steps(envs.step, envs.action_space.sample, steps, max_seconds)
         return envs.num_envs * taken / seconds, taken
     finally:
         envs.close()

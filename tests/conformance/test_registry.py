@@ -178,6 +178,10 @@ def test_scale_reward_divides_every_face_by_the_registry_scale(env_id):
             reward, scaled_reward = plain.step(1)[1], scaled.step(1)[1]
             np.testing.assert_allclose(scaled_reward, np.asarray(reward) / np.asarray(entry.reward_scale), rtol=1e-6)
             assert np.asarray(scaled_reward).dtype == np.asarray(reward).dtype
+            if entry.is_multi_objective:
+                space = plain.unwrapped.reward_space
+                assert np.array_equal(scaled.reward_space.low, space.low / np.asarray(entry.reward_scale, np.float32))
+                assert scaled.reward_space.contains(scaled_reward)
         pickle.loads(pickle.dumps(scaled))
     finally:
         plain.close()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import envzoo
-from envzoo.core.errors import InvalidActionError, RegistryError
+from envzoo.core.errors import InvalidActionError, RegistryError, UnknownArgumentError
 
 MO_ID = "envzoo/ServerlessMO-v1"
 
@@ -34,6 +34,26 @@ def test_a_copy_after_an_episode_end_resets_on_its_next_step_with_a_zero_vector_
         vector.close()
         if copy is not None:
             copy.close()
+
+
+def test_an_id_without_a_horizon_runs_its_own_episodes_and_bad_arguments_are_named():
+    vector = envzoo.make_subprocess_vec("envzoo/CollisionAvoidance-v1", 2)  # no max_episode_steps
+    try:
+        vector.reset(seed=0)
+        for _ in range(3):
+            vector.step(np.zeros(2, dtype=np.int64))
+    finally:
+        vector.close()
+    with pytest.raises(UnknownArgumentError, match="did you mean 'workload'"):
+        envzoo.make_subprocess_vec(MO_ID, 2, worklaod="bursty")
+
+
+def test_the_env_class_metadata_is_left_as_it_was():
+    from envzoo.serverless.mo import ServerlessMOEnv
+
+    before = dict(ServerlessMOEnv.metadata)
+    envzoo.make_subprocess_vec(MO_ID, 2).close()
+    assert ServerlessMOEnv.metadata == before
 
 
 def test_multi_agent_ids_have_no_subprocess_vector_env():
