@@ -11,31 +11,13 @@ from gymnasium.wrappers import TransformReward
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 
-def _step_rewards(env, policy, seed: int, max_steps: int, multi_agent: bool) -> np.ndarray:
-    """The per-step rewards of one episode (the agents' mean for multi-agent envs): (steps,) or
-    (steps, K) for vector rewards."""
-    policy.reset(seed)
-    observation, info = env.reset(seed=seed)
-    rewards = []
-    for _ in range(max_steps):
-        observation, reward, terminated, truncated, info = env.step(policy(observation, info))
-        if multi_agent:
-            rewards.append(np.mean(list(reward.values())))
-            if not env.agents:
-                break
-        else:
-            rewards.append(np.asarray(reward, dtype=np.float64))
-            if terminated or truncated:
-                break
-    return np.array(rewards)
-
-
 def policy_reward_sizes(env_id: str, episodes: int = 2, max_steps: int = 200) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """For random actions and each installed reference policy (made with the defaults): the
     root mean square of the per-step reward over ``episodes`` seeded episodes of at most
     ``max_steps`` steps, and the mean episode return (both per objective for vector rewards)."""
     import envzoo
     from envzoo.core.policy import RandomPolicy
+    from envzoo.core.rollout import run_episode
 
     entry = envzoo.env_info(env_id)
     makers = {"random": RandomPolicy}  # an id's own "random" policy is uniform too: this one stands for it
@@ -45,8 +27,8 @@ def policy_reward_sizes(env_id: str, episodes: int = 2, max_steps: int = 200) ->
     for name, make_policy in makers.items():
         env = envzoo.make(entry.id)
         try:
-            played = [_step_rewards(env, make_policy(env), seed, max_steps, entry.is_multi_agent)
-                      for seed in range(episodes)]
+            policy = make_policy(env)
+            played = [run_episode(env, policy, seed, max_steps).step_rewards for seed in range(episodes)]
         finally:
             env.close()
         steps = np.concatenate(played)

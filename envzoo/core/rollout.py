@@ -15,45 +15,50 @@ ROUNDING = 1e-6
 
 @dataclass
 class EpisodeResult:
-    """What one episode produced: its KPIs (``info["metrics"]``), return and length."""
+    """What one episode produced: its KPIs (``info["metrics"]``), return and length, and the
+    reward of each step ((length,) or (length, K) for vector rewards; the agents' mean for
+    PettingZoo envs)."""
 
     metrics: dict[str, float]
     episode_return: float | np.ndarray
     length: int
+    step_rewards: np.ndarray | None = None
 
 
-def run_episode(env, policy: Policy, seed: int | None = None) -> EpisodeResult:
-    """Play one episode of a Gymnasium or PettingZoo-parallel env with ``policy``.
+def run_episode(env, policy: Policy, seed: int | None = None, max_steps: int | None = None) -> EpisodeResult:
+    """Play one episode of a Gymnasium or PettingZoo-parallel env with ``policy``, or its first
+    ``max_steps`` steps.
 
     For PettingZoo envs the return is the mean over agents and the metrics are those every
     agent's final info carries.
     """
     policy.reset(seed)
     if hasattr(env, "possible_agents"):
-        return _run_parallel(env, policy, seed)
+        return _run_parallel(env, policy, seed, max_steps)
     observation, info = env.reset(seed=seed)
-    total, length = 0.0, 0
+    total, rewards = 0.0, []
     while True:
         observation, reward, terminated, truncated, info = env.step(policy(observation, info))
-        total = total + np.asarray(reward, dtype=np.float64)
-        length += 1
-        if terminated or truncated:
-            return EpisodeResult(_float_metrics(info), _plain(total), length)
+        rewards.append(np.asarray(reward, dtype=np.float64))
+        total = total + rewards[-1]
+        if terminated or truncated or len(rewards) == max_steps:
+            return EpisodeResult(_float_metrics(info), _plain(total), len(rewards), np.array(rewards))
 
 
-def _run_parallel(env, policy: Policy, seed: int | None) -> EpisodeResult:
+def _run_parallel(env, policy: Policy, seed: int | None, max_steps: int | None) -> EpisodeResult:
     observations, infos = env.reset(seed=seed)
     returns = {agent: 0.0 for agent in env.possible_agents}
-    length, last_infos = 0, infos
-    while env.agents:
+    step_rewards, last_infos = [], infos
+    while env.agents and len(step_rewards) != max_steps:
         actions = policy(observations, infos)
         observations, rewards, terminations, truncations, infos = env.step(actions)
         for agent, reward in rewards.items():
             returns[agent] += float(reward)
+        step_rewards.append(float(np.mean([float(reward) for reward in rewards.values()])))
         last_infos = infos or last_infos
-        length += 1
     metrics = next(iter(last_infos.values())).get("metrics", {}) if last_infos else {}
-    return EpisodeResult(_float_metrics({"metrics": metrics}), float(np.mean(list(returns.values()))), length)
+    return EpisodeResult(_float_metrics({"metrics": metrics}), float(np.mean(list(returns.values()))),
+                         len(step_rewards), np.array(step_rewards))
 
 
 def _float_metrics(info: dict) -> dict[str, float]:

@@ -10,6 +10,7 @@ constellation (``Constellation-v1``). The dynamics are in :mod:`envzoo.orbital.s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from gymnasium import spaces
@@ -56,21 +57,30 @@ def action_hint(params: CollisionAvoidanceParams) -> str:
             f"±{params.max_delta_v_mps}.")
 
 
-def _column_scales(params: CollisionAvoidanceParams) -> dict[str, tuple[float, float]]:
-    """(offset, scale) of every observation column: the normalised value is (physical − offset) /
-    scale, so that each column is of order one (the env's docstring lists them)."""
-    hours = params.episode_s / 3600.0
+def _column_scales(params: CollisionAvoidanceParams, columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, scales) of ``columns``: the normalised value is (physical − offset) / scale, so
+    that each column is of order one (the env's docstring lists them)."""
+    return _scales_of(params.episode_s, params.delta_v_budget_mps, params.pc_threshold, columns)
+
+
+@lru_cache(maxsize=64)
+def _scales_of(episode_s: float, delta_v_budget_mps: float, pc_threshold: float,
+               columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    # Cached: observe() and the policies ask for them every step, and only these settings matter.
+    hours = episode_s / 3600.0
     angle = (np.pi, np.pi)
     scales = {"altitude_km": (500.0, 100.0), "eccentricity": (0.0, 1e-3), "inclination_rad": (0.0, np.pi),
               "raan_rad": angle, "argument_of_latitude_rad": angle,
-              "delta_v_left_mps": (0.0, params.delta_v_budget_mps or 1.0), "elapsed_h": (0.0, hours),
+              "delta_v_left_mps": (0.0, delta_v_budget_mps or 1.0), "elapsed_h": (0.0, hours),
               "return_pending": (0.0, 1.0), "involves_me": (0.0, 1.0),
               "sigma_major_km": (0.0, 0.1), "sigma_minor_km": (0.0, 0.1), "time_to_tca_h": (0.0, hours),
-              "log10_pc": (float(np.log10(params.pc_threshold)), 10.0), "hours_since_update": (0.0, hours)}
+              "log10_pc": (float(np.log10(pc_threshold)), 10.0), "hours_since_update": (0.0, hours)}
     for axis in ("r", "t", "n"):
         scales.update({f"slot_d{axis}_km": (0.0, 1.0), f"slot_dv{axis}_mps": (0.0, 1.0),
                        f"rel_{axis}_km": (0.0, 1.0), f"rel_v{axis}_kmps": (0.0, 10.0)})
-    return scales
+    offset, scale = np.array([scales[name] for name in columns]).T
+    offset.flags.writeable = scale.flags.writeable = False
+    return offset, scale
 
 
 def observation_columns(params: CollisionAvoidanceParams, siblings: int = 0) -> tuple[str, ...]:
@@ -84,7 +94,7 @@ def normalized(params: CollisionAvoidanceParams, physical: np.ndarray, columns: 
     ``observation="physical"``)."""
     if params.observation == "physical":
         return physical
-    offset, scale = np.array([_column_scales(params)[name] for name in columns]).T
+    offset, scale = _column_scales(params, columns)
     return (physical - offset) / scale
 
 
@@ -93,7 +103,7 @@ def physical(params: CollisionAvoidanceParams, observation: np.ndarray, columns:
     observation = np.asarray(observation, dtype=np.float64)
     if params.observation == "physical":
         return observation
-    offset, scale = np.array([_column_scales(params)[name] for name in columns]).T
+    offset, scale = _column_scales(params, columns)
     return observation * scale + offset
 
 
