@@ -89,6 +89,11 @@ class Task:
     action_space: spaces.Space
     reward_space: spaces.Box | None = None
     action_hint: str = ""
+    #: True where ``info["metrics"]`` comes only with the last step of an episode (the faces add
+    #: it there: the single env's ending step, the vector env's ``final_info``), as the KPIs of
+    #: the whole episode; :meth:`metrics` still gives them at any time. For compiled tasks whose
+    #: whole step costs less than building the metrics' dict every step.
+    metrics_at_episode_end: bool = False
 
     def __init__(self, params, batch: int):
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
@@ -130,6 +135,23 @@ class Task:
     def step(self, actions: np.ndarray) -> Transition:
         """Advance every row by one decision with checked ``actions`` (B, ...)."""
         raise NotImplementedError
+
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        """One step of a one-row task (B = 1) with one checked ``action``, as the single-agent
+        faces return it: ``(observation, reward, terminated, truncated, info)``, the reward a
+        float (or, with ``vector_reward``, the float32 vector reward), ``info`` holding
+        ``metrics``, the step's further entries and ``cost`` (where the task has costs), all as
+        plain Python numbers (no ``metrics`` with :attr:`metrics_at_episode_end`: the face adds
+        them at the episode's end). The default steps the batch and takes its row; a compiled
+        task may override it to step and observe in one call (the same numbers)."""
+        outcome = self.step(np.array([action]))
+        info = row_of(outcome.info, 0)
+        if not self.metrics_at_episode_end:
+            info = {"metrics": row_of(self.metrics(), 0), **info}
+        if outcome.cost is not None:
+            info["cost"] = row_of(outcome.cost, 0)
+        reward = outcome.objectives[0].astype(np.float32) if vector_reward else float(outcome.reward[0])
+        return row_of(self.observe(), 0), reward, bool(outcome.terminated[0]), bool(outcome.truncated[0]), info
 
     def observe(self) -> Observations:
         """The current observations of every row, (B, ...) (or a dict of such arrays): new

@@ -28,7 +28,10 @@ class TaskEnv(gym.Env):
     :class:`~envzoo.core.errors.InvalidActionError`), steps the task and returns the scalar
     reward (or the vector reward, :attr:`vector_reward`), the task's own termination and
     truncation (the registry's horizon is Gymnasium's ``TimeLimit``) and ``info`` with ``cost``,
-    ``metrics`` and the task's further entries. Stepping an ended episode raises
+    ``metrics`` (at every step, or at the episode's last step only where the task says
+    ``metrics_at_episode_end``: then an episode that a ``TimeLimit`` outside the env cuts ends
+    without them, and :meth:`episode_metrics` gives them at any time) and the task's further
+    entries. Stepping an ended episode raises
     ``RuntimeError`` until ``reset()``. The task is ``env.unwrapped.task``, its parameters
     ``env.unwrapped.params``.
     """
@@ -63,20 +66,18 @@ class TaskEnv(gym.Env):
             raise RuntimeError("call reset() before step() (the episode has ended or never started)")
         action = self.task.check_action(action)
         try:
-            outcome = self.task.step(np.asarray([action]))
+            step = self.task.step_single(action, self.vector_reward)
         except Exception:
             self._started = False  # an episode that failed in the middle of a step is over
             raise
-        if self.vector_reward:
-            reward = outcome.objectives[0].astype(np.float32)
-        else:
-            reward = float(outcome.reward[0])
-        terminated, truncated = bool(outcome.terminated[0]), bool(outcome.truncated[0])
-        self._started = not (terminated or truncated)
-        info = {"metrics": row_of(self.task.metrics(), 0), **row_of(outcome.info, 0)}
-        if outcome.cost is not None:
-            info["cost"] = row_of(outcome.cost, 0)
-        return row_of(self.task.observe(), 0), reward, terminated, truncated, info
+        self._started = not (step[2] or step[3])
+        if not self._started and self.task.metrics_at_episode_end:
+            step[4]["metrics"] = self.episode_metrics()
+        return step
+
+    def episode_metrics(self) -> dict:
+        """The KPIs of the episode so far: what ``info["metrics"]`` holds at its end."""
+        return row_of(self.task.metrics(), 0)
 
     def render(self):
         if self.render_mode != "ansi":

@@ -42,6 +42,8 @@ def run_episode(env, policy: Policy, seed: int | None = None, max_steps: int | N
         rewards.append(np.asarray(reward, dtype=np.float64))
         total = total + rewards[-1]
         if terminated or truncated or len(rewards) == max_steps:
+            if "metrics" not in info and hasattr(env.unwrapped, "episode_metrics"):
+                info = {**info, "metrics": env.unwrapped.episode_metrics()}  # cut before the episode's end
             return EpisodeResult(_float_metrics(info), _plain(total), len(rewards), np.array(rewards))
 
 

@@ -12,6 +12,8 @@ def check_action(space: spaces.Space, action, hint: str = ""):
     """Return ``action`` as the space's type (an int for Discrete, an int64 array for
     MultiDiscrete, a float64 array for Box), or raise :class:`InvalidActionError`."""
     if isinstance(space, spaces.Discrete):
+        if type(action) is int and space.start <= action < space.start + space.n:
+            return action  # the common case, first: a single env's step pays for this check
         return _check_discrete(space, action, hint)
     if isinstance(space, spaces.Box):
         return check_box_action(space, action, hint)

@@ -25,14 +25,20 @@ def check_vector_size(num_envs, max_episode_steps) -> tuple[int, int | None]:
 
 def with_masks(info: dict, mask: np.ndarray) -> dict:
     """Add Gymnasium's ``_key`` boolean masks to a dict of per-sub-env arrays (recursively),
-    keeping only the entries where ``mask`` holds (others are zeroed)."""
+    keeping only the entries where ``mask`` holds (others are zeroed). The entries are new
+    arrays, never the caller's."""
+    everywhere = bool(mask.all())
     out = {}
     for key, value in info.items():
         if isinstance(value, dict):
             out[key] = with_masks(value, mask)
+        elif everywhere:  # the common step, where no episode ended: a copy is all it takes
+            out[key] = np.array(value)
         else:
             value = np.asarray(value)
-            out[key] = np.where(mask.reshape((-1,) + (1,) * (value.ndim - 1)), value, np.zeros_like(value))
+            kept = np.zeros_like(value)
+            kept[mask] = value[mask]
+            out[key] = kept
         out[f"_{key}"] = mask.copy()
     return out
 
@@ -47,16 +53,19 @@ def final_step_info(info: dict, observations: np.ndarray, done: np.ndarray) -> d
             "final_info": with_masks(info, done), "_final_info": done.copy()}
 
 
-def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart, final_observations=None):
+def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart, final_observations=None,
+                        final_entries=None):
     """Gymnasium's SAME_STEP autoreset, as SyncVectorEnv does it: ``info`` keeps the step's
     entries of the sub-envs that go on; those whose episode ended (``done``) get ``final_obs``
-    (``final_observations`` if the batch is not indexable by row) and ``final_info``, and
+    (``final_observations`` if the batch is not indexable by row) and ``final_info`` (the step's
+    entries and those of ``final_entries()``, which is called only when an episode ended), and
     ``restart(rows)`` starts their next episodes and returns the new observations of the batch.
     Returns ``(observations, info)``."""
     info = with_masks(raw_info, ~done)
     if not done.any():
         return observations, info
-    info.update(final_step_info(raw_info, observations if final_observations is None else final_observations, done))
+    final_info = raw_info if final_entries is None else {**raw_info, **final_entries()}
+    info.update(final_step_info(final_info, observations if final_observations is None else final_observations, done))
     return restart(np.flatnonzero(done)), info
 
 
@@ -83,7 +92,8 @@ class TaskVectorEnv(VectorEnv):
     passes), the same ``step`` call starts its next episode and returns that episode's first
     observation; the finished episode's last observation and info are in ``info["final_obs"]``
     and ``info["final_info"]`` (masked by ``info["_final_obs"]``). ``info["cost"]`` and every
-    entry of ``info["metrics"]`` are arrays over the sub-envs, with Gymnasium's ``_key`` masks.
+    entry of ``info["metrics"]`` are arrays over the sub-envs, with Gymnasium's ``_key`` masks;
+    where the task reports its metrics at the episode's end only, they are in ``final_info``.
     Rewards are float64 (N,), or float32 (N, K) vector rewards with ``vector_reward``.
     """
 
@@ -137,11 +147,13 @@ class TaskVectorEnv(VectorEnv):
             truncated |= self._elapsed >= self.max_episode_steps
         rewards = outcome.objectives.astype(np.float32) if self.vector_reward else outcome.reward
         observations = self.task.observe()
-        raw_info = {"metrics": self.task.metrics(), **outcome.info}
+        at_end = self.task.metrics_at_episode_end
+        raw_info = dict(outcome.info) if at_end else {"metrics": self.task.metrics(), **outcome.info}
         if outcome.cost is not None:
             raw_info["cost"] = outcome.cost
         observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
-                                                 final_observations=_rows(observations, self.num_envs))
+                                                 final_observations=_rows(observations, self.num_envs),
+                                                 final_entries=(lambda: {"metrics": self.task.metrics()}) if at_end else None)
         return observations, rewards, terminated, truncated, info
 
     def _restart(self, rows: np.ndarray):

@@ -100,6 +100,13 @@ def make_env(entry, horizon: int | None = None, **kwargs):
     return gymnasium.make(entry.id, **kwargs)
 
 
+def metrics_at_own_ends_only(env) -> bool:
+    """The env reports info["metrics"] only at the episode ends its task decides
+    (Task.metrics_at_episode_end): an end that the tests' TimeLimit cuts has none, and
+    ``env.unwrapped.episode_metrics()`` gives them on request."""
+    return bool(getattr(getattr(env.unwrapped, "task", None), "metrics_at_episode_end", False))
+
+
 def agents_of(env) -> list:
     return list(env.possible_agents)
 

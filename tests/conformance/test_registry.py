@@ -21,6 +21,7 @@ from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, entries, load_attr, par
 
 from .support import (
     REPO_ROOT, action_sequence, all_entries, entry_params, is_gymnasium, is_parallel, make_env,
+    metrics_at_own_ends_only,
 )
 
 METRICS_HORIZON = 4
@@ -42,6 +43,9 @@ def test_declared_metrics_are_the_reported_metrics(entry, closing):
                 break
     else:
         pytest.fail(f"the episode did not end after {METRICS_HORIZON} steps")
+    if not is_parallel(entry) and metrics_at_own_ends_only(env):
+        assert "metrics" not in infos, "a TimeLimit cut: the env cannot see it"
+        infos = {**infos, "metrics": env.unwrapped.episode_metrics()}
     final = infos.items() if is_parallel(entry) else [("the env", infos)]
     for who, info in final:
         assert "metrics" in info, f"{who}: no info['metrics'] at the end of the episode"
