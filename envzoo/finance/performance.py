@@ -1,4 +1,4 @@
-"""Investment performance metrics, batched and updated in O(1) per step.
+"""Investment performance metrics, batched and updated in O(1) per step (compiled).
 
 For a value path V_0, V_1, ..., V_T with simple period returns r_t = V_t / V_{t-1} - 1 and
 ``N`` periods per year:
@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
+
 #: Cap on the log of annualised growth, so that annualising a few lucky bars stays finite.
 MAX_LOG_GROWTH = 700.0
 
 METRICS = ("fapv", "annual_return", "annual_volatility", "sharpe", "sortino", "max_drawdown", "calmar")
+N_METRICS = len(METRICS)  # a plain int: kernels read it as a compile-time constant
 
 
 def _annualised(fapv, years):
@@ -35,10 +38,6 @@ def _annualised(fapv, years):
     with np.errstate(divide="ignore"):
         exponent = np.log(np.asarray(fapv, dtype=np.float64)) / years
     return np.expm1(np.clip(exponent, -np.inf, MAX_LOG_GROWTH))
-
-
-def _ratio(numerator, denominator):
-    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
 
 
 def sharpe_ratio(mean, std) -> np.ndarray:
@@ -73,56 +72,101 @@ class RunningMoments:
         return np.sqrt(self.m2 / np.maximum(self.count - 1, 1))
 
 
+# The running state of one value path: a row of RunningPerformance.stats. Compiled kernels (the
+# trading step) update it in place with update_row and read it with metrics_row.
+INITIAL, VALUE, PEAK, MAX_DRAWDOWN, COUNT, MEAN, M2, DOWNSIDE = range(8)
+N_STATS = 8
+
+
+@kernel
+def reset_row(stats, row, initial_value):
+    """Row ``row`` starts a new path at ``initial_value``."""
+    stats[row, :] = 0.0
+    stats[row, INITIAL] = stats[row, VALUE] = stats[row, PEAK] = initial_value
+
+
+@kernel
+def update_row(stats, row, new_value, risk_free_rate):
+    """One period of row ``row``: its value becomes ``new_value`` (Welford's update of the
+    returns' mean and variance, the downside sum, the peak and the drawdown)."""
+    s = stats[row]
+    r = new_value / s[VALUE] - 1.0
+    count = s[COUNT] + 1.0
+    delta = r - s[MEAN]
+    s[MEAN] += delta / count
+    s[M2] += delta * (r - s[MEAN])
+    s[COUNT] = count
+    downside = min(r - risk_free_rate, 0.0)
+    s[DOWNSIDE] += downside * downside
+    s[VALUE] = new_value
+    s[PEAK] = max(s[PEAK], new_value)
+    s[MAX_DRAWDOWN] = max(s[MAX_DRAWDOWN], 1.0 - new_value / s[PEAK])
+
+
+@kernel
+def metrics_row(stats, row, periods_per_year, risk_free_rate, out):
+    """The metrics of row ``row`` so far into ``out[0:7]``, in the order of :data:`METRICS`."""
+    s = stats[row]
+    n = s[COUNT]
+    fapv = s[VALUE] / s[INITIAL]
+    annual_return = 0.0
+    if n > 0:  # fapv^(1/years) − 1 in logs, the exponent capped (see MAX_LOG_GROWTH); log 0 = −inf gives −1
+        annual_return = np.expm1(min(np.log(fapv) / (n / periods_per_year), MAX_LOG_GROWTH))
+    std = np.sqrt(s[M2] / max(n - 1.0, 1.0))
+    mean_excess = s[MEAN] - risk_free_rate if n > 0 else 0.0
+    downside = np.sqrt(s[DOWNSIDE] / max(n, 1.0))
+    scale = np.sqrt(periods_per_year)
+    out[0] = fapv
+    out[1] = annual_return
+    out[2] = std * scale
+    out[3] = scale * mean_excess / std if std > 1e-12 * (1.0 + abs(mean_excess)) else 0.0  # as sharpe_ratio
+    out[4] = scale * mean_excess / downside if downside > 0 else 0.0
+    out[5] = s[MAX_DRAWDOWN]
+    out[6] = annual_return / s[MAX_DRAWDOWN] if s[MAX_DRAWDOWN] > 0 else 0.0
+
+
+@kernel
+def _reset_rows(stats, rows, initial_values):
+    for k in range(rows.shape[0]):
+        reset_row(stats, rows[k], initial_values[k])
+
+
+@kernel
+def _update_rows(stats, new_values, risk_free_rate):
+    for row in range(stats.shape[0]):
+        update_row(stats, row, new_values[row], risk_free_rate)
+
+
+@kernel
+def _metrics_rows(stats, periods_per_year, risk_free_rate):
+    out = np.empty((stats.shape[0], N_METRICS))
+    for row in range(stats.shape[0]):
+        metrics_row(stats, row, periods_per_year, risk_free_rate, out[row])
+    return out
+
+
 class RunningPerformance:
-    """Running statistics of B value paths; :meth:`update` takes each period's new values."""
+    """Running statistics of B value paths; :meth:`update` takes each period's new values.
+    O(1) per row and period, compiled; :attr:`stats` (B, N_STATS) is the whole state."""
 
     def __init__(self, batch: int, periods_per_year: float, risk_free_rate: float = 0.0):
         if periods_per_year <= 0:
             raise ValueError(f"periods_per_year must be > 0, got {periods_per_year}")
-        self.periods_per_year = periods_per_year
-        self.risk_free_rate = risk_free_rate
-        shape = (batch,)
-        self.initial = np.ones(shape)
-        self.value = np.ones(shape)
-        self.peak = np.ones(shape)
-        self.max_drawdown = np.zeros(shape)
-        self.returns = RunningMoments(batch)
-        self.sum_downside = np.zeros(shape)  # of min(r - r_f, 0)^2
+        self.periods_per_year = float(periods_per_year)
+        self.risk_free_rate = float(risk_free_rate)
+        self.stats = np.zeros((batch, N_STATS))
+        self.reset(np.arange(batch), 1.0)
 
     def reset(self, rows, initial_values) -> None:
-        for array, value in ((self.initial, initial_values), (self.value, initial_values),
-                             (self.peak, initial_values)):
-            array[rows] = value
-        self.max_drawdown[rows] = 0.0
-        self.sum_downside[rows] = 0.0
-        self.returns.reset(rows)
+        rows = np.arange(self.stats.shape[0])[rows]
+        _reset_rows(self.stats, rows, np.broadcast_to(np.asarray(initial_values, dtype=np.float64), rows.shape))
 
     def update(self, new_values: np.ndarray) -> None:
-        returns = new_values / self.value - 1.0
-        self.returns.add(returns)
-        self.sum_downside += np.minimum(returns - self.risk_free_rate, 0.0) ** 2
-        self.value = np.asarray(new_values, dtype=np.float64).copy()
-        self.peak = np.maximum(self.peak, self.value)
-        self.max_drawdown = np.maximum(self.max_drawdown, 1.0 - self.value / self.peak)
+        _update_rows(self.stats, np.asarray(new_values, dtype=np.float64), self.risk_free_rate)
 
     def metrics(self) -> dict[str, np.ndarray]:
-        n = self.returns.count
-        per_year = self.periods_per_year
-        fapv = self.value / self.initial
-        years = np.maximum(n, 1) / per_year
-        annual_return = np.where(n > 0, _annualised(fapv, years), 0.0)
-        std = self.returns.std()
-        mean_excess = np.where(n > 0, self.returns.mean - self.risk_free_rate, 0.0)
-        downside = np.sqrt(self.sum_downside / np.maximum(n, 1))
-        return {
-            "fapv": fapv,
-            "annual_return": annual_return,
-            "annual_volatility": std * np.sqrt(per_year),
-            "sharpe": np.sqrt(per_year) * sharpe_ratio(mean_excess, std),
-            "sortino": np.sqrt(per_year) * _ratio(mean_excess, downside),
-            "max_drawdown": self.max_drawdown.copy(),
-            "calmar": _ratio(annual_return, self.max_drawdown),
-        }
+        table = _metrics_rows(self.stats, self.periods_per_year, self.risk_free_rate)
+        return dict(zip(METRICS, table.T))
 
 
 def performance_from_values(values, periods_per_year: float, risk_free_rate: float = 0.0) -> dict[str, float]:

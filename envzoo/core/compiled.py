@@ -1,0 +1,18 @@
+"""The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk.
+
+A kernel is a plain Python function over numpy arrays and numbers, decorated with
+:func:`kernel`. The first call in a process compiles it for its argument types, or loads the
+machine code that an earlier process cached (next to the module, or numba's user-wide cache
+directory where the package folder is read-only), so only the very first run on a machine pays
+the compilation. ``error_model="numpy"`` keeps numpy's float semantics (x / 0 is ±inf or nan,
+not an exception), so a kernel computes what the array code it replaces computed.
+"""
+
+from __future__ import annotations
+
+import numba
+
+
+def kernel(function):
+    """``function`` compiled with numba (nopython, cached, numpy's float error model)."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
