@@ -94,13 +94,19 @@ class TradingEnv(TaskEnv):
 
     ## Metrics
 
-    ``info["metrics"]`` at every step, for the episode so far: ``fapv``, ``annual_return``,
+    ``info["metrics"]`` with the last step of every episode (terminated, or truncated at the end
+    of its period), for the whole episode: ``fapv``, ``annual_return``,
     ``annual_volatility``, ``sharpe``, ``sortino``, ``max_drawdown``, ``calmar`` of the equity
     path (:mod:`envzoo.finance.performance`, annualised with the data's periods per year, 252 for
     daily stocks; zero risk-free rate), ``turnover`` (mean traded notional / equity per step),
     ``trades`` (number of steps that changed the target position), ``costs_paid`` (total fees and
     slippage / initial equity) and ``exposure`` (mean |target position| per step).
-    ``info`` also has ``equity``, ``position`` and ``date`` (of bar t).
+    ``info`` also has ``equity``, ``position`` and ``date`` (of bar t) at every step.
+    ``env.unwrapped.episode_metrics()`` gives the metrics of the episode so far at any step, e.g.
+    where a ``TimeLimit`` wrapper (``gymnasium.make(..., max_episode_steps=...)``) cuts an episode:
+    the env cannot see that cut, so the cut step's ``info`` has no metrics (``envzoo eval`` and
+    :func:`envzoo.core.rollout.run_episode` ask for them). The native vector env reports them in
+    ``info["final_info"]``.
 
     ## Arguments
 
@@ -128,7 +134,10 @@ class TradingEnv(TaskEnv):
 
     - v0: initial version. The accounting became the shared portfolio book's (Jiang et al.'s
       eq. (14) with the fee and slippage as notional costs), which is the same rule; a native
-      vector env and ``TradingMO-v0`` were added without changing an episode.
+      vector env and ``TradingMO-v0`` were added without changing an episode. The simulator
+      became compiled code (numba; the same numbers), and ``info["metrics"]`` comes with an
+      episode's last step only (building it every step cost more than the step): observations,
+      rewards, costs and the final metrics are unchanged.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

@@ -22,7 +22,8 @@ DEFAULT_TEST_START = "2015-01-01"
 class TradingParams:
     """Everything fixed by a trading env's arguments. ``market`` (T, 9 + lookback) holds the
     indicator features then the lagged log returns of every bar (NaN during the warm-up);
-    ``first_bar``/``last_bar`` bound the split's decision bars."""
+    ``first_bar``/``last_bar`` bound the split's decision bars; ``dates`` are the bars' dates
+    (YYYY-MM-DD)."""
 
     panel: PricePanel
     market: np.ndarray
@@ -39,6 +40,7 @@ class TradingParams:
     lookback: int
     indicator_params: dict
     feature_names: tuple[str, ...]
+    dates: np.ndarray
 
     @property
     def asset(self) -> str:
@@ -47,6 +49,11 @@ class TradingParams:
     @property
     def closes(self) -> np.ndarray:
         return self.panel.field("close")[:, 0]
+
+    @property
+    def n_indicators(self) -> int:
+        """Number of indicator features, the first columns of ``market`` and of the observation."""
+        return len(ind.FEATURE_NAMES)
 
     @property
     def cost_rate(self) -> float:
@@ -140,4 +147,5 @@ def make_params(data="sp500-index", asset: str | None = None, split: str = "trai
     return TradingParams(panel=panel, market=market, warmup=warmup, split=split, first_bar=first_bar,
                          last_bar=last_bar, test_start=test_start, episode_steps=episode_steps, positions=positions,
                          fee=fee, slippage=slippage, reward=reward, lookback=lookback,
-                         indicator_params={**ind.DEFAULTS, **(indicators or {})}, feature_names=feature_names)
+                         indicator_params={**ind.DEFAULTS, **(indicators or {})}, feature_names=feature_names,
+                         dates=np.datetime_as_string(times, unit="D"))

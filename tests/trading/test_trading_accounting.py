@@ -69,14 +69,16 @@ def test_round_trip_costs_twice_fee_plus_slippage_on_the_notional(make_panel, fe
     k = (fee_bps + slippage_bps) * 1e-4
     env.reset()
     _, _, _, _, bought = env.step(2)  # all in at the first test close
+    bought_metrics = env.episode_metrics()
     notional = 1.0 / (1.0 + k)  # the position after paying for it: E_0 - k * notional
     assert bought["equity"] == pytest.approx(notional, rel=1e-14)
     _, _, _, _, sold = env.step(0)
-    paid = bought["metrics"]["costs_paid"] + bought["equity"] * sold["cost"]
+    sold_metrics = env.episode_metrics()
+    paid = bought_metrics["costs_paid"] + bought["equity"] * sold["cost"]
     assert paid == pytest.approx(2 * k * notional, rel=1e-12)
-    assert sold["metrics"]["costs_paid"] == pytest.approx(2 * k * notional, rel=1e-12)
+    assert sold_metrics["costs_paid"] == pytest.approx(2 * k * notional, rel=1e-12)
     assert sold["equity"] == pytest.approx(1.0 - 2 * k * notional, rel=1e-14)
-    assert sold["metrics"]["turnover"] == pytest.approx((notional + notional / bought["equity"]) / 2, rel=1e-12)
+    assert sold_metrics["turnover"] == pytest.approx((notional + notional / bought["equity"]) / 2, rel=1e-12)
 
 
 def test_round_trip_with_a_price_move(panel):
@@ -88,7 +90,7 @@ def test_round_trip_with_a_price_move(panel):
     _, _, _, _, sold = env.step(0)
     bought_notional = 1 / (1 + k)
     sold_notional = bought_notional * closes[1] / closes[0]
-    assert sold["metrics"]["costs_paid"] == pytest.approx(k * (bought_notional + sold_notional), rel=1e-12)
+    assert env.episode_metrics()["costs_paid"] == pytest.approx(k * (bought_notional + sold_notional), rel=1e-12)
     assert sold["equity"] == pytest.approx(sold_notional * (1 - k), rel=1e-12)
     assert env.step(0)[-1]["cost"] == 0  # flat stays flat at no cost
 
@@ -133,7 +135,39 @@ def test_metrics_equal_the_direct_formulas(panel):
         assert infos[-1]["metrics"][name] == pytest.approx(value, rel=1e-9, abs=1e-12), name
     expected_keys = {"fapv", "annual_return", "annual_volatility", "sharpe", "sortino", "max_drawdown", "calmar",
                      "turnover", "trades", "costs_paid", "exposure"}
-    assert all(set(info["metrics"]) == expected_keys for info in infos)
+    assert set(infos[-1]["metrics"]) == expected_keys
+    assert not any("metrics" in info for info in infos[:-1])  # the KPIs of the whole episode, at its end
+
+
+def test_metrics_on_request_equal_the_direct_formulas_mid_episode(panel):
+    env = TradingEnv(panel, split="test")
+    env.reset(seed=0)
+    equity = [1.0]
+    for t in range(30):
+        equity.append(env.step([2, 0, 1][t % 3])[-1]["equity"])
+    for name, value in performance_from_values(equity, 252).items():
+        assert env.episode_metrics()[name] == pytest.approx(value, rel=1e-9, abs=1e-12), name
+
+
+def test_an_outer_time_limit_cut_leaves_the_metrics_on_request(panel):
+    """Gymnasium's TimeLimit truncates outside the env, which cannot see the cut: that step has
+    no metrics; episode_metrics() and run_episode have them."""
+    import gymnasium as gym
+
+    from envzoo.core.policy import Policy
+    from envzoo.core.rollout import run_episode
+
+    class Half(Policy):
+        def __call__(self, observation, info):
+            return 1
+
+    env = gym.make("envzoo/Trading-v0", data=panel, max_episode_steps=5)
+    env.reset(seed=0)
+    infos = [env.step(1)[-1] for _ in range(5)]
+    assert not any("metrics" in info for info in infos)
+    assert env.unwrapped.episode_metrics()["exposure"] == 0.5
+    result = run_episode(env, Half(env), seed=0)
+    assert result.length == 5 and result.metrics["exposure"] == 0.5 and result.metrics["trades"] == 1
 
 
 def test_short_position_gains_when_the_price_falls(panel):

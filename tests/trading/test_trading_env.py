@@ -19,7 +19,7 @@ def observations_along(env, actions, seed=0):
     records = [(info["date"], observation, None)]
     for action in actions:
         observation, reward, terminated, truncated, info = env.step(action)
-        records.append((info["date"], observation, (reward, info["cost"], info["metrics"])))
+        records.append((info["date"], observation, (reward, info["cost"], env.episode_metrics())))
         if terminated or truncated:
             break
     return records
@@ -139,7 +139,7 @@ def test_observations_stay_in_the_space_with_random_actions(panel):
             observation, reward, terminated, truncated, info = env.step(int(rng.integers(0, 5)))
             done = terminated or truncated
             assert space.contains(observation) and np.isfinite(observation).all() and np.isfinite(reward)
-            assert np.isfinite(list(info["metrics"].values())).all() and np.isfinite(info["cost"])
+            assert np.isfinite(list(env.episode_metrics().values())).all() and np.isfinite(info["cost"])
 
 
 def test_gymnasium_check_env_warns_only_about_unbounded_features(panel):
@@ -209,10 +209,10 @@ def test_shipped_index_data(name):
     pytest.importorskip("envzoo.finance.datasets")
     env = TradingEnv(name, split="test")
     observation, info = env.reset()
-    assert info["date"] == "2015-01-02" and env.task._date(env.params.last_bar) == "2018-12-31"
+    assert info["date"] == "2015-01-02" and env.params.dates[env.params.last_bar] == "2018-12-31"
     assert env.observation_space.contains(observation)
     train = TradingEnv(name)
-    assert train.params.warmup == 49 and train.task._date(train.params.first_bar) < "1999-04-01"
+    assert train.params.warmup == 49 and train.params.dates[train.params.first_bar] < "1999-04-01"
     _, info = train.reset(seed=0)
     assert "1999" <= info["date"] < "2015"
 
