@@ -51,6 +51,17 @@ def row_of(value, row: int):
     return item.item() if isinstance(item, np.generic) else item
 
 
+def rows_of(value, n: int) -> list:
+    """``[row_of(value, 0), ..., row_of(value, n - 1)]``, converting each array once (the
+    multi-agent face gives every agent its row of every step's info)."""
+    if isinstance(value, dict):
+        columns = {key: rows_of(item, n) for key, item in value.items()}
+        return [{key: column[row] for key, column in columns.items()} for row in range(n)]
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
+    return [row_of(value, row) for row in range(n)]
+
+
 @dataclass
 class Transition:
     """What one step of every row produced; every array has the leading axis B (rows, or agents).

@@ -9,7 +9,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from envzoo.core.arguments import check_arguments
-from envzoo.core.contract import check_render_mode, row_of
+from envzoo.core.contract import check_render_mode, row_of, rows_of
 from envzoo.core.spaces import check_agent_actions
 
 
@@ -84,13 +84,15 @@ class TaskParallelEnv(ParallelEnv):
         self._cycles += 1
         terminated = bool(np.any(outcome.terminated))
         truncated = bool(np.any(outcome.truncated)) or (self.max_cycles is not None and self._cycles >= self.max_cycles)
-        metrics = self.task.metrics()
+        n = len(self.possible_agents)
+        metrics, extra = rows_of(self.task.metrics(), n), rows_of(outcome.info, n)
+        costs = None if outcome.cost is None else rows_of(outcome.cost, n)
         rewards, infos = {}, {}
-        for i, agent in enumerate(self.possible_agents):
-            rewards[agent] = float(outcome.reward[i])
-            infos[agent] = {"metrics": row_of(metrics, i), **row_of(outcome.info, i)}
-            if outcome.cost is not None:
-                infos[agent]["cost"] = row_of(outcome.cost, i)
+        for i, (agent, reward) in enumerate(zip(self.possible_agents, outcome.reward.tolist())):
+            rewards[agent] = float(reward)
+            infos[agent] = {"metrics": metrics[i], **extra[i]}
+            if costs is not None:
+                infos[agent]["cost"] = costs[i]
         observations = self._per_agent(self.task.observe())
         terminations = dict.fromkeys(self.possible_agents, terminated)
         truncations = dict.fromkeys(self.possible_agents, truncated)

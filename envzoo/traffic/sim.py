@@ -51,6 +51,11 @@ class SignalControlSim:
         self.intersections: dict[str, Intersection] = {i.light: i for i in self.network.intersections}
         self.lights = list(self.intersections)
         self.features = features.LightFeatures.of(self.network, list(self.intersections.values()))
+        # Each light's programs: one per change of green (and one per green, to hold it).
+        self._programs = [(light, _program_id(origin, target),
+                           transition_program(intersection.plan, origin, target, timing))
+                          for light, intersection in self.intersections.items()
+                          for origin in range(intersection.n_greens) for target in range(intersection.n_greens)]
         # Every light's incoming lanes in one index array: the queue KPI is one sum per decision.
         self._incoming_lanes = np.concatenate([i.in_lanes for i in self.network.intersections])
         # Called after every simulated second when set (a face that follows vehicles second by
@@ -85,12 +90,9 @@ class SignalControlSim:
     def _install_programs(self, sim: Simulation) -> None:
         """Each light gets one program per change of green (and one per green, to hold it); SUMO
         forgets them at every restart. Every light starts holding its first green."""
-        for light, intersection in self.intersections.items():
-            plan = intersection.plan
-            for origin in range(intersection.n_greens):
-                for target in range(intersection.n_greens):
-                    sim.install_program(light, _program_id(origin, target),
-                                        transition_program(plan, origin, target, self.timing))
+        for light, program, phases in self._programs:
+            sim.install_program(light, program, phases)
+        for light in self.intersections:
             sim.run_program(light, _program_id(0, 0))
 
     def _read_lanes(self) -> None:

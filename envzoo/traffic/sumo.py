@@ -205,6 +205,7 @@ class Simulation:
         self.backend = resolve_backend(backend, gui)
         self.step_length = float(step_length)
         self.lanes: list[str] = []
+        self._programs: dict = {}  # (program id, phases) -> the api's program object
         self._workdir = tempfile.mkdtemp(prefix="envzoo-sumo-")
         self.log_file = os.path.join(self._workdir, "sumo.log")
         self._label = f"envzoo-{os.getpid()}-{next(_run_ids)}"
@@ -389,8 +390,13 @@ class Simulation:
         it until the simulation restarts. (With ``warnings``, SUMO prints that such programs do not
         give every link a green: each covers one change, not a cycle.)"""
         trafficlight = self.api.trafficlight
-        logic = trafficlight.Logic(program, _constants().TRAFFICLIGHT_TYPE_STATIC, 0,
-                                   [trafficlight.Phase(duration, state) for state, duration in phases])
+        # Building the program's objects costs more than installing it; restarts reinstall the same ones.
+        key = (program, tuple(phases))
+        logic = self._programs.get(key)
+        if logic is None:
+            logic = self._programs[key] = trafficlight.Logic(
+                program, _constants().TRAFFICLIGHT_TYPE_STATIC, 0,
+                [trafficlight.Phase(duration, state) for state, duration in phases])
         trafficlight.setProgramLogic(traffic_light, logic)
 
     def run_program(self, traffic_light: str, program: str) -> None:
