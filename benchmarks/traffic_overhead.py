@@ -1,14 +1,22 @@
 """Overhead of envzoo/TrafficGrid-v0 over plain SUMO and against sumo-rl: wall time for one
-simulated hour on the default 4x4 grid, every row on the same network, routes and SUMO seed (the
-one the env draws from ``reset(seed=--seed)``, read back from SUMO), in one run.
+simulated hour on a network, every row on the same network, routes and SUMO seed (the one the
+env draws from ``reset(seed=--seed)``, read back from SUMO), in one run.
 
-    python benchmarks/traffic_overhead.py [--hours 1] [--seed 0] [--repeats 3]
-                                          [--sumo-rl-python /tmp/sumorl-venv/bin/python]
+    python benchmarks/traffic_overhead.py [--network grid4x4 --network arterial4x4 ...]
+        [--hours 1] [--seed 0] [--repeats 3] [--sumo-rl-python /tmp/sumorl-venv/bin/python]
+
+Networks (``--network``, repeatable): ``grid4x4`` and ``arterial4x4`` are RESCO's (Ault & Sharon,
+NeurIPS 2021 datasets track), with their route files, as the sumo-rl wheel ships them (found
+through the ``--sumo-rl-python`` interpreter); ``envzoo-grid`` is TrafficGrid-v0's default 4x4
+grid; ``game:NAME`` a real-city scenario of the eclipse-sumo wheel's ``tools/game`` (what runs
+when sumo-rl is not installed: the default is RESCO's two networks when sumo-rl is there, else
+``game:fkk_in``, Ingolstadt).
 
 Each row runs ``--repeats`` times, the rows taking turns so that a noisy machine slows them
-alike; it prints the minimum and the median wall time, the minimum's ratio to plain libsumo's,
-and SUMO's counts at the end (vehicles departed, arrived, still running, teleports: random
-switching congests the grid differently from row to row, so SUMO itself has more or less to move).
+alike (side_by_side.py); it prints the minimum and the median wall time, the minimum's ratio to
+the plain SUMO binary's, and SUMO's counts at the end (vehicles departed, arrived, still
+running, teleports: random switching congests the network differently from row to row, so SUMO
+itself has more or less to move).
 
 - plain SUMO (binary): the ``sumo`` executable running the scenario with its own fixed-time
   programs, process start included;
@@ -45,39 +53,28 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from side_by_side import RowSkipped, Run, measure, table
+from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SUMO's counts
 
 import envzoo  # noqa: F401
 from envzoo.core.policy import Policy
 from envzoo.core.rollout import run_episode
 from envzoo.registry import make_policy
-from envzoo.traffic.parallel import TrafficGridEnv
-from envzoo.traffic.generator import grid
+from envzoo.traffic.generator import from_files, game, grid
 from envzoo.traffic.intersections import read_network
+from envzoo.traffic.parallel import TrafficGridEnv
 from envzoo.traffic.sumo import Simulation, sumo_binary
-from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SUMO's counts
 
 SUMO_RL_RUNNER = Path(__file__).with_name("sumo_rl_episode.py")
 SUMO_QUIET = ["--no-step-log", "true", "--no-warnings", "true", "--duration-log.disable", "true"]
-
-
-@dataclass
-class Run:
-    """One timed run of a row: its wall time and SUMO's counts at the end (None when unread)."""
-
-    wall_s: float
-    counts: dict | None = None
-
-
-class RowSkipped(Exception):
-    """The row cannot run here; the message says why."""
+RESCO_NETWORKS = ("grid4x4", "arterial4x4")
+REFERENCE = "plain SUMO (binary)"
 
 
 class RandomActions(Policy):
@@ -183,21 +180,33 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
-def report(label: str, runs: list[Run], reference_s: float) -> str:
-    walls = [run.wall_s for run in runs]
-    line = (f"{label:>38}: {min(walls):6.2f} s min {statistics.median(walls):6.2f} s median "
-            f"({min(walls) / reference_s:5.2f}x plain libsumo)")
-    counts = runs[-1].counts
-    if counts is not None:
-        line += "  SUMO at the end: " + ", ".join(f"{key} {value}" for key, value in counts.items())
-        # Same seeds, same simulation: counts that differ mean a row is not reproducible.
-        if any(run.counts != counts for run in runs):
-            line += " (NOT the same in every repeat)"
-    return line
+def resco_folder(python: str) -> Path | None:
+    """RESCO's networks in the sumo-rl wheel of the interpreter ``python`` (None without sumo-rl)."""
+    # Located without importing sumo_rl, whose import needs SUMO_HOME.
+    locate = "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('sumo_rl').origin))"
+    result = subprocess.run([python, "-c", locate], capture_output=True, text=True)
+    folder = Path(result.stdout.strip()) / "nets" / "RESCO" if result.returncode == 0 else None
+    return folder if folder is not None and folder.is_dir() else None
+
+
+def network_scenario(name: str, seconds: float, resco: Path | None):
+    """The scenario of a ``--network`` name, ``seconds`` long."""
+    if name == "envzoo-grid":
+        return grid(4, 4, duration=seconds)
+    if name.startswith("game:"):
+        return game(name.removeprefix("game:"), end=seconds)
+    if name not in RESCO_NETWORKS:
+        raise SystemExit(f"unknown network {name!r}: choose {', '.join(RESCO_NETWORKS)}, envzoo-grid or game:NAME")
+    if resco is None:
+        raise SystemExit(f"{name} ships with sumo-rl, which the --sumo-rl-python interpreter does not have "
+                         "(see this script's docstring for the side virtualenv)")
+    return from_files(resco / name / f"{name}.net.xml", [resco / name / f"{name}_1.rou.xml"], end=seconds, name=name)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--network", action="append", help="grid4x4, arterial4x4, envzoo-grid or game:NAME "
+                        "(repeatable; default: RESCO's grid4x4 and arterial4x4, or game:fkk_in without sumo-rl)")
     parser.add_argument("--hours", type=float, default=1.0, help="simulated hours per episode")
     parser.add_argument("--seed", type=int, default=0,
                         help="the envs' reset seed; every row runs SUMO with the SUMO seed the env draws from it")
@@ -206,35 +215,27 @@ def main() -> None:
                         help="interpreter of a virtualenv with sumo-rl (default: this one)")
     args = parser.parse_args()
     seconds = 3600.0 * args.hours
-    scenario = grid(4, 4, duration=seconds)
-    cycles = int(seconds / 5)
-    sumo_seed = env_sumo_seed(scenario, args.seed)
-    rows = {
-        "plain SUMO (binary)": lambda: plain_sumo(scenario, sumo_seed),
-        "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
-        "libsumo with the env's reads": lambda: libsumo_with_reads(scenario, sumo_seed, seconds),
-        "env, network-program policy": lambda: env_episode(scenario, cycles, args.seed, "network-program"),
-        "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
-        "env, random actions, measure_co2=False":
-            lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=False),
-        "sumo-rl, random actions": lambda: sumo_rl_episode(args.sumo_rl_python, scenario, seconds, sumo_seed),
-    }
-    print(f"4x4 grid, {args.hours:g} simulated hour(s), seed {args.seed} (SUMO seed {sumo_seed}), "
-          f"{args.repeats} repeat(s), on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
-    runs = {label: [] for label in rows}
-    skipped = {}
-    for _ in range(args.repeats):
-        for label, row in rows.items():
-            if label in skipped:
-                continue
-            try:
-                runs[label].append(row())
-            except RowSkipped as reason:
-                skipped[label] = str(reason)
-    reference_s = min(run.wall_s for run in runs["plain libsumo, 5 s steps"])
-    for label in rows:
-        print(f"{label:>38}: skipped, {skipped[label]}" if label in skipped
-              else report(label, runs[label], reference_s))
+    resco = resco_folder(args.sumo_rl_python)
+    networks = args.network or (list(RESCO_NETWORKS) if resco is not None else ["game:fkk_in"])
+    print(f"{args.hours:g} simulated hour(s), seed {args.seed}, {args.repeats} repeat(s), on "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
+    for network in networks:
+        scenario = network_scenario(network, seconds, resco)
+        cycles = int(seconds / 5)
+        sumo_seed = env_sumo_seed(scenario, args.seed)
+        rows = {
+            REFERENCE: lambda: plain_sumo(scenario, sumo_seed),
+            "plain libsumo, 5 s steps": lambda: plain_libsumo(scenario, sumo_seed, seconds),
+            "libsumo with the env's reads": lambda: libsumo_with_reads(scenario, sumo_seed, seconds),
+            "env, network-program policy": lambda: env_episode(scenario, cycles, args.seed, "network-program"),
+            "env, random actions": lambda: env_episode(scenario, cycles, args.seed, "random"),
+            "env, random actions, measure_co2=False":
+                lambda: env_episode(scenario, cycles, args.seed, "random", measure_co2=False),
+            "sumo-rl, random actions": lambda: sumo_rl_episode(args.sumo_rl_python, scenario, seconds, sumo_seed),
+        }
+        print(f"\n{network} (SUMO seed {sumo_seed}):")
+        runs, skipped = measure(rows, args.repeats)
+        print(table(runs, skipped, reference=REFERENCE))
 
 
 if __name__ == "__main__":

@@ -198,3 +198,18 @@ def test_ruin_terminates_with_finite_rewards(make_panel):
         assert all(np.isfinite(v) for v in info["metrics"].values())
         with pytest.raises(RuntimeError, match="reset"):
             env.step(0)
+
+
+@pytest.mark.parametrize("fee_bps, slippage_bps", [(10, 5), (0, 0), (100, 50)])
+def test_the_compiled_one_asset_factor_equals_the_books_fixed_point(fee_bps, slippage_bps):
+    """The trading kernel's μ against Book's batched fixed point of Jiang et al.'s eq. (14)."""
+    from envzoo.finance.book import notional_commissions, transaction_factor as book_factor
+    from envzoo.trading.sim import transaction_factor
+
+    c_s, c_p = notional_commissions((fee_bps + slippage_bps) * 1e-4)
+    rng = np.random.default_rng(fee_bps)
+    held = rng.uniform(-1.5, 2.0, 200)
+    targets = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0], 200)
+    expected = book_factor(np.stack([1 - held, held], 1), np.stack([1 - targets, targets], 1), c_s, c_p)
+    got = [transaction_factor(1 - h, h, w, c_s, c_p) for h, w in zip(held, targets)]
+    np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
