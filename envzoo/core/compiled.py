@@ -6,6 +6,11 @@ machine code that an earlier process cached (next to the module, or numba's user
 directory where the package folder is read-only), so only the very first run on a machine pays
 the compilation. ``error_model="numpy"`` keeps numpy's float semantics (x / 0 is ±inf or nan,
 not an exception), so a kernel computes what the array code it replaces computed.
+
+Numba checks a cached kernel against its own source file only. A kernel that calls a kernel of
+another module, or reads a module constant, keeps its cached code when only that other module
+changes: an installed package is safe (installing rewrites every file), but after editing such
+a module in a checkout, delete the caches (``find envzoo -name '*.nb[ic]' -delete``).
 """
 
 from __future__ import annotations

@@ -15,8 +15,12 @@ For a value path V_0, V_1, ..., V_T with simple period returns r_t = V_t / V_{t-
 Ratios whose denominator is zero (no variation, no losing period, no drawdown) are reported as 0,
 so that every metric stays finite; the standard deviation needs two returns.
 
-:class:`RunningMoments` and :func:`sharpe_ratio` are the one running mean/variance and the one
-Sharpe ratio of every finance env (portfolio, trading and both market makers).
+:class:`RunningPerformance` (compiled: :func:`update_row` and :func:`metrics_row` are what a
+compiled step calls) holds these for the portfolio and trading envs; :class:`RunningMoments` and
+:func:`sharpe_ratio` are the array versions of the running mean/variance and the Sharpe rule
+that the market makers use. The compiled kernels follow them operation for operation, so their
+numbers agree to the last bit, except where numba's ``log`` and ``expm1`` differ from numpy's
+(by at most one unit in the last place).
 """
 
 from __future__ import annotations
@@ -119,26 +123,26 @@ def metrics_row(stats, row, periods_per_year, risk_free_rate, out):
     out[0] = fapv
     out[1] = annual_return
     out[2] = std * scale
-    out[3] = scale * mean_excess / std if std > 1e-12 * (1.0 + abs(mean_excess)) else 0.0  # as sharpe_ratio
-    out[4] = scale * mean_excess / downside if downside > 0 else 0.0
+    out[3] = scale * (mean_excess / std) if std > 1e-12 * (1.0 + abs(mean_excess)) else 0.0  # as sharpe_ratio
+    out[4] = scale * (mean_excess / downside) if downside > 0 else 0.0
     out[5] = s[MAX_DRAWDOWN]
     out[6] = annual_return / s[MAX_DRAWDOWN] if s[MAX_DRAWDOWN] > 0 else 0.0
 
 
 @kernel
-def _reset_rows(stats, rows, initial_values):
+def _reset_paths(stats, rows, initial_values):
     for k in range(rows.shape[0]):
         reset_row(stats, rows[k], initial_values[k])
 
 
 @kernel
-def _update_rows(stats, new_values, risk_free_rate):
+def _update_paths(stats, new_values, risk_free_rate):
     for row in range(stats.shape[0]):
         update_row(stats, row, new_values[row], risk_free_rate)
 
 
 @kernel
-def _metrics_rows(stats, periods_per_year, risk_free_rate):
+def _metrics_of_paths(stats, periods_per_year, risk_free_rate):
     out = np.empty((stats.shape[0], N_METRICS))
     for row in range(stats.shape[0]):
         metrics_row(stats, row, periods_per_year, risk_free_rate, out[row])
@@ -159,13 +163,16 @@ class RunningPerformance:
 
     def reset(self, rows, initial_values) -> None:
         rows = np.arange(self.stats.shape[0])[rows]
-        _reset_rows(self.stats, rows, np.broadcast_to(np.asarray(initial_values, dtype=np.float64), rows.shape))
+        _reset_paths(self.stats, rows, np.broadcast_to(np.asarray(initial_values, dtype=np.float64), rows.shape))
 
     def update(self, new_values: np.ndarray) -> None:
-        _update_rows(self.stats, np.asarray(new_values, dtype=np.float64), self.risk_free_rate)
+        values = np.asarray(new_values, dtype=np.float64)
+        if values.shape != (self.stats.shape[0],) or not np.isfinite(values).all():
+            raise ValueError(f"new_values must be {self.stats.shape[0]} finite numbers (one per path), got {new_values!r}")
+        _update_paths(self.stats, values, self.risk_free_rate)
 
     def metrics(self) -> dict[str, np.ndarray]:
-        table = _metrics_rows(self.stats, self.periods_per_year, self.risk_free_rate)
+        table = _metrics_of_paths(self.stats, self.periods_per_year, self.risk_free_rate)
         return dict(zip(METRICS, table.T))
 
 

@@ -135,9 +135,10 @@ class TradingEnv(TaskEnv):
     - v0: initial version. The accounting became the shared portfolio book's (Jiang et al.'s
       eq. (14) with the fee and slippage as notional costs), which is the same rule; a native
       vector env and ``TradingMO-v0`` were added without changing an episode. The simulator
-      became compiled code (numba; the same numbers), and ``info["metrics"]`` comes with an
+      became compiled code (numba: the same numbers, but for one unit in the last place where
+      numba's ``log`` and ``expm1`` differ from numpy's), and ``info["metrics"]`` comes with an
       episode's last step only (building it every step cost more than the step): observations,
-      rewards, costs and the final metrics are unchanged.
+      rewards, costs and the final metrics are otherwise unchanged, so the id keeps its version.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

@@ -33,7 +33,8 @@ class TradingMOEnv(TaskMOEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. As ``Trading-v0``'s: a compiled simulator, and ``info["metrics"]``
+      with an episode's last step only.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

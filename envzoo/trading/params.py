@@ -148,4 +148,4 @@ def make_params(data="sp500-index", asset: str | None = None, split: str = "trai
                          last_bar=last_bar, test_start=test_start, episode_steps=episode_steps, positions=positions,
                          fee=fee, slippage=slippage, reward=reward, lookback=lookback,
                          indicator_params={**ind.DEFAULTS, **(indicators or {})}, feature_names=feature_names,
-                         dates=np.datetime_as_string(times, unit="D"))
+                         dates=np.datetime_as_string(times, unit="D").astype("U10"))

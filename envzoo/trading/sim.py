@@ -190,13 +190,18 @@ def _step_first_row(tape, constants, bounds, state, clock, stats, result, action
     _observe_row(0, tape, constants, bounds, state, clock, observation)
 
 
+def _tape(params: TradingParams) -> np.ndarray:
+    """(T, 1 + M): each bar's close (column CLOSE), then its row of the params' market table."""
+    return np.ascontiguousarray(np.column_stack([params.closes, params.market]), dtype=np.float64)
+
+
 class TradingSim:
     """B one-asset trading rows over the parameters' panel; see the module docstring."""
 
     def __init__(self, params: TradingParams, batch: int, observation_low: np.ndarray, observation_high: np.ndarray):
         self.params = params
         self.batch = batch
-        self.tape = np.ascontiguousarray(np.column_stack([params.closes, params.market]), dtype=np.float64)
+        self.tape = _tape(params)
         self.constants = np.array([*notional_commissions(params.cost_rate), params.reward == "log_return",
                                    params.n_indicators, params.panel.periods_per_year, *params.positions])
         self.bounds = np.stack([observation_low, observation_high]).astype(np.float32)
@@ -219,6 +224,14 @@ class TradingSim:
         """Trade every row to the target position of its action (indices into the positions)
         and mark it at the next close. Returns a new (B, N_RESULTS) array (columns REWARD ...
         NEW_BAR; the flags as 0/1)."""
+        actions = np.asarray(actions)
+        n = len(self.params.positions)
+        if (actions.shape != (self.batch,) or not np.issubdtype(actions.dtype, np.integer)
+                or actions.min() < 0 or actions.max() >= n):
+            raise ValueError(f"actions must be {self.batch} integers in [0, {n}) (indices of the positions), "
+                             f"got {actions!r}")
+        if (self.clock[:, T] >= self.clock[:, END]).any():
+            raise RuntimeError("a row is at the end of its episode: reset it before stepping")
         return _step_rows(actions, self.tape, self.constants, self.state, self.clock, self.performance.stats)
 
     def metrics(self) -> np.ndarray:
@@ -228,6 +241,16 @@ class TradingSim:
     def observe(self) -> np.ndarray:
         """(B, 11 + lookback) float32 observations, within the observation bounds."""
         return _observe_rows(self.tape, self.constants, self.bounds, self.state, self.clock)
+
+    # The tape is the params' table again, with the closes: rebuilt rather than pickled.
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["tape"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.tape = _tape(self.params)
 
     def first_row_stepper(self):
         """A function ``(action, observation) -> None`` that does :meth:`step` and

@@ -10,8 +10,8 @@ from gymnasium import spaces
 
 from envzoo.core.contract import Task, Transition
 from envzoo.trading.params import TradingParams, make_params
-from envzoo.trading.sim import (COST, COSTS, EQUITY, METRIC_NAMES, NEGATIVE_COST, POSITION, REWARD, TERMINATED, TRUNCATED,
-                                TradingSim)
+from envzoo.trading.sim import (COST, COSTS, EQUITY, METRIC_NAMES, NEGATIVE_COST, NEW_BAR, NEW_EQUITY, NEW_POSITION, POSITION,
+                                REWARD, TERMINATED, TRUNCATED, TradingSim)
 
 #: Bounds of the vector reward: the return, −(log return)² <= 0, −cost in (−1, 0].
 REWARD_SPACE = spaces.Box(np.array([-np.inf, -np.inf, -1.0], np.float32), np.array([np.inf, 0.0, 0.0], np.float32),
@@ -63,13 +63,15 @@ class TradingTask(Task):
         else:
             starts, ends = np.full(rows.size, p.first_bar), np.full(rows.size, p.last_bar)
         self.sim.reset(rows, starts, ends)
-        return self._info(rows)
+        return self._reset_info(rows)
 
     def step(self, actions) -> Transition:
         result = self.sim.step(actions)
-        return Transition(reward=result[:, REWARD], objectives=result[:, :NEGATIVE_COST + 1],
+        info = {"equity": result[:, NEW_EQUITY].copy(), "position": result[:, NEW_POSITION].copy(),
+                "date": self.params.dates[result[:, NEW_BAR].astype(np.int64)]}
+        return Transition(reward=result[:, REWARD].copy(), objectives=result[:, :NEGATIVE_COST + 1],
                           terminated=result[:, TERMINATED] > 0, truncated=result[:, TRUNCATED] > 0,
-                          cost=result[:, COST], info=self._info(slice(None)))
+                          cost=result[:, COST].copy(), info=info)
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         observation = np.empty(self._observation_shape, dtype=np.float32)
@@ -80,9 +82,20 @@ class TradingTask(Task):
             reward = np.array([reward, risk, negative_cost], dtype=np.float32)
         return observation, reward, terminated > 0, truncated > 0, info
 
-    def _info(self, rows) -> dict:
+    def _reset_info(self, rows) -> dict:
         state = self.sim.state
         return {"equity": state[rows, EQUITY], "position": state[rows, POSITION], "date": self.params.dates[self.sim.t[rows]]}
+
+    # The single env's fused step is rebuilt, not pickled: a pickled compiled function would be
+    # compiled again in the process that loads it.
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_step_first_row"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._step_first_row = self.sim.first_row_stepper()
 
     def observe(self) -> np.ndarray:
         return self.sim.observe()
