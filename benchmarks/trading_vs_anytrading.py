@@ -8,7 +8,8 @@ Rows (each runs ``--repeats`` times, taking turns; see side_by_side.py):
 - gym-anytrading stocks-v0: ``gymnasium.make("stocks-v0")`` with its defaults (Google daily
   bars, window 30, frame bound (30, 2335)), as a user gets it;
 - envzoo Trading-v0: ``gymnasium.make("envzoo/Trading-v0")`` with its defaults (S&P 500 daily
-  bars, 21 causal indicator features, 252-step episodes, info["metrics"] at every step);
+  bars, 9 causal indicators and 10 lagged returns observed, 252-step episodes, info["metrics"]
+  at each episode's end);
 - the same two as ``gymnasium.vector.SyncVectorEnv`` of 64, and Trading-v0's native vector env
   (``gymnasium.make_vec``) of ``--num-envs``: env-steps per second.
 

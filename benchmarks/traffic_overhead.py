@@ -29,7 +29,7 @@ itself has more or less to move).
 - env, network-program policy: TrafficGrid-v0 with default arguments and the network-program reference
   policy, which replays SUMO's own signal plan (its counts equal plain libsumo's): its ratio to
   plain libsumo is the environment's overhead;
-- env, random actions: default arguments, uniformly random phase choices (as the issue asks);
+- env, random actions: default arguments, uniformly random phase choices;
 - env, random actions, measure_co2=False: the same without measuring the network's CO2 emissions;
 - sumo-rl, random actions: sumo-rl's parallel env on libsumo, run by ``sumo_rl_episode.py`` in a
   subprocess with the ``--sumo-rl-python`` interpreter (default: this one), with envzoo's signal
