@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
+
 #: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
 RUIN = 1e-12
 
@@ -34,6 +36,32 @@ def notional_commissions(rate: float) -> tuple[float, float]:
     return rate, rate / (1.0 + rate)
 
 
+@kernel
+def factor_row(holdings, target, sell_commission, purchase_commission, tolerance, max_iterations):
+    """μ of one row (``holdings`` and ``target`` (N+1,), cash first): see :func:`transaction_factor`."""
+    both = sell_commission + purchase_commission - sell_commission * purchase_commission
+    mu = 1.0 - both
+    for _ in range(max_iterations):
+        sold = 0.0
+        for i in range(1, holdings.shape[0]):
+            sold += max(holdings[i] - mu * target[i], 0.0)
+        updated = (1.0 - purchase_commission * holdings[0] - both * sold) / (1.0 - purchase_commission * target[0])
+        change = abs(updated - mu)
+        mu = updated
+        if change < tolerance:
+            break
+    return mu
+
+
+@kernel
+def _factor_rows(holdings, target, sell_commission, purchase_commission, tolerance, max_iterations):
+    out = np.empty(holdings.shape[0])
+    for row in range(holdings.shape[0]):
+        out[row] = factor_row(holdings[row], target[row], sell_commission, purchase_commission, tolerance,
+                              max_iterations)
+    return out
+
+
 def transaction_factor(holdings: np.ndarray, target: np.ndarray, sell_commission: float,
                        purchase_commission: float, tolerance: float = 1e-13, max_iterations: int = 100) -> np.ndarray:
     """Value kept by rebalancing from ``holdings`` to ``target`` (both (..., N+1), cash first,
@@ -43,23 +71,19 @@ def transaction_factor(holdings: np.ndarray, target: np.ndarray, sell_commission
 
     iterated from μ = 1 − c_s − c_p + c_s·c_p (it converges monotonically; their theorem 1).
     Each row stops at its own convergence, so its result does not depend on the batch it is in.
+    Compiled (:func:`factor_row` per row).
     """
     c_s, c_p = sell_commission, purchase_commission
     for name, value in (("sell commission", c_s), ("purchase commission", c_p)):
         if not 0 <= value < 1:
             raise ValueError(f"the {name} must lie in [0, 1), got {value}")
-    both = c_s + c_p - c_s * c_p
-    mu = np.full(holdings.shape[:-1], 1.0 - both)
-    converged = np.zeros(mu.shape, dtype=bool)
-    for _ in range(max_iterations):
-        sold = np.maximum(holdings[..., 1:] - mu[..., None] * target[..., 1:], 0.0).sum(-1)
-        updated = (1.0 - c_p * holdings[..., 0] - both * sold) / (1.0 - c_p * target[..., 0])
-        change = np.abs(updated - mu)
-        mu = np.where(converged, mu, updated)
-        converged |= change < tolerance
-        if converged.all():
-            break
-    return mu
+    holdings, target = np.asarray(holdings, dtype=np.float64), np.asarray(target, dtype=np.float64)
+    if holdings.shape != target.shape or holdings.ndim == 0:
+        raise ValueError(f"holdings {holdings.shape} and target {target.shape} must have one shape (..., N+1)")
+    width = holdings.shape[-1]
+    mu = _factor_rows(np.ascontiguousarray(holdings.reshape(-1, width)), np.ascontiguousarray(target.reshape(-1, width)),
+                      float(c_s), float(c_p), float(tolerance), int(max_iterations))
+    return mu.reshape(holdings.shape[:-1])
 
 
 def first_order_factor(holdings: np.ndarray, target: np.ndarray, commission: float) -> np.ndarray:
@@ -89,18 +113,55 @@ class Book:
         :func:`transaction_factor`), then apply the price ``relatives`` (B, N+1); the step's
         accounting, (B,) each: ``growth`` (V'/V), ``mu``, ``log_return`` (floored at
         log RUIN), ``cost`` (value paid, V(1 − μ)), ``weight_change`` (Σ_{i≥1} |w_i − w'_i|),
-        ``traded`` (notional traded over the value before, Σ_{i≥1} |μ w_i − w'_i|), ``ruined``."""
-        relatives = relatives.copy()
-        relatives[:, 0] = 1.0 + cash_rate
-        growth_before_cost = (target * relatives).sum(-1)
-        ruined = (mu * growth_before_cost <= RUIN) | (mu <= 0)
-        growth = np.where(ruined, 0.0, mu * growth_before_cost)
-        weight_change = np.abs(target[:, 1:] - self.holdings[:, 1:]).sum(-1)
-        traded = np.abs(mu[:, None] * target[:, 1:] - self.holdings[:, 1:]).sum(-1)
-        cost = self.value * np.minimum(1.0 - mu, 1.0)
-        self.value = self.value * growth
-        safe = np.where(ruined, 1.0, growth_before_cost)[:, None]
-        self.holdings = np.where(ruined[:, None], target, target * relatives / safe)
+        ``traded`` (notional traded over the value before, Σ_{i≥1} |μ w_i − w'_i|), ``ruined``.
+        Compiled (:func:`rebalance_row` per row)."""
+        target = np.ascontiguousarray(target, dtype=np.float64)
+        mu = np.ascontiguousarray(mu, dtype=np.float64)
+        result = _rebalance_rows(self.holdings, self.value, target, np.ascontiguousarray(relatives, dtype=np.float64),
+                                 mu, float(cash_rate))
         self.previous_target = target.copy()
-        return {"growth": growth, "mu": mu, "weight_change": weight_change, "traded": traded, "cost": cost,
-                "ruined": ruined, "log_return": np.log(np.maximum(growth, RUIN))}
+        growth = result[:, GROWTH].copy()
+        return {"growth": growth, "mu": mu, "weight_change": result[:, WEIGHT_CHANGE].copy(),
+                "traded": result[:, TRADED].copy(), "cost": result[:, COST].copy(), "ruined": result[:, RUINED] > 0,
+                "log_return": result[:, LOG_RETURN].copy()}
+
+
+# Entries of rebalance_row's result.
+GROWTH, WEIGHT_CHANGE, TRADED, COST, RUINED, LOG_RETURN = range(6)
+
+
+@kernel
+def rebalance_row(holdings, value, target, relatives, mu, cash_rate, out):
+    """One row of :meth:`Book.rebalance_and_move`: ``holdings`` (N+1,) become the drifted target
+    in place; returns the new value, ``out`` (6,) gets the accounting (GROWTH ... LOG_RETURN).
+    ``relatives[0]`` is ignored (cash grows by 1 + ``cash_rate``)."""
+    growth_before_cost = target[0] * (1.0 + cash_rate)
+    for i in range(1, target.shape[0]):
+        growth_before_cost += target[i] * relatives[i]
+    ruined = mu * growth_before_cost <= RUIN or mu <= 0.0
+    growth = 0.0 if ruined else mu * growth_before_cost
+    weight_change = 0.0
+    traded = 0.0
+    for i in range(1, target.shape[0]):
+        weight_change += abs(target[i] - holdings[i])
+        traded += abs(mu * target[i] - holdings[i])
+    out[GROWTH] = growth
+    out[WEIGHT_CHANGE] = weight_change
+    out[TRADED] = traded
+    out[COST] = value * min(1.0 - mu, 1.0)
+    out[RUINED] = ruined
+    out[LOG_RETURN] = np.log(max(growth, RUIN))
+    for i in range(target.shape[0]):
+        if ruined:
+            holdings[i] = target[i]
+        else:
+            holdings[i] = target[i] * ((1.0 + cash_rate) if i == 0 else relatives[i]) / growth_before_cost
+    return value * growth
+
+
+@kernel
+def _rebalance_rows(holdings, value, target, relatives, mu, cash_rate):
+    out = np.empty((holdings.shape[0], 6))
+    for row in range(holdings.shape[0]):
+        value[row] = rebalance_row(holdings[row], value[row], target[row], relatives[row], mu[row], cash_rate, out[row])
+    return out

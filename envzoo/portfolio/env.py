@@ -118,7 +118,9 @@ class PortfolioEnv(TaskEnv):
 
     - v1: the ``differential_sharpe`` reward floors its variance estimate at the shared deviation
       floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
-      other reward, and the default, is unchanged.
+      other reward, and the default, is unchanged. Later, without a version change: the book's
+      accounting and the running metrics became compiled code (numba), the same numbers to
+      rounding (sums over 8 or more assets in another order).
     - v0: initial version.
     """
 

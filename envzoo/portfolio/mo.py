@@ -28,7 +28,7 @@ class PortfolioMOEnv(TaskMOEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. Later, as ``Portfolio-v1``'s: a compiled book and running metrics.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}

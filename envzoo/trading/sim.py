@@ -6,8 +6,10 @@ a slippage on the traded notional: Jiang et al.'s eq. (14) with c_s = k and c_p 
 :func:`~envzoo.finance.book.notional_commissions`), and is marked to market at the close of bar
 t + 1. Holding a fractional or short position thus rebalances its drift every bar. This is the
 accounting of :class:`~envzoo.finance.book.Book` (which the portfolio env uses), written out
-for one asset so that a whole step of a row is one pass of compiled code: at B = 1 a step of
-array operations costs more in numpy's per-call overhead than in arithmetic.
+for one asset in scalars so that a whole step of a row is one pass of compiled code: at B = 1 a
+step of array operations costs more in numpy's per-call overhead than in arithmetic, and the
+book's own per-row kernels, over arrays, cost three times as much per row as these scalars (the
+array views they need). The tests hold the two to the same numbers.
 
 The state of every row is public: ``state`` (B, N_COLUMNS) float64 with the columns named
 below, ``clock`` (B, 3) int64 (the bar just observed, the episode's first bar and its end), and

@@ -47,3 +47,32 @@ def test_the_book_marks_to_market_and_drifts():
     assert result["growth"][0] == pytest.approx(growth) and book.value[0] == pytest.approx(growth)
     np.testing.assert_allclose(book.holdings[0], np.array([0.2, 0.55, 0.27]) / growth)
     assert result["weight_change"][0] == pytest.approx(0.8) and result["traded"][0] == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("n_assets", [1, 5, 20])
+def test_the_compiled_book_equals_the_numpy_reference(n_assets):
+    """μ and a whole step of the compiled book against the numpy implementation it replaced, on
+    long, short and leveraged weights with large moves (some rows are ruined)."""
+    from reference_book import rebalance_and_move, transaction_factor as reference_factor
+
+    rng = np.random.default_rng(n_assets)
+    B = 300
+    risky = rng.normal(0.0, 0.6, (B, 2, n_assets)) * rng.choice([0.2, 1.0, 3.0], (B, 1, 1))
+    holdings = np.concatenate([1.0 - risky[:, 0].sum(1, keepdims=True), risky[:, 0]], axis=1)
+    target = np.concatenate([1.0 - risky[:, 1].sum(1, keepdims=True), risky[:, 1]], axis=1)
+    relatives = np.concatenate([np.ones((B, 1)), np.exp(rng.normal(0.0, 0.3, (B, n_assets)))], axis=1)
+    for c_s, c_p in [(0.0025, 0.0025), notional_commissions(0.0015)]:
+        mu = transaction_factor(holdings, target, c_s, c_p)
+        np.testing.assert_allclose(mu, reference_factor(holdings, target, c_s, c_p), rtol=1e-15)
+        book = Book(B, n_assets)
+        book.holdings, book.value = holdings.copy(), rng.uniform(0.5, 2.0, B)
+        expected_holdings, expected_value, expected = rebalance_and_move(holdings, book.value.copy(), target,
+                                                                         relatives, mu, cash_rate=1e-4)
+        result = book.rebalance_and_move(target, relatives, mu, cash_rate=1e-4)
+        assert expected["ruined"].any() and not expected["ruined"].all()
+        np.testing.assert_array_equal(result["ruined"], expected["ruined"])
+        # Sums over 8 or more assets are added in another order than numpy's pairwise sum.
+        for key in ("growth", "weight_change", "traded", "cost", "log_return"):
+            np.testing.assert_allclose(result[key], expected[key], rtol=1e-13, atol=1e-14, err_msg=key)
+        np.testing.assert_allclose(book.value, expected_value, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(book.holdings, expected_holdings, rtol=1e-12, atol=1e-14)
