@@ -57,15 +57,16 @@ def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart,
                         final_entries=None):
     """Gymnasium's SAME_STEP autoreset, as SyncVectorEnv does it: ``info`` keeps the step's
     entries of the sub-envs that go on; those whose episode ended (``done``) get ``final_obs``
-    (``final_observations`` if the batch is not indexable by row) and ``final_info`` (the step's
-    entries and those of ``final_entries()``, which is called only when an episode ended), and
-    ``restart(rows)`` starts their next episodes and returns the new observations of the batch.
-    Returns ``(observations, info)``."""
+    (``final_observations()`` if the batch is not indexable by row) and ``final_info`` (the
+    step's entries and those of ``final_entries()``), and ``restart(rows)`` starts their next
+    episodes and returns the new observations of the batch. Both functions are called only when
+    an episode ended. Returns ``(observations, info)``."""
     info = with_masks(raw_info, ~done)
     if not done.any():
         return observations, info
     final_info = raw_info if final_entries is None else {**raw_info, **final_entries()}
-    info.update(final_step_info(final_info, observations if final_observations is None else final_observations, done))
+    ended = observations if final_observations is None else final_observations()
+    info.update(final_step_info(final_info, ended, done))
     return restart(np.flatnonzero(done)), info
 
 
@@ -152,7 +153,7 @@ class TaskVectorEnv(VectorEnv):
         if outcome.cost is not None:
             raw_info["cost"] = outcome.cost
         observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
-                                                 final_observations=_rows(observations, self.num_envs),
+                                                 final_observations=lambda: _rows(observations, self.num_envs),
                                                  final_entries=(lambda: {"metrics": self.task.metrics()}) if at_end else None)
         return observations, rewards, terminated, truncated, info
 

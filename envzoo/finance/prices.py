@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
+
 from envzoo.core.errors import DataFormatError
 
 FIELDS = ("open", "high", "low", "close", "volume")
@@ -120,6 +122,24 @@ def split_period(times: np.ndarray, split: str, first_usable: int, episode_steps
     return first, last, start_date
 
 
+@kernel
+def _windows(stack, t, assets, length, close_index):
+    """Universe.window, compiled: one pass over the output instead of a gather, a transpose and
+    a division of the whole batch."""
+    rows, n_assets = assets.shape
+    n_features = stack.shape[2]
+    out = np.empty((rows, n_features, n_assets, length))
+    for b in range(rows):
+        first = t[b] - length + 1
+        for n in range(n_assets):
+            asset = assets[b, n]
+            latest = stack[t[b], asset, close_index]
+            for f in range(n_features):
+                for w in range(length):
+                    out[b, f, n, w] = stack[first + w, asset, f] / latest
+    return out
+
+
 @dataclass(frozen=True)
 class Universe:
     """The panel as arrays the batch indexes: features (T, N_all, F) and closes (T, N_all)."""
@@ -146,10 +166,10 @@ class Universe:
 
     def window(self, t: np.ndarray, assets: np.ndarray, length: int) -> np.ndarray:
         """(B, F, N, W) features over bars t-W+1..t of each row's assets, / the close at t."""
-        rows = t[:, None] - length + 1 + np.arange(length)  # (B, W)
-        values = self._stack[rows[:, :, None], assets[:, None, :], :]  # (B, W, N, F)
-        latest = self.close[t[:, None], assets]  # (B, N)
-        return np.transpose(values, (0, 3, 2, 1)) / latest[:, None, :, None]
+        if (np.asarray(t) < length - 1).any():
+            raise ValueError(f"a window of {length} bars needs t >= {length - 1}, got t = {t}")
+        return _windows(self._stack, np.asarray(t, dtype=np.int64), np.asarray(assets, dtype=np.int64), int(length),
+                        self.close_index)
 
     def relatives(self, t: np.ndarray, assets: np.ndarray) -> np.ndarray:
         """(B, N+1) price relatives from bar t to t+1, cash (1) first."""
