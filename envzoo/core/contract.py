@@ -46,7 +46,11 @@ def row_of(value, row: int):
     """Row ``row`` of batched values, as plain Python where it is one number: a (B,) array gives
     a float, int, bool or str, a (B, ...) array an array, a dict a dict of those."""
     if isinstance(value, dict):
-        return {key: row_of(item, row) for key, item in value.items()}
+        # (B,) arrays, the common entries, are read in one call each: a Python number (or the object).
+        return {key: item.item(row) if type(item) is np.ndarray and item.ndim == 1 else row_of(item, row)
+                for key, item in value.items()}
+    if type(value) is np.ndarray and value.ndim == 1:
+        return value.item(row)
     item = value[row]
     return item.item() if isinstance(item, np.generic) else item
 
