@@ -44,7 +44,8 @@ def check_render_mode(metadata: dict, render_mode: str | None) -> None:
 
 def row_of(value, row: int):
     """Row ``row`` of batched values, as plain Python where it is one number: a (B,) array gives
-    a float, int, bool or str, a (B, ...) array an array, a dict a dict of those."""
+    a float, int, bool or str (an object array the object itself), a (B, ...) array an array, a
+    dict a dict of those."""
     if isinstance(value, dict):
         # (B,) arrays, the common entries, are read in one call each: a Python number (or the object).
         return {key: item.item(row) if type(item) is np.ndarray and item.ndim == 1 else row_of(item, row)

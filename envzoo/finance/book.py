@@ -1,5 +1,6 @@
-"""The book of B portfolios of cash (asset 0, price 1) and N assets: the one accounting of the finance
-envs that hold positions (portfolio management, single-asset trading).
+"""The book of B portfolios of cash (asset 0, price 1) and N assets: the accounting of the finance
+envs that hold positions (portfolio management; single-asset trading writes the same equations
+out for one asset, in scalars, and is tested against this book).
 
 At a step a book holds weights w' (its last target, drifted by the last price move) and value V.
 It rebalances to the target weights w, paying proportional costs on the notional it trades, which
@@ -77,9 +78,9 @@ def transaction_factor(holdings: np.ndarray, target: np.ndarray, sell_commission
     for name, value in (("sell commission", c_s), ("purchase commission", c_p)):
         if not 0 <= value < 1:
             raise ValueError(f"the {name} must lie in [0, 1), got {value}")
-    holdings, target = np.asarray(holdings, dtype=np.float64), np.asarray(target, dtype=np.float64)
-    if holdings.shape != target.shape or holdings.ndim == 0:
-        raise ValueError(f"holdings {holdings.shape} and target {target.shape} must have one shape (..., N+1)")
+    holdings, target = np.broadcast_arrays(np.asarray(holdings, dtype=np.float64), np.asarray(target, dtype=np.float64))
+    if holdings.ndim == 0:
+        raise ValueError("holdings and target must have a last axis of N+1 weights (cash first), got numbers")
     width = holdings.shape[-1]
     mu = _factor_rows(np.ascontiguousarray(holdings.reshape(-1, width)), np.ascontiguousarray(target.reshape(-1, width)),
                       float(c_s), float(c_p), float(tolerance), int(max_iterations))
@@ -89,6 +90,10 @@ def transaction_factor(holdings: np.ndarray, target: np.ndarray, sell_commission
 def first_order_factor(holdings: np.ndarray, target: np.ndarray, commission: float) -> np.ndarray:
     """The first-order approximation of μ, 1 − c Σ_{i≥1} |w'_i − w_i|."""
     return 1.0 - commission * np.abs(holdings[..., 1:] - target[..., 1:]).sum(-1)
+
+
+# Entries of rebalance_row's result.
+GROWTH, WEIGHT_CHANGE, TRADED, COST, RUINED, LOG_RETURN = range(6)
 
 
 class Book:
@@ -115,19 +120,21 @@ class Book:
         log RUIN), ``cost`` (value paid, V(1 − μ)), ``weight_change`` (Σ_{i≥1} |w_i − w'_i|),
         ``traded`` (notional traded over the value before, Σ_{i≥1} |μ w_i − w'_i|), ``ruined``.
         Compiled (:func:`rebalance_row` per row)."""
-        target = np.ascontiguousarray(target, dtype=np.float64)
+        # A copy first: the target may be the holdings themselves (hold), which the kernel overwrites.
+        target = np.array(target, dtype=np.float64, order="C")
+        relatives = np.ascontiguousarray(relatives, dtype=np.float64)
         mu = np.ascontiguousarray(mu, dtype=np.float64)
-        result = _rebalance_rows(self.holdings, self.value, target, np.ascontiguousarray(relatives, dtype=np.float64),
-                                 mu, float(cash_rate))
-        self.previous_target = target.copy()
-        growth = result[:, GROWTH].copy()
-        return {"growth": growth, "mu": mu, "weight_change": result[:, WEIGHT_CHANGE].copy(),
+        # The kernel reads and writes these in place and checks no index: every shape is checked here.
+        self.holdings = np.require(self.holdings, np.float64, ["C", "W"])
+        self.value = np.require(self.value, np.float64, ["C", "W"])
+        if target.shape != self.holdings.shape or relatives.shape != self.holdings.shape or mu.shape != self.value.shape:
+            raise ValueError(f"target {target.shape} and relatives {relatives.shape} must have the shape of the "
+                             f"holdings {self.holdings.shape}, and mu {mu.shape} one value per row {self.value.shape}")
+        result = _rebalance_rows(self.holdings, self.value, target, relatives, mu, float(cash_rate))
+        self.previous_target = target
+        return {"growth": result[:, GROWTH].copy(), "mu": mu, "weight_change": result[:, WEIGHT_CHANGE].copy(),
                 "traded": result[:, TRADED].copy(), "cost": result[:, COST].copy(), "ruined": result[:, RUINED] > 0,
                 "log_return": result[:, LOG_RETURN].copy()}
-
-
-# Entries of rebalance_row's result.
-GROWTH, WEIGHT_CHANGE, TRADED, COST, RUINED, LOG_RETURN = range(6)
 
 
 @kernel

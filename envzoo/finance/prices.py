@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from envzoo.core.compiled import kernel
-
 from envzoo.core.errors import DataFormatError
 
 FIELDS = ("open", "high", "low", "close", "volume")
@@ -166,10 +165,14 @@ class Universe:
 
     def window(self, t: np.ndarray, assets: np.ndarray, length: int) -> np.ndarray:
         """(B, F, N, W) features over bars t-W+1..t of each row's assets, / the close at t."""
-        if (np.asarray(t) < length - 1).any():
-            raise ValueError(f"a window of {length} bars needs t >= {length - 1}, got t = {t}")
-        return _windows(self._stack, np.asarray(t, dtype=np.int64), np.asarray(assets, dtype=np.int64), int(length),
-                        self.close_index)
+        t, assets = np.asarray(t, dtype=np.int64), np.asarray(assets, dtype=np.int64)
+        bars, n_all = self._stack.shape[:2]
+        # The kernel checks no index: a bar or an asset out of range is an error here.
+        if t.size and (t.min() < length - 1 or t.max() >= bars):
+            raise ValueError(f"a window of {length} bars needs {length - 1} <= t < {bars}, got t from {t.min()} to {t.max()}")
+        if assets.size and (assets.min() < 0 or assets.max() >= n_all):
+            raise ValueError(f"asset indices must lie in [0, {n_all}), got {assets.min()} to {assets.max()}")
+        return _windows(self._stack, t, assets, int(length), self.close_index)
 
     def relatives(self, t: np.ndarray, assets: np.ndarray) -> np.ndarray:
         """(B, N+1) price relatives from bar t to t+1, cash (1) first."""

@@ -120,7 +120,8 @@ class PortfolioEnv(TaskEnv):
       floor (1e-4 per step): at an episode's start it exploded (thousands per step); every
       other reward, and the default, is unchanged. Later, without a version change: the book's
       accounting and the running metrics became compiled code (numba), the same numbers to
-      rounding (sums over 8 or more assets in another order).
+      rounding (sums of 8 or more terms added in another order, numba's ``log`` within one unit
+      in the last place).
     - v0: initial version.
     """
 

@@ -76,3 +76,17 @@ def test_the_compiled_book_equals_the_numpy_reference(n_assets):
             np.testing.assert_allclose(result[key], expected[key], rtol=1e-13, atol=1e-14, err_msg=key)
         np.testing.assert_allclose(book.value, expected_value, rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(book.holdings, expected_holdings, rtol=1e-12, atol=1e-14)
+
+
+def test_the_book_refuses_mismatched_shapes_and_holds_when_given_its_own_holdings():
+    book = Book(2, 2)
+    book.reset([0, 1])
+    with pytest.raises(ValueError, match="shape of the holdings"):
+        book.rebalance_and_move(np.array([[0.2, 0.5, 0.3]]), np.ones((2, 3)), np.ones(2))  # one target for two rows
+    with pytest.raises(ValueError, match="one value per row"):
+        book.rebalance_and_move(np.full((2, 3), 1 / 3), np.ones((2, 3)), np.array(1.0))
+    book.rebalance_and_move(np.array([[0.2, 0.5, 0.3]] * 2), np.array([[1.0, 1.1, 0.9]] * 2), np.ones(2))
+    held = book.holdings.copy()
+    book.rebalance_and_move(book.holdings, np.ones((2, 3)), np.ones(2))  # hold: the target is the holdings array
+    np.testing.assert_array_equal(book.previous_target, held)
+    np.testing.assert_allclose(book.holdings, held, rtol=1e-15)

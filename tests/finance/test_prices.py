@@ -380,3 +380,27 @@ def test_factor_etf_dataset_ships_five_factors():
     panel = load_dataset("factor-etfs")
     assert panel.assets == ("MTUM", "QUAL", "SIZE", "USMV", "VLUE")
     assert str(panel.times[0])[:10] == "2014-01-02" and panel.n_times == 2264
+
+
+def test_the_universe_window_divides_by_the_close_and_refuses_bars_out_of_range():
+    from envzoo.finance.prices import PricePanel, Universe
+
+    T, N = 12, 3
+    close = np.arange(1.0, T * N + 1).reshape(T, N)
+    panel = PricePanel(np.datetime64("2021-01-04") + np.arange(T).astype("timedelta64[D]"), ("a", "b", "c"),
+                       {"close": close, "high": close + 0.5}, 252.0, "test")
+    universe = Universe(panel, ("close", "high"))
+    t, assets = np.array([4, 11]), np.array([[0, 2], [1, 2]])
+    window = universe.window(t, assets, 3)
+    assert window.shape == (2, 2, 2, 3)
+    for b in range(2):
+        for n in range(2):
+            a = assets[b, n]
+            np.testing.assert_array_equal(window[b, 0, n], close[t[b] - 2:t[b] + 1, a] / close[t[b], a])
+            np.testing.assert_array_equal(window[b, 1, n], (close[t[b] - 2:t[b] + 1, a] + 0.5) / close[t[b], a])
+    with pytest.raises(ValueError, match="needs 2 <= t < 12"):
+        universe.window(np.array([1]), assets[:1], 3)
+    with pytest.raises(ValueError, match="needs 2 <= t < 12"):
+        universe.window(np.array([12]), assets[:1], 3)
+    with pytest.raises(ValueError, match="asset indices"):
+        universe.window(np.array([5]), np.array([[0, 3]]), 3)
