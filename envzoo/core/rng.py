@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -63,6 +65,26 @@ def uniforms(keys: np.ndarray, draws: np.ndarray, shape: tuple[int, ...]) -> np.
     """Uniforms in (0, 1) of shape (B, *shape) for draw ids ``draws`` (one per instance)."""
     seeds = draw_seeds(keys, draws, shape[:-1])
     return uniforms_from_seeds(seeds, 0, shape[-1])
+
+
+# ---------------------------------------------------------------------- the same stream, compiled
+@kernel
+def splitmix64_one(x):
+    """:func:`splitmix64` of one uint64, for compiled kernels."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@kernel
+def draw_uniforms_one(key, draw, out):
+    """``uniforms(keys, draws, (len(out),))`` of one instance (key and draw id, uint64) into
+    ``out``: the same numbers, for compiled kernels."""
+    seed = splitmix64_one(splitmix64_one(key ^ (draw * _DRAW_STRIDE)))
+    for j in range(out.shape[0]):
+        bits = splitmix64_one(seed + np.uint64(j + 1) * _GOLDEN)
+        out[j] = (np.float64(bits >> _S11) + 0.5) * _TO_UNIT
 
 
 def _count_renewals(seeds, horizon, expected, gap, log_block=None) -> np.ndarray:

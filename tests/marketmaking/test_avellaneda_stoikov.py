@@ -364,3 +364,38 @@ def test_invalid_actions_and_arguments():
             AvellanedaStoikovEnv(**kwargs)
     with pytest.raises(TypeError, match="AvellanedaStoikovEnv has no argument 'gamma'"):
         AvellanedaStoikovEnv(gamma=0.1)
+
+
+@pytest.mark.parametrize("options", [
+    dict(),
+    dict(fill_probability="poisson", mid_noise="gaussian", max_inventory=3, fee_rate=0.001, terminal_penalty=0.01),
+])
+def test_the_compiled_step_equals_the_numpy_step_it_replaced(options):
+    """Whole episodes of 64 instances, random quotes, against the numpy step kept as the oracle
+    (tests/marketmaking/reference_as.py): fills exactly, the rest to rounding."""
+    from envzoo.marketmaking.avellaneda_stoikov.params import make_params
+    from envzoo.marketmaking.avellaneda_stoikov.sim import ASSim, episode_keys
+
+    from .reference_as import ReferenceStep
+
+    params = make_params(terminal_time=0.5, **options)
+    compiled, reference = ASSim(params, 64), ASSim(params, 64)
+    keys = episode_keys(64, 7)
+    compiled.reset(np.arange(64), keys)
+    reference.reset(np.arange(64), keys)
+    oracle = ReferenceStep(reference)
+    rng = np.random.default_rng(2)
+    for _ in range(params.n_steps):
+        bid, ask = rng.uniform(0.0, 1.5, (2, 64))
+        got, expected = compiled.advance(bid, ask), oracle.advance(bid, ask)
+        for name in ("bid_fill", "ask_fill", "held_inventory", "terminal"):
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+        for name in ("wealth_change", "fees", "inventory_risk"):
+            np.testing.assert_allclose(got[name], expected[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    assert compiled.done.all() and compiled.bid_fills.sum() > 100
+    for name in ("mid", "cash", "inventory", "bid_fills", "ask_fills", "fees_paid", "spread_sum", "inventory_sum",
+                 "abs_inventory_sum", "max_abs_inventory", "last_inventory", "peak", "max_drawdown"):
+        np.testing.assert_allclose(getattr(compiled, name), getattr(reference, name), rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+    np.testing.assert_array_equal(compiled.draws, reference.draws)
+    np.testing.assert_allclose(compiled.wealth_changes.std(), reference.wealth_changes.std(), rtol=1e-10)

@@ -126,7 +126,9 @@ class AvellanedaStoikovEnv(TaskEnv):
 
     - v1: the paper's discretisation is the default (linear fill probability, binary mid moves;
       were 1 − exp(−λ·dt) and Gaussian increments), so that the defaults are the paper's
-      simulation as this docstring says.
+      simulation as this docstring says. Later, without a version change: the simulator became
+      compiled code (numba), the same numbers to rounding (numba's ``exp``, ``log`` and ``cos``
+      within one unit in the last place of numpy's; the random stream is bit for bit the same).
     - v0: initial version.
     """
 

@@ -39,16 +39,9 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core import rng
+from envzoo.core.compiled import kernel
 from envzoo.finance.performance import RunningMoments
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
-
-
-def fill_probability(params: ASParams, depth: np.ndarray) -> np.ndarray:
-    """Per-step fill probability of a quote at ``depth`` (price units) on one side."""
-    expected = params.arrival_rate * np.exp(-params.fill_exponent * depth) * params.dt
-    if params.fill_probability == "linear":
-        return np.minimum(expected, 1.0)
-    return -np.expm1(-expected)
 
 
 class ASSim:
@@ -79,6 +72,7 @@ class ASSim:
         self.wealth_changes = RunningMoments(batch)
         self.peak, self.max_drawdown = zeros(), zeros()
         self.last_inventory = zeros()
+        self._constants = _constants(params)
 
     # ------------------------------------------------------------------ state
     def reset(self, rows, keys: np.ndarray) -> None:
@@ -119,54 +113,107 @@ class ASSim:
         strategy may quote negative depths when used directly). Returns per-instance arrays:
         ``wealth_change`` (ΔW, including the liquidation penalty at T), ``bid_fill`` and
         ``ask_fill`` (0/1), ``fees``, ``inventory_risk`` (q_{t+dt}²·dt), ``held_inventory``
-        (q_{t+dt}, before the liquidation at T), ``terminal`` (the step reached T).
+        (q_{t+dt}, before the liquidation at T), ``terminal`` (the step reached T). Compiled
+        (:func:`_advance_row` per instance).
         """
-        p = self.params
-        bid_depth = np.asarray(bid_depth, dtype=np.float64)
-        ask_depth = np.asarray(ask_depth, dtype=np.float64)
-        u = rng.uniforms(self.keys, self.draws, (4,))
-        self.draws += np.uint64(1)
-        old_wealth = self.wealth()
-        old_mid = self.mid
-        bid_ok = np.ones(self.B, dtype=bool) if p.max_inventory is None else self.inventory < p.max_inventory
-        ask_ok = np.ones(self.B, dtype=bool) if p.max_inventory is None else self.inventory > -p.max_inventory
-        bid_fill = ((u[:, 2] < fill_probability(p, bid_depth)) & bid_ok).astype(np.float64)
-        ask_fill = ((u[:, 3] < fill_probability(p, ask_depth)) & ask_ok).astype(np.float64)
-        bid_price = old_mid - bid_depth
-        ask_price = old_mid + ask_depth
-        fees = p.fee_rate * (bid_fill * bid_price + ask_fill * ask_price)
-        self.cash = self.cash - bid_fill * bid_price + ask_fill * ask_price - fees
-        self.inventory = self.inventory + bid_fill - ask_fill
-        if p.mid_noise == "gaussian":
-            z = np.sqrt(-2.0 * np.log(u[:, 0])) * np.cos(2.0 * np.pi * u[:, 1])
-        else:
-            z = np.where(u[:, 0] < 0.5, 1.0, -1.0)
-        self.mid = old_mid + p.volatility * np.sqrt(p.dt) * z
-        self.step = self.step + 1
-        held = self.inventory.copy()
-        terminal = self.step >= p.n_steps
-        if terminal.any():
-            penalty = np.where(terminal, p.terminal_penalty * held**2, 0.0)
-            self.cash = np.where(terminal, self.cash + held * self.mid - penalty, self.cash)
-            self.inventory = np.where(terminal, 0.0, self.inventory)
-        change = self.wealth() - old_wealth
-        self._record(bid_depth + ask_depth, bid_fill, ask_fill, fees, held, change)
-        return {"wealth_change": change, "bid_fill": bid_fill, "ask_fill": ask_fill, "fees": fees,
-                "inventory_risk": held**2 * p.dt, "held_inventory": held, "terminal": terminal}
+        bid_depth, ask_depth = (self._per_instance(depth) for depth in (bid_depth, ask_depth))
+        moments = self.wealth_changes
+        result = _advance_rows(bid_depth, ask_depth, self._constants,
+                               self.keys, self.draws, self.step, self.mid, self.cash, self.inventory,
+                               self.initial_wealth, self.bid_fills, self.ask_fills, self.fees_paid, self.spread_sum,
+                               self.inventory_sum, self.abs_inventory_sum, self.max_abs_inventory, self.last_inventory,
+                               moments.count, moments.mean, moments.m2, self.peak, self.max_drawdown)
+        return {"wealth_change": result[:, WEALTH_CHANGE].copy(), "bid_fill": result[:, BID_FILL].copy(),
+                "ask_fill": result[:, ASK_FILL].copy(), "fees": result[:, FEES].copy(),
+                "inventory_risk": result[:, INVENTORY_RISK].copy(), "held_inventory": result[:, HELD].copy(),
+                "terminal": result[:, TERMINAL] > 0}
 
-    def _record(self, spread, bid_fill, ask_fill, fees, held, change) -> None:
-        self.bid_fills += bid_fill
-        self.ask_fills += ask_fill
-        self.fees_paid += fees
-        self.spread_sum += spread
-        self.inventory_sum += held
-        self.abs_inventory_sum += np.abs(held)
-        self.max_abs_inventory = np.maximum(self.max_abs_inventory, np.abs(held))
-        self.last_inventory = held
-        self.wealth_changes.add(change)
-        pnl = self.pnl()
-        self.peak = np.maximum(self.peak, pnl)
-        self.max_drawdown = np.maximum(self.max_drawdown, self.peak - pnl)
+
+    def _per_instance(self, values) -> np.ndarray:
+        """``values`` as a contiguous float64 (B,) array (a number is every instance's)."""
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (self.B,):
+            values = np.broadcast_to(values, (self.B,))
+        return np.ascontiguousarray(values)
+
+
+# Columns of _advance_rows' result.
+WEALTH_CHANGE, BID_FILL, ASK_FILL, FEES, INVENTORY_RISK, HELD, TERMINAL = range(7)
+# Entries of ASSim._constants.
+(VOLATILITY, DT, ARRIVAL_RATE, FILL_EXPONENT, MAX_INVENTORY, FEE_RATE, TERMINAL_PENALTY, N_STEPS, POISSON_FILLS,
+ GAUSSIAN_MID) = range(10)
+
+
+def _constants(p: ASParams) -> np.ndarray:
+    return np.array([p.volatility, p.dt, p.arrival_rate, p.fill_exponent,
+                     np.inf if p.max_inventory is None else p.max_inventory, p.fee_rate, p.terminal_penalty,
+                     p.n_steps, p.fill_probability == "poisson", p.mid_noise == "gaussian"], dtype=np.float64)
+
+
+@kernel
+def _fill_probability(c, depth):
+    """Per-step fill probability of a quote at ``depth`` (price units) on one side: λ(δ)·dt capped
+    at 1 (linear) or 1 − exp(−λ(δ)·dt) (poisson)."""
+    expected = c[ARRIVAL_RATE] * np.exp(-c[FILL_EXPONENT] * depth) * c[DT]
+    return -np.expm1(-expected) if c[POISSON_FILLS] else min(expected, 1.0)
+
+
+@kernel
+def _advance_rows(bid_depth, ask_depth, c, keys, draws, step, mid, cash, inventory, initial_wealth, bid_fills,
+                  ask_fills, fees_paid, spread_sum, inventory_sum, abs_inventory_sum, max_abs_inventory,
+                  last_inventory, count, mean, m2, peak, max_drawdown):
+    """The module docstring's step for every instance, in the order of the array code it
+    replaced (the same numbers, up to numba's ``exp``/``log``/``cos`` within one ulp of numpy's)."""
+    out = np.empty((keys.shape[0], 7))
+    u = np.empty(4)
+    for i in range(keys.shape[0]):
+        rng.draw_uniforms_one(keys[i], draws[i], u)
+        draws[i] += np.uint64(1)
+        old_mid = mid[i]
+        old_wealth = cash[i] + inventory[i] * old_mid
+        bid_fill = 1.0 if u[2] < _fill_probability(c, bid_depth[i]) and inventory[i] < c[MAX_INVENTORY] else 0.0
+        ask_fill = 1.0 if u[3] < _fill_probability(c, ask_depth[i]) and inventory[i] > -c[MAX_INVENTORY] else 0.0
+        bid_price = old_mid - bid_depth[i]
+        ask_price = old_mid + ask_depth[i]
+        fees = c[FEE_RATE] * (bid_fill * bid_price + ask_fill * ask_price)
+        cash[i] = cash[i] - bid_fill * bid_price + ask_fill * ask_price - fees
+        inventory[i] = inventory[i] + bid_fill - ask_fill
+        if c[GAUSSIAN_MID]:
+            z = np.sqrt(-2.0 * np.log(u[0])) * np.cos(2.0 * np.pi * u[1])
+        else:
+            z = 1.0 if u[0] < 0.5 else -1.0
+        mid[i] = old_mid + c[VOLATILITY] * np.sqrt(c[DT]) * z
+        step[i] += 1
+        held = inventory[i]
+        terminal = step[i] >= c[N_STEPS]
+        if terminal:
+            cash[i] = cash[i] + held * mid[i] - c[TERMINAL_PENALTY] * (held * held)
+            inventory[i] = 0.0
+        change = cash[i] + inventory[i] * mid[i] - old_wealth
+        # The episode's running statistics.
+        bid_fills[i] += bid_fill
+        ask_fills[i] += ask_fill
+        fees_paid[i] += fees
+        spread_sum[i] += bid_depth[i] + ask_depth[i]
+        inventory_sum[i] += held
+        abs_inventory_sum[i] += abs(held)
+        max_abs_inventory[i] = max(max_abs_inventory[i], abs(held))
+        last_inventory[i] = held
+        count[i] += 1
+        delta = change - mean[i]
+        mean[i] += delta / count[i]
+        m2[i] += delta * (change - mean[i])
+        pnl = cash[i] + inventory[i] * mid[i] - initial_wealth[i]
+        peak[i] = max(peak[i], pnl)
+        max_drawdown[i] = max(max_drawdown[i], peak[i] - pnl)
+        out[i, WEALTH_CHANGE] = change
+        out[i, BID_FILL] = bid_fill
+        out[i, ASK_FILL] = ask_fill
+        out[i, FEES] = fees
+        out[i, INVENTORY_RISK] = held * held * c[DT]
+        out[i, HELD] = held
+        out[i, TERMINAL] = terminal
+    return out
 
 
 def episode_keys(n_paths: int, seed: int) -> np.ndarray:
