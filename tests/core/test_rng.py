@@ -65,3 +65,13 @@ def test_a_row_draws_the_same_numbers_whatever_the_batch():
     with_block = rng.binomial(rng.draw_seeds(keys, draws), [5, 500, 50], 0.4, block)
     without = rng.binomial(rng.draw_seeds(keys, draws), [5, 500, 50], 0.4)
     np.testing.assert_array_equal(with_block, without)
+
+
+def test_the_compiled_draw_is_the_numpy_draw_bit_for_bit():
+    keys = np.random.default_rng(0).integers(0, 2**63, 300, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    draws = np.random.default_rng(1).integers(0, 2**40, 300, dtype=np.uint64)
+    expected = rng.uniforms(keys, draws, (5,))
+    got = np.empty((300, 5))
+    for row, (key, draw) in enumerate(zip(keys, draws)):
+        rng.draw_uniforms_one(key, draw, got[row])
+    np.testing.assert_array_equal(got, expected)
