@@ -16,9 +16,9 @@ Ratios whose denominator is zero (no variation, no losing period, no drawdown) a
 so that every metric stays finite; the standard deviation needs two returns.
 
 :class:`RunningPerformance` (compiled: :func:`update_row` and :func:`metrics_row` are what a
-compiled step calls) holds these for the portfolio and trading envs; :class:`RunningMoments` and
-:func:`sharpe_ratio` are the array versions of the running mean/variance and the Sharpe rule
-that the market makers use. The compiled kernels follow them operation for operation, so their
+compiled step calls) holds these for the portfolio and trading envs; :class:`RunningMoments`
+(the market makers' running mean/variance) and every compiled step share one Welford update,
+:func:`welford_step`; :func:`sharpe_ratio` is the array version of the Sharpe rule. The compiled kernels follow them operation for operation, so their
 numbers agree to the last bit, except where numba's ``log`` and ``expm1`` differ from numpy's
 (by at most one unit in the last place).
 """
@@ -51,6 +51,22 @@ def sharpe_ratio(mean, std) -> np.ndarray:
     return np.divide(mean, std, out=np.zeros(np.broadcast(mean, std).shape), where=std > 1e-12 * (1.0 + np.abs(mean)))
 
 
+@kernel
+def welford_step(count, mean, m2, value):
+    """Welford's update of a running (count, mean, M2) with ``value``: the new three. The one
+    running mean/variance of the finance envs (RunningMoments, update_row, the compiled steps)."""
+    count += 1
+    delta = value - mean
+    mean += delta / count
+    return count, mean, m2 + delta * (value - mean)
+
+
+@kernel
+def _add_values(count, mean, m2, values):
+    for i in range(count.shape[0]):
+        count[i], mean[i], m2[i] = welford_step(count[i], mean[i], m2[i], values[i])
+
+
 class RunningMoments:
     """Welford's running mean and sample variance of B streams (one value per stream per
     :meth:`add`), exact in one pass and stable where the mean dwarfs the spread."""
@@ -66,10 +82,8 @@ class RunningMoments:
         self.m2[rows] = 0.0
 
     def add(self, values: np.ndarray) -> None:
-        self.count += 1
-        delta = values - self.mean
-        self.mean += delta / self.count
-        self.m2 += delta * (values - self.mean)
+        values = np.broadcast_to(np.asarray(values, dtype=np.float64), self.count.shape)
+        _add_values(self.count, self.mean, self.m2, np.ascontiguousarray(values))
 
     def std(self) -> np.ndarray:
         """Sample standard deviation (0 until two values are in)."""
@@ -95,11 +109,7 @@ def update_row(stats, row, new_value, risk_free_rate):
     returns' mean and variance, the downside sum, the peak and the drawdown)."""
     s = stats[row]
     r = new_value / s[VALUE] - 1.0
-    count = s[COUNT] + 1.0
-    delta = r - s[MEAN]
-    s[MEAN] += delta / count
-    s[M2] += delta * (r - s[MEAN])
-    s[COUNT] = count
+    s[COUNT], s[MEAN], s[M2] = welford_step(s[COUNT], s[MEAN], s[M2], r)
     downside = min(r - risk_free_rate, 0.0)
     s[DOWNSIDE] += downside * downside
     s[VALUE] = new_value

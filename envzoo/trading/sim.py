@@ -203,14 +203,14 @@ class TradingSim:
     def __init__(self, params: TradingParams, batch: int, observation_low: np.ndarray, observation_high: np.ndarray):
         self.params = params
         self.batch = batch
-        self.tape = _tape(params)
         self.constants = np.array([*notional_commissions(params.cost_rate), params.reward == "log_return",
                                    params.n_indicators, params.panel.periods_per_year, *params.positions])
         self.bounds = np.stack([observation_low, observation_high]).astype(np.float32)
         self.state = np.zeros((batch, N_COLUMNS))
         self.clock = np.zeros((batch, 3), dtype=np.int64)  # columns T, START, END
         self.performance = RunningPerformance(batch, params.panel.periods_per_year)
-        self.first_row = np.zeros(N_RESULTS)  # see first_row_stepper
+        self.first_row = np.zeros(N_RESULTS)  # see step_first_row
+        self._derive()
 
     @property
     def t(self) -> np.ndarray:
@@ -244,21 +244,22 @@ class TradingSim:
         """(B, 11 + lookback) float32 observations, within the observation bounds."""
         return _observe_rows(self.tape, self.constants, self.bounds, self.state, self.clock)
 
-    # The tape is the params' table again, with the closes: rebuilt rather than pickled.
+    # Derived, so rebuilt rather than pickled: the tape is the params' table again (with the
+    # closes), and a pickled compiled function would be compiled again where it is loaded.
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        del state["tape"]
+        del state["tape"], state["step_first_row"]
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.tape = _tape(self.params)
+        self._derive()
 
-    def first_row_stepper(self):
-        """A function ``(action, observation) -> None`` that does :meth:`step` and
-        :meth:`observe` of row 0 (of a B = 1 sim) in one compiled call, writing the result into
-        :attr:`first_row` and the new observation into ``observation`` ((D,) float32).
-        Its arrays are this sim's own (pickling keeps them shared), so it stays valid across
-        resets."""
-        return functools.partial(_step_first_row, self.tape, self.constants, self.bounds, self.state, self.clock,
-                                 self.performance.stats, self.first_row)
+    def _derive(self) -> None:
+        self.tape = _tape(self.params)
+        #: ``step_first_row(action, observation)``: :meth:`step` and :meth:`observe` of row 0 (of
+        #: a B = 1 sim) in one compiled call, the result into :attr:`first_row` and the new
+        #: observation into ``observation`` ((D,) float32); bound to this sim's arrays, which
+        #: change in place only.
+        self.step_first_row = functools.partial(_step_first_row, self.tape, self.constants, self.bounds, self.state,
+                                                self.clock, self.performance.stats, self.first_row)

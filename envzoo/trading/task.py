@@ -52,7 +52,6 @@ class TradingTask(Task):
         self.action_hint = f"Action i targets position {params.positions}[i] (fraction of equity)."
         self.dates = params.dates.tolist()  # plain strings for info["date"]
         self._observation_shape = self.observation_space.shape
-        self._step_first_row = self.sim.first_row_stepper()
 
     def reset(self, rows, generators, options) -> dict:
         p = self.params
@@ -75,7 +74,7 @@ class TradingTask(Task):
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         observation = np.empty(self._observation_shape, dtype=np.float32)
-        self._step_first_row(action, observation)
+        self.sim.step_first_row(action, observation)
         reward, risk, negative_cost, cost, terminated, truncated, equity, position, bar = self.sim.first_row.tolist()
         info = {"equity": equity, "position": position, "date": self.dates[int(bar)], "cost": cost}
         if vector_reward:
@@ -85,17 +84,6 @@ class TradingTask(Task):
     def _reset_info(self, rows) -> dict:
         state = self.sim.state
         return {"equity": state[rows, EQUITY], "position": state[rows, POSITION], "date": self.params.dates[self.sim.t[rows]]}
-
-    # The single env's fused step is rebuilt, not pickled: a pickled compiled function would be
-    # compiled again in the process that loads it.
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_step_first_row"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._step_first_row = self.sim.first_row_stepper()
 
     def observe(self) -> np.ndarray:
         return self.sim.observe()

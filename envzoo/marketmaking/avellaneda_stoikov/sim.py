@@ -40,7 +40,7 @@ import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import kernel
-from envzoo.finance.performance import RunningMoments
+from envzoo.finance.performance import RunningMoments, welford_step
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
 
 
@@ -199,10 +199,7 @@ def _advance_rows(bid_depth, ask_depth, c, keys, draws, step, mid, cash, invento
         abs_inventory_sum[i] += abs(held)
         max_abs_inventory[i] = max(max_abs_inventory[i], abs(held))
         last_inventory[i] = held
-        count[i] += 1
-        delta = change - mean[i]
-        mean[i] += delta / count[i]
-        m2[i] += delta * (change - mean[i])
+        count[i], mean[i], m2[i] = welford_step(count[i], mean[i], m2[i], change)
         pnl = cash[i] + inventory[i] * mid[i] - initial_wealth[i]
         peak[i] = max(peak[i], pnl)
         max_drawdown[i] = max(max_drawdown[i], peak[i] - pnl)
