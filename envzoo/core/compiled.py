@@ -1,4 +1,5 @@
-"""The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk.
+"""The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk; and the one
+way a batched kernel spreads its rows over the CPUs (:func:`over_row_ranges`).
 
 A kernel is a plain Python function over numpy arrays and numbers, decorated with
 :func:`kernel`. The first call in a process compiles it for its argument types, or loads the
@@ -15,9 +16,128 @@ a module in a checkout, delete the caches (``find envzoo -name '*.nb[ic]' -delet
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numba
+import numpy as np
 
 
 def kernel(function):
     """``function`` compiled with numba (nopython, cached, numpy's float error model)."""
     return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+
+
+def worker_threads() -> int:
+    """How many threads :func:`over_row_ranges` uses: the environment variable
+    ``ENVZOO_THREADS`` if set, else the CPUs this process may run on."""
+    setting = os.environ.get("ENVZOO_THREADS")
+    if setting is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if not setting.isdigit() or int(setting) < 1:
+        raise ValueError(f"ENVZOO_THREADS must be a whole number >= 1, got {setting!r}")
+    return int(setting)
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _forget_pool() -> None:
+    global _pool
+    _pool = None  # a forked child has none of its parent's threads
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def over_row_ranges(run, n_rows: int, min_rows: int) -> None:
+    """Call ``run(start, stop)`` on consecutive ranges that cover ``range(n_rows)``, at the same
+    time on up to :func:`worker_threads` threads, each range at least ``min_rows`` long (the
+    rows worth a thread's start-up). ``run`` calls a kernel over those rows: kernels release the
+    GIL, and rows are independent (each has its own random stream), so the result is the same
+    whatever the split. This thread takes the first range."""
+    global _pool
+    chunks = min(worker_threads(), n_rows // max(min_rows, 1))
+    if chunks <= 1:
+        run(0, n_rows)
+        return
+    if _pool is None or _pool._max_workers < chunks - 1:
+        _pool = ThreadPoolExecutor(max_workers=chunks - 1, thread_name_prefix="envzoo-rows")
+    bounds = [n_rows * i // chunks for i in range(chunks + 1)]
+    others = [_pool.submit(run, start, stop) for start, stop in zip(bounds[1:-1], bounds[2:])]
+    try:
+        run(bounds[0], bounds[1])
+    finally:
+        for future in others:
+            future.result()
+
+
+@kernel
+def _block_sum(values, start, count):
+    """numpy's sum of at most 128 values: eight partial sums, then the rest one by one."""
+    if count < 8:
+        total = 0.0
+        for i in range(start, start + count):
+            total += values[i]
+        return total
+    p0, p1, p2, p3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    p4, p5, p6, p7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = start + 8
+    whole = start + count - count % 8
+    while i < whole:
+        p0 += values[i]
+        p1 += values[i + 1]
+        p2 += values[i + 2]
+        p3 += values[i + 3]
+        p4 += values[i + 4]
+        p5 += values[i + 5]
+        p6 += values[i + 6]
+        p7 += values[i + 7]
+        i += 8
+    total = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    for j in range(i, start + count):
+        total += values[j]
+    return total
+
+
+@kernel
+def numpy_sum(values, start, count):
+    """``values[start:start + count].sum()`` in numpy's order of additions, so that a kernel's
+    total equals the array code's bit for bit: blocks of up to 128 values summed by
+    :func:`_block_sum`, longer ranges split in two (the first part a multiple of eight long) and
+    the two sums added. The split is numpy's recursion, unrolled onto a stack (numba cannot cache
+    a recursive function)."""
+    if count <= 128:
+        return _block_sum(values, start, count)
+    # Each stack entry is a range being summed: its start, length, and the sum of its first
+    # part once that is known (left_done).
+    starts = np.empty(64, dtype=np.int64)
+    lengths = np.empty(64, dtype=np.int64)
+    left_sums = np.empty(64)
+    left_done = np.zeros(64, dtype=np.bool_)
+    top = 0
+    starts[0], lengths[0] = start, count
+    while True:
+        # Descend into first parts until a block is small enough.
+        while lengths[top] > 128:
+            half = lengths[top] // 2
+            half -= half % 8
+            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top], half, False
+            top += 1
+        total = _block_sum(values, starts[top], lengths[top])
+        # Hand the sum up: a parent waiting for its second part finishes; one that had only
+        # its first part now sums its second.
+        while True:
+            if top == 0:
+                return total
+            top -= 1
+            if left_done[top]:
+                total = left_sums[top] + total
+                continue
+            half = lengths[top] // 2
+            half -= half % 8
+            left_sums[top], left_done[top] = total, True
+            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top] + half, lengths[top] - half, False
+            top += 1
+            break

@@ -78,13 +78,68 @@ def splitmix64_one(x):
 
 
 @kernel
+def draw_base(key, draw):
+    """What every element of one instance's draw derives from (uint64 key and draw id)."""
+    return splitmix64_one(key ^ (draw * _DRAW_STRIDE))
+
+
+@kernel
+def element_of(base, index):
+    """The seed of the flat element ``index`` (an integer) of a draw with :func:`draw_base`
+    ``base``: ``draw_seeds(keys, draws, lead_shape)`` at that element."""
+    return splitmix64_one(base + np.uint64(index) * _MIX1)
+
+
+@kernel
+def element_seed(key, draw, index):
+    """``draw_seeds(keys, draws, lead_shape)`` of one instance (uint64 key and draw id) at the
+    flat element ``index`` (an integer) of ``lead_shape``, for compiled kernels."""
+    return element_of(draw_base(key, draw), index)
+
+
+@kernel
+def uniform_at(seed, j):
+    """Uniform number ``j`` (an integer >= 0) of ``seed``: ``uniforms_from_seeds(seed, j, j + 1)``."""
+    bits = splitmix64_one(seed + np.uint64(j + 1) * _GOLDEN)
+    return (np.float64(bits >> _S11) + 0.5) * _TO_UNIT
+
+
+@kernel
 def draw_uniforms_one(key, draw, out):
     """``uniforms(keys, draws, (len(out),))`` of one instance (key and draw id, uint64) into
     ``out``: the same numbers, for compiled kernels."""
-    seed = splitmix64_one(splitmix64_one(key ^ (draw * _DRAW_STRIDE)))
+    seed = element_seed(key, draw, 0)
     for j in range(out.shape[0]):
-        bits = splitmix64_one(seed + np.uint64(j + 1) * _GOLDEN)
-        out[j] = (np.float64(bits >> _S11) + 0.5) * _TO_UNIT
+        out[j] = uniform_at(seed, j)
+
+
+@kernel
+def poisson_one(seed, mean):
+    """:func:`poisson` of one seed (``mean`` finite and >= 0, unchecked), for compiled kernels:
+    the number of unit-exponential gaps whose running sum stays <= ``mean``."""
+    count, elapsed = 0, 0.0
+    while True:
+        elapsed += -np.log(uniform_at(seed, count))
+        if not elapsed <= mean:
+            return count
+        count += 1
+
+
+@kernel
+def binomial_one(seed, trials, prob):
+    """:func:`binomial` of one seed (``prob`` in [0, 1], unchecked), for compiled kernels: the
+    number of geometric(prob) gaps whose running sum stays <= ``trials``."""
+    if prob >= 1.0:
+        return trials
+    if prob <= 0.0:
+        return 0
+    log_fail = np.log1p(-min(max(prob, 1e-300), 1.0 - 1e-16))
+    count, used = 0, 0.0
+    while True:
+        used += np.floor(np.log(uniform_at(seed, count)) / log_fail) + 1.0
+        if not used <= trials:
+            return count
+        count += 1
 
 
 def _count_renewals(seeds, horizon, expected, gap, log_block=None) -> np.ndarray:

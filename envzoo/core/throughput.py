@@ -51,6 +51,7 @@ def _single_rate(entry: EnvEntry, steps: int, seed: int, max_seconds: float | No
         def sample():
             return {agent: env.action_space(agent).sample() for agent in env.possible_agents}
 
+        step(sample())  # untimed: the first step loads the compiled kernels
         taken, seconds = _timed_steps(step, sample, steps, max_seconds)
         return taken / seconds, taken
     finally:
@@ -79,6 +80,7 @@ def _gymnasium_measure(env, steps: int, seed: int, max_seconds: float | None) ->
         if terminated or truncated:
             env.reset()
 
+    step(env.action_space.sample())  # untimed: the first step loads the compiled kernels
     taken, seconds = _timed_steps(step, env.action_space.sample, steps, max_seconds)
     return taken / seconds, taken
 
@@ -88,6 +90,7 @@ def _vector_measure(envs, steps: int, seed: int, max_seconds: float | None) -> t
     try:
         envs.reset(seed=seed)
         envs.action_space.seed(seed)
+        envs.step(envs.action_space.sample())  # untimed: the first step loads the compiled kernels
         taken, seconds = _timed_steps(envs.step, envs.action_space.sample, steps, max_seconds)
         return envs.num_envs * taken / seconds, taken
     finally:
@@ -110,9 +113,10 @@ def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
           progress: Callable[[str], None] | None = None) -> dict:
     """Env-steps per second of ``env_id`` as a single env, a SyncVectorEnv and its native vector env.
 
-    Random actions from the (seeded) action space; timing excludes construction and the first
-    reset. ``modes`` chooses which of the three to measure; each runs ``steps`` (batched) steps,
-    or fewer if it has taken ``max_seconds``. ``progress(mode)`` is called as each mode starts.
+    Random actions from the (seeded) action space; timing excludes construction, the first
+    reset and the first step (which loads the compiled kernels). ``modes`` chooses which of the
+    three to measure; each runs ``steps`` (batched) steps, or fewer if it has taken
+    ``max_seconds``. ``progress(mode)`` is called as each mode starts.
     Returns ``{"id", "num_envs", "steps", "seed", "steps_per_s": {"single", "sync", "native"},
     "steps_measured": {mode: steps}, "native_over_sync", "skipped": {mode: reason}}``; a skipped
     mode is absent from ``steps_per_s`` and ``native_over_sync`` is None unless both vector

@@ -2,9 +2,13 @@
 
 Every workload gives, for each instance b, function f and simulation tick, the arrival rate in
 requests per second; the simulator draws Poisson counts from it. A workload has a small memory
-array of shape (B, F, 2) that :meth:`start` fills at reset (random phase, trace offset) and that
-:meth:`rates` may update (the MMPP's hidden state). Rates given as a sequence have one entry per
-function.
+array of shape (B, F, 2) that :meth:`Workload.start` fills at reset (random phase, trace offset)
+and that the rates may update (the MMPP's hidden state). Rates given as a sequence have one entry
+per function.
+
+The rates are compiled: :func:`interval_rates` computes one instance's rates for the ticks of an
+interval from a workload's :meth:`Workload.compiled` description, inside the simulator's kernel;
+:meth:`Workload.rates` runs the same kernel from Python.
 """
 
 from __future__ import annotations
@@ -13,6 +17,12 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from envzoo.core.compiled import kernel
+
+# Kind codes of the compiled rates.
+CONSTANT, DIURNAL, STEP, SPIKE, BURSTY, TRACE = range(6)
+_NO_TABLE = np.zeros((1, 1))
 
 
 def _per_function(value, name: str) -> np.ndarray:
@@ -23,9 +33,12 @@ def _per_function(value, name: str) -> np.ndarray:
 
 
 class Workload:
-    """Base class: a constant-memory arrival-rate process."""
+    """Base class: a constant-memory arrival-rate process. A subclass sets ``kind``, ``code`` (its
+    branch of :func:`interval_rates`) and ``rate``, and gives its :meth:`constants`."""
 
     kind = "base"
+    code = -1
+    rate: np.ndarray
 
     def n_functions(self) -> int | None:
         """Number of functions the workload fixes (None: broadcasts to any number)."""
@@ -36,9 +49,27 @@ class Workload:
         """Episode memory from uniforms ``u`` of shape (B, F, 2)."""
         return np.zeros_like(u)
 
-    def rates(self, t: np.ndarray, memory: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Rates (B, F, S) at times ``t`` (B, 1, S) since the episode start."""
-        raise NotImplementedError
+    def constants(self) -> np.ndarray:
+        """The numbers :func:`interval_rates` reads for this kind (float64)."""
+        return np.zeros(0)
+
+    def table(self) -> np.ndarray:
+        """A per-function table :func:`interval_rates` reads (a trace's counts), (F or 1, n)."""
+        return _NO_TABLE
+
+    def compiled(self) -> tuple:
+        """``(code, rate, constants, table)``: the arguments of :func:`interval_rates`."""
+        return self.code, self.rate, self.constants(), self.table()
+
+    def rates(self, times: np.ndarray, memory: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+        """Rates (B, F, S) at ``times`` (S,) since the episode start, from ``memory`` (B, F, 2),
+        which the MMPP's state updates, and uniforms ``u`` (B, F, S) for its switches."""
+        times = np.ascontiguousarray(times, dtype=np.float64)
+        out = np.empty(memory.shape[:2] + times.shape)
+        u = np.full(out.shape, 0.5) if u is None else np.ascontiguousarray(u, dtype=np.float64)
+        for b in range(memory.shape[0]):
+            interval_rates(*self.compiled(), times, memory[b], u[b], out[b])
+        return out
 
 
 @dataclass
@@ -47,12 +78,10 @@ class Constant(Workload):
 
     rate: np.ndarray = 50.0
     kind = "constant"
+    code = CONSTANT
 
     def __post_init__(self):
         self.rate = _per_function(self.rate, "rate")
-
-    def rates(self, t, memory, u):
-        return np.broadcast_to(self.rate[:, None], memory.shape[:2] + t.shape[-1:]).copy()
 
 
 @dataclass
@@ -69,6 +98,7 @@ class Diurnal(Workload):
     period_s: float = 3600.0
     phase: float | None = None
     kind = "diurnal"
+    code = DIURNAL
 
     def __post_init__(self):
         self.rate = _per_function(self.rate, "rate")
@@ -84,9 +114,8 @@ class Diurnal(Workload):
         memory[..., 0] = u[..., 0] if self.phase is None else self.phase
         return memory
 
-    def rates(self, t, memory, u):
-        angle = 2 * np.pi * (t / self.period_s + memory[..., :1])
-        return self.rate[:, None] * (1 + self.amplitude * np.sin(angle))
+    def constants(self):
+        return np.array([self.amplitude, self.period_s])
 
 
 @dataclass
@@ -97,15 +126,15 @@ class Step(Workload):
     factor: float = 4.0
     at_s: float = 600.0
     kind = "step"
+    code = STEP
 
     def __post_init__(self):
         self.rate = _per_function(self.rate, "rate")
         if self.factor < 0:
             raise ValueError(f"factor must be >= 0, got {self.factor}")
 
-    def rates(self, t, memory, u):
-        scale = np.where(t >= self.at_s, self.factor, 1.0)
-        return self.rate[:, None] * np.broadcast_to(scale, memory.shape[:2] + t.shape[-1:])
+    def constants(self):
+        return np.array([self.factor, self.at_s])
 
 
 @dataclass
@@ -117,16 +146,15 @@ class Spike(Workload):
     at_s: float = 600.0
     duration_s: float = 60.0
     kind = "spike"
+    code = SPIKE
 
     def __post_init__(self):
         self.rate = _per_function(self.rate, "rate")
         if self.factor < 0 or self.duration_s < 0:
             raise ValueError("factor and duration_s must be >= 0")
 
-    def rates(self, t, memory, u):
-        inside = (t >= self.at_s) & (t < self.at_s + self.duration_s)
-        scale = np.where(inside, self.factor, 1.0)
-        return self.rate[:, None] * np.broadcast_to(scale, memory.shape[:2] + t.shape[-1:])
+    def constants(self):
+        return np.array([self.factor, self.at_s, self.at_s + self.duration_s])
 
 
 @dataclass
@@ -145,6 +173,7 @@ class Bursty(Workload):
     burst_s: float = 60.0
     dt: float = field(default=0.1, repr=False)
     kind = "bursty"
+    code = BURSTY
 
     def __post_init__(self):
         self.rate = _per_function(self.rate, "rate")
@@ -156,15 +185,9 @@ class Bursty(Workload):
         memory[..., 1] = u[..., 1] < self.burst_s / (self.calm_s + self.burst_s)
         return memory
 
-    def rates(self, t, memory, u):
-        leave = np.array([1 - np.exp(-self.dt / self.calm_s), 1 - np.exp(-self.dt / self.burst_s)])
-        bursting = np.empty(u.shape, dtype=bool)
-        state = memory[..., 1] > 0.5
-        for s in range(u.shape[-1]):
-            state = state ^ (u[..., s] < leave[state.astype(np.int64)])
-            bursting[..., s] = state
-        memory[..., 1] = state
-        return self.rate[:, None] * np.where(bursting, self.factor, 1.0)
+    def constants(self):
+        # The switching probabilities per tick, leaving calm and leaving a burst.
+        return np.array([self.factor, 1 - np.exp(-self.dt / self.calm_s), 1 - np.exp(-self.dt / self.burst_s)])
 
 
 @dataclass
@@ -181,6 +204,7 @@ class Trace(Workload):
     scale: float = 1.0
     start_minute: int | None = 0
     kind = "trace"
+    code = TRACE
 
     def __post_init__(self):
         self.counts = np.atleast_2d(np.asarray(self.counts, dtype=np.float64))
@@ -205,13 +229,44 @@ class Trace(Workload):
             memory[..., 0] = self.start_minute
         return memory
 
-    def rates(self, t, memory, u):
-        minutes = self.counts.shape[1]
-        minute = (memory[..., :1] + np.floor(t / 60.0)).astype(np.int64) % minutes  # (B, F, S)
-        per_function = np.broadcast_to(self.counts, (memory.shape[0],) + self.counts.shape)
-        if per_function.shape[1] != memory.shape[1]:
-            per_function = np.broadcast_to(per_function[:, :1], (memory.shape[0], memory.shape[1], minutes))
-        return np.take_along_axis(per_function, minute, axis=-1) / 60.0 * self.scale
+    @property
+    def rate(self) -> np.ndarray:
+        return np.ones(1)  # the rates are the table's
+
+    def constants(self):
+        return np.array([self.scale])
+
+    def table(self):
+        return self.counts
+
+
+@kernel
+def interval_rates(code, rate, constants, table, times, memory, u, out):
+    """One instance's rates (F, S) at ``times`` (S,) into ``out``, for the workload that
+    :meth:`Workload.compiled` describes: ``rate`` per function (or one for all), ``memory`` the
+    instance's (F, 2) episode memory (the MMPP's state is updated), ``u`` (F, S) the uniforms of
+    the MMPP's switches."""
+    for f in range(out.shape[0]):
+        base = rate[f if rate.shape[0] > 1 else 0]
+        for s in range(out.shape[1]):
+            t = times[s]
+            if code == CONSTANT:
+                out[f, s] = base
+            elif code == DIURNAL:  # (amplitude, period)
+                out[f, s] = base * (1 + constants[0] * np.sin(2 * np.pi * (t / constants[1] + memory[f, 0])))
+            elif code == STEP:  # (factor, at)
+                out[f, s] = base * (constants[0] if t >= constants[1] else 1.0)
+            elif code == SPIKE:  # (factor, start, end)
+                out[f, s] = base * (constants[0] if constants[1] <= t < constants[2] else 1.0)
+            elif code == BURSTY:  # (factor, P(leave calm), P(leave burst)); memory[f, 1]: bursting
+                bursting = memory[f, 1] > 0.5
+                if u[f, s] < constants[2 if bursting else 1]:
+                    bursting = not bursting
+                memory[f, 1] = 1.0 if bursting else 0.0
+                out[f, s] = base * (constants[0] if bursting else 1.0)
+            else:  # TRACE (scale); memory[f, 0]: the start minute; table: per-minute counts
+                minute = int(memory[f, 0] + np.floor(t / 60.0)) % table.shape[1]
+                out[f, s] = table[f if table.shape[0] > 1 else 0, minute] / 60.0 * constants[0]
 
 
 WORKLOADS: dict[str, type[Workload]] = {

@@ -1,4 +1,4 @@
-"""Knative Pod Autoscaler (KPA) decision rule, on batched arrays.
+"""Knative Pod Autoscaler (KPA) decision rule, compiled for the simulator's kernel.
 
 Knative's request-based autoscaler (``pkg/autoscaler/scaling/autoscaler.go``) runs every
 ``tick_s`` seconds. It averages the observed concurrency (requests in flight, including those
@@ -17,6 +17,9 @@ it last held, and while panicking takes the larger of the stable and panic count
 goes below the highest count of the current panic; otherwise ``desired = stable_pods``. A desired
 scale of zero removes the last pod only after ``scale_to_zero_grace_s``. ``min_scale`` and
 ``max_scale`` bound the result.
+
+:func:`kpa_decide` is one service's tick, called by the simulator's kernel for every
+(instance, function); :func:`kpa_tick` runs it from Python over a :class:`KPAState`.
 """
 
 from __future__ import annotations
@@ -25,38 +28,54 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.serverless.params import KPAParams
+
+# Columns of KPAState.memory.
+SEEN, PANIC_SINCE, MAX_PANIC_PODS, ZERO_SINCE, DECISION = range(5)
+# Entries of kpa_constants().
+(ENABLED, STABLE_TICKS, PANIC_TICKS, DEFAULT_TARGET, TARGET_UTILIZATION, MAX_UP_RATE, MAX_DOWN_RATE,
+ PANIC_THRESHOLD, STABLE_WINDOW_S, ZERO_GRACE_S, MIN_SCALE, MAX_SCALE) = range(12)
+
+
+def kpa_constants(params: KPAParams) -> np.ndarray:
+    """The settings :func:`kpa_decide` reads, as one float64 array."""
+    return np.array([params.enabled, params.stable_ticks, params.panic_ticks, params.default_target,
+                     params.target_utilization, params.max_scale_up_rate, params.max_scale_down_rate,
+                     params.panic_threshold, params.stable_window_s, params.scale_to_zero_grace_s,
+                     params.min_scale, params.max_scale], dtype=np.float64)
 
 
 @dataclass
 class KPAState:
-    """Autoscaler memory per (instance, function); every array has shape (B, F)."""
+    """Autoscaler memory per (instance, function).
 
-    samples: np.ndarray  # (B, F, stable_ticks) observed concurrency per tick, newest last
-    n_samples: np.ndarray  # ticks observed so far (capped at stable_ticks)
-    panic_since: np.ndarray  # last time the panic threshold was crossed; nan when not panicking
-    max_panic_pods: np.ndarray  # the highest count decided during the current panic
-    desired: np.ndarray  # last decision
-    zero_since: np.ndarray  # time the decision first became 0; nan otherwise
+    Attributes:
+        samples: (B, F, stable_ticks) observed concurrency per tick, newest last (zeros before
+            the first observations).
+        memory: (B, F, 5) the columns ``SEEN`` (ticks observed, capped at stable_ticks),
+            ``PANIC_SINCE`` (last time the panic threshold was crossed; nan when not panicking),
+            ``MAX_PANIC_PODS`` (the highest count decided during the current panic),
+            ``ZERO_SINCE`` (when the decision first became 0; nan otherwise) and ``DECISION``
+            (the last decision before the scale-to-zero grace and the scale bounds).
+    """
+
+    samples: np.ndarray
+    memory: np.ndarray
 
     @classmethod
     def initial(cls, params: KPAParams, shape: tuple[int, int]) -> "KPAState":
-        return cls(
-            samples=np.zeros(shape + (params.stable_ticks,)),
-            n_samples=np.zeros(shape, dtype=np.int64),
-            panic_since=np.full(shape, np.nan),
-            max_panic_pods=np.zeros(shape, dtype=np.int64),
-            desired=np.full(shape, params.initial_scale, dtype=np.int64),
-            zero_since=np.full(shape, np.nan),
-        )
+        state = cls(samples=np.zeros(shape + (params.stable_ticks,)), memory=np.zeros(shape + (5,)))
+        state.reset_rows(slice(None), params)
+        return state
 
-    def reset_rows(self, rows: np.ndarray, params: KPAParams) -> None:
+    def reset_rows(self, rows, params: KPAParams) -> None:
         self.samples[rows] = 0.0
-        self.n_samples[rows] = 0
-        self.panic_since[rows] = np.nan
-        self.max_panic_pods[rows] = 0
-        self.desired[rows] = params.initial_scale
-        self.zero_since[rows] = np.nan
+        self.memory[rows] = [0.0, np.nan, 0.0, np.nan, params.initial_scale]
+
+    @property
+    def panic_since(self) -> np.ndarray:
+        return self.memory[..., PANIC_SINCE]
 
 
 def concurrency_target(concurrency_limit: np.ndarray, params: KPAParams) -> np.ndarray:
@@ -65,50 +84,72 @@ def concurrency_target(concurrency_limit: np.ndarray, params: KPAParams) -> np.n
     return np.where(limit > 0, limit, params.default_target) * params.target_utilization
 
 
-def kpa_tick(
-    state: KPAState,
-    observed_concurrency: np.ndarray,
-    ready_pods: np.ndarray,
-    concurrency_limit: np.ndarray,
-    now: float | np.ndarray,
-    params: KPAParams,
-) -> np.ndarray:
-    """Record one tick's average concurrency and return the desired pod count (B, F)."""
-    state.samples = np.roll(state.samples, -1, axis=-1)
-    state.samples[..., -1] = observed_concurrency
-    state.n_samples = np.minimum(state.n_samples + 1, params.stable_ticks)
-    if not params.enabled:
-        return state.desired
+def kpa_tick(state: KPAState, observed_concurrency, ready_pods, concurrency_limit, now, params: KPAParams) -> np.ndarray:
+    """Record one tick's average concurrency of every (instance, function) and return the desired
+    pod counts (B, F): :func:`kpa_decide` from Python."""
+    shape = state.memory.shape[:2]
+    observed, ready, limit, now = (np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
+                                   for value in (observed_concurrency, ready_pods, concurrency_limit, now))
+    constants, scratch = kpa_constants(params), np.empty(params.stable_ticks)
+    desired = np.empty(shape, dtype=np.int64)
+    for index in np.ndindex(*shape):
+        desired[index] = kpa_decide(state.samples[index], state.memory[index], observed[index], int(ready[index]),
+                                    limit[index], now[index], constants, scratch)
+    return desired
 
-    stable_n = state.n_samples
-    panic_n = np.minimum(stable_n, params.panic_ticks)
-    window = np.arange(params.stable_ticks)[::-1]  # age of each sample, in ticks
-    stable_avg = np.where(window < stable_n[..., None], state.samples, 0.0).sum(-1) / stable_n
-    panic_avg = np.where(window < panic_n[..., None], state.samples, 0.0).sum(-1) / panic_n
 
-    ready = np.maximum(ready_pods, 1).astype(np.float64)
-    target = concurrency_target(concurrency_limit, params)
-    up_limit = np.ceil(params.max_scale_up_rate * ready)
-    down_limit = np.floor(ready / params.max_scale_down_rate)
-    stable_pods = np.clip(np.ceil(stable_avg / target), down_limit, up_limit)
-    panic_pods = np.clip(np.ceil(panic_avg / target), down_limit, up_limit)
+@kernel
+def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
+    """One KPA tick of one service: record ``observed`` (the tick's average concurrency) in
+    ``samples`` and update ``memory`` (a row of :class:`KPAState`), and return the desired pod
+    count. ``c`` is :func:`kpa_constants`; ``scratch`` a work array of ``stable_ticks`` floats.
+
+    The arithmetic is the batched array code's that it replaced, operation for operation (the
+    window sums in numpy's order), so the decisions are the same to the last bit."""
+    window = samples.shape[0]
+    for i in range(window - 1):
+        samples[i] = samples[i + 1]
+    samples[window - 1] = observed
+    seen = min(memory[SEEN] + 1.0, c[STABLE_TICKS])
+    memory[SEEN] = seen
+    if not c[ENABLED]:
+        return int(memory[DECISION])
+
+    # Samples older than what was seen are zeros, so the stable window is the whole array.
+    stable_avg = numpy_sum(samples, 0, window) / seen
+    panic_n = min(seen, c[PANIC_TICKS])
+    for i in range(window):
+        scratch[i] = samples[i] if window - 1 - i < panic_n else 0.0
+    panic_avg = numpy_sum(scratch, 0, window) / panic_n
+
+    ready = float(max(ready_pods, 1))
+    target = (limit if limit > 0 else c[DEFAULT_TARGET]) * c[TARGET_UTILIZATION]
+    up_limit = np.ceil(c[MAX_UP_RATE] * ready)
+    down_limit = np.floor(ready / c[MAX_DOWN_RATE])
+    stable_pods = min(max(np.ceil(stable_avg / target), down_limit), up_limit)
+    panic_pods = min(max(np.ceil(panic_avg / target), down_limit), up_limit)
 
     # The panic test uses the unclamped panic count, as Knative does.
-    over_panic = np.ceil(panic_avg / target) / ready >= params.panic_threshold
-    now = np.broadcast_to(now, over_panic.shape)
-    calmed = ~over_panic & (state.panic_since + params.stable_window_s < now)
-    state.panic_since = np.where(over_panic, now, np.where(calmed, np.nan, state.panic_since))
-    state.max_panic_pods = np.where(calmed, 0, state.max_panic_pods)
-    panicking = ~np.isnan(state.panic_since)
+    over_panic = np.ceil(panic_avg / target) / ready >= c[PANIC_THRESHOLD]
+    calmed = not over_panic and memory[PANIC_SINCE] + c[STABLE_WINDOW_S] < now
+    if over_panic:
+        memory[PANIC_SINCE] = now
+    elif calmed:
+        memory[PANIC_SINCE] = np.nan
+        memory[MAX_PANIC_PODS] = 0.0
+    panicking = not np.isnan(memory[PANIC_SINCE])
     # In panic: the larger of the stable and panic counts, and never below the panic maximum.
-    in_panic = np.maximum(np.maximum(stable_pods, panic_pods), state.max_panic_pods)
-    state.max_panic_pods = np.where(panicking, in_panic, state.max_panic_pods)
-    desired = np.where(panicking, in_panic, stable_pods).astype(np.int64)
-    state.desired = desired
+    in_panic = max(max(stable_pods, panic_pods), memory[MAX_PANIC_PODS])
+    if panicking:
+        memory[MAX_PANIC_PODS] = in_panic
+    desired = int(in_panic if panicking else stable_pods)
+    memory[DECISION] = desired
 
     # Scale to zero only after the grace period; until then a running pod stays.
-    became_zero = (desired == 0) & np.isnan(state.zero_since)
-    state.zero_since = np.where(desired == 0, np.where(became_zero, now, state.zero_since), np.nan)
-    grace_over = now - state.zero_since >= params.scale_to_zero_grace_s
-    effective = np.where((desired == 0) & ~grace_over & (ready_pods > 0), 1, desired)
-    return np.clip(effective, params.min_scale, params.max_scale)
+    if desired != 0:
+        memory[ZERO_SINCE] = np.nan
+    elif np.isnan(memory[ZERO_SINCE]):
+        memory[ZERO_SINCE] = now
+    grace_over = now - memory[ZERO_SINCE] >= c[ZERO_GRACE_S]
+    effective = 1 if desired == 0 and not grace_over and ready_pods > 0 else desired
+    return int(min(max(effective, c[MIN_SCALE]), c[MAX_SCALE]))

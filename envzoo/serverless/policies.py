@@ -7,7 +7,7 @@ import numpy as np
 
 from envzoo.core.policy import Policy
 from envzoo.serverless.sim import ServerlessSim
-from envzoo.serverless.task import objectives, scalar_reward
+from envzoo.serverless.task import rewards
 
 
 def _params(env):
@@ -72,7 +72,7 @@ class BestFixedConcurrency(_ConstantLevel):
         totals = np.zeros(sim.B)
         for _ in range(search_steps):
             stats = sim.advance(np.broadcast_to(levels, sim.shape))
-            totals += scalar_reward(params, objectives(params, stats)).sum(-1)
+            totals += rewards(params, stats)[1].sum(-1)
         per_level = totals.reshape(params.n_levels, search_episodes).mean(-1)
         self.index = int(np.argmax(per_level))
         self.search_returns = dict(zip(params.levels, per_level.round(3).tolist()))

@@ -42,6 +42,16 @@ R is set each interval so that the ``latency_tags`` slots suffice even if every 
 interval is still waiting at its end; a tag that nevertheless finds no free slot is counted in
 ``tags_dropped`` (that sample is lost). A tagged request completes at the rate of requests on
 ready pods, also when the pod it would be on is draining.
+
+Random numbers. Each interval of an instance uses five draws of its counter-based stream
+(:mod:`envzoo.core.rng`): the MMPP's switches (element f, uniform s), the arrivals, the
+completions on ready pods, the tags' completions (uniform m) and the completions on draining
+pods (each at element ``f · S + s`` for function f and tick s of the S ticks). An instance's
+trajectory therefore depends on its key and its actions only, never on the batch.
+
+The simulator is compiled (:func:`_advance_instances`, one pass per instance over the ticks of
+the interval); ``tests/serverless/reference_sim.py`` keeps the array version it replaced as the
+test oracle.
 """
 
 from __future__ import annotations
@@ -49,22 +59,54 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.serverless.generator import Workload, make_workload
-from envzoo.serverless.kpa import KPAState, kpa_tick
+from envzoo.core.compiled import kernel, numpy_sum, over_row_ranges
+from envzoo.serverless.generator import BURSTY, Workload, interval_rates, make_workload
+from envzoo.serverless.histogram import bin_of, quantile_of
+from envzoo.serverless.kpa import PANIC_SINCE, KPAState, kpa_constants, kpa_decide
 from envzoo.serverless.params import SimParams
 
-FREE, QUEUED, SERVING = 0, 1, 2
-_UNLIMITED = np.int64(2**40)  # capacity of a pod with no concurrency limit
-
-
-#: Per-(instance, function) totals kept over an episode and reported per step.
+#: Per-(instance, function) totals kept over an episode (the columns of ``ServerlessSim.totals``).
 COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds", "waited",
             "pod_seconds", "cold_starts", "denied_pod_seconds", "tags_dropped", "tagged_requests",
             "tagged_latency_seconds")
+(ARRIVED, ADMITTED, REJECTED, COMPLETED, REQUEST_SECONDS, QUEUE_SECONDS, WAITED, POD_SECONDS, COLD_STARTS,
+ DENIED_POD_SECONDS, TAGS_DROPPED, TAGGED_REQUESTS, TAGGED_LATENCY_SECONDS) = range(len(COUNTERS))
+#: What :meth:`ServerlessSim.advance` reports per (instance, function): the interval's change of
+#: every counter, then the state at its end (``in_service`` counts draining pods' requests too).
+STATS = COUNTERS + ("queue", "in_service", "ready", "starting", "desired", "panic")
+QUEUE_END, IN_SERVICE_END, READY_END, STARTING_END, DESIRED_END, PANIC_END = range(len(COUNTERS), len(STATS))
+#: KPIs of :meth:`ServerlessSim.episode_metrics`, in order.
+METRICS = ("mean_latency_s", "mean_wait_s", "waited_fraction", "p95_latency_s", "p99_latency_s",
+           "throughput_rps", "rejected", "rejected_fraction", "cold_starts", "pod_seconds", "mean_pods",
+           "denied_pod_seconds")
+
+# Columns of ServerlessSim.pods: the integer state of each (instance, function).
+(QUEUE, IN_SERVICE, READY, STARTING, DRAINING, DRAINING_LOAD, DESIRED, ADMITTED_INDEX, NEXT_TAG, TAG_EVERY,
+ IN_FLIGHT_SUM) = range(11)
+# Rows of ServerlessSim.tags (one column per tag slot).
+TAG_STATE, TAG_POSITION, TAG_ARRIVAL, TAG_WEIGHT = range(4)
+FREE, QUEUED, SERVING = 0, 1, 2
+# Entries of ServerlessSim.constants.
+(DT, INTERVAL_S, TICKS_PER_STEP, TICKS_PER_KPA, COLD_START_TICKS, QUEUE_CAPACITY, CONTENTION, CLUSTER_PODS,
+ KPA_TICK_S, BINS_LOW, BINS_LOG_RANGE, N_BINS) = range(12)
+_UNLIMITED = 2**40  # capacity of a pod with no concurrency limit
+_ROWS_PER_THREAD = 8  # an interval of one instance takes some 40 us: 8 are worth a thread
+#: Draw ids of an interval, after the interval's first (the workload's).
+_ARRIVALS, _COMPLETIONS, _TAGS, _DRAINING, _DRAWS_PER_INTERVAL = (np.uint64(i) for i in range(1, 6))
 
 
 class ServerlessSim:
-    """B instances of F Knative services; see the module docstring for the dynamics."""
+    """B instances of F Knative services; see the module docstring for the dynamics.
+
+    State (leading axes (B, F)): ``pods`` (int64 columns QUEUE, IN_SERVICE, READY, STARTING,
+    DRAINING, DRAINING_LOAD, DESIRED, ADMITTED_INDEX, NEXT_TAG, TAG_EVERY, IN_FLIGHT_SUM, also as
+    the attributes ``queue``, ``in_service``, ``ready``, ``n_starting``, ``draining``,
+    ``draining_load``, ``desired``, ``tag_every``), ``starting`` (pods by the tick their cold
+    start ends, a ring indexed by the clock), ``totals`` (float64, one column per ``COUNTERS``
+    entry; ``totals_by_name()`` names them), ``tags`` (the tagged requests), ``latency_hist``,
+    the autoscaler's ``kpa`` and the workload's ``workload_memory``; per instance ``time``
+    (seconds since the episode start) and the random stream's ``keys`` and ``draws``.
+    """
 
     def __init__(self, params: SimParams, workload, n_instances: int, n_functions: int = 1):
         self.params = params
@@ -78,41 +120,36 @@ class ServerlessSim:
             raise ValueError(f"mean_service_s has {service.size} values for {n_functions} functions")
         self.mean_service = np.broadcast_to(service, (n_functions,)).copy()
         self.B, self.F = n_instances, n_functions
-        shape = (n_instances, n_functions)
-        self.shape = shape
-        self.clock = 0  # ticks since construction, shared by all instances (ring-buffer index)
-        self.ring = params.cold_start_ticks + 1
+        self.shape = shape = (n_instances, n_functions)
+        self.clock = 0  # ticks since construction, shared by all instances (the ring's index)
         self.keys = np.zeros(n_instances, dtype=np.uint64)
         self.draws = np.zeros(n_instances, dtype=np.uint64)
         self.time = np.zeros(n_instances)
-        self.queue = np.zeros(shape, dtype=np.int64)
-        self.in_service = np.zeros(shape, dtype=np.int64)
-        self.ready = np.zeros(shape, dtype=np.int64)
-        self.starting = np.zeros(shape + (self.ring,), dtype=np.int64)
-        self.n_starting = np.zeros(shape, dtype=np.int64)
-        self.draining = np.zeros(shape, dtype=np.int64)  # removed pods finishing their requests
-        self.draining_load = np.zeros(shape, dtype=np.int64)  # requests on draining pods
-        self.desired = np.zeros(shape, dtype=np.int64)
+        self.pods = np.zeros(shape + (11,), dtype=np.int64)
+        self.starting = np.zeros(shape + (params.cold_start_ticks + 1,), dtype=np.int64)
+        self.totals = np.zeros(shape + (len(COUNTERS),))
+        self.tags = np.zeros(shape + (4, params.latency_tags), dtype=np.int64)
+        self.latency_hist = np.zeros(shape + (params.latency_bins.n,))
         self.kpa = KPAState.initial(params.kpa, shape)
         self.workload_memory = np.zeros(shape + (2,))
-        self.admitted_index = np.zeros(shape, dtype=np.int64)
-        self.next_tag = np.ones(shape, dtype=np.int64)
-        self.tag_every = np.ones(shape, dtype=np.int64)
-        tags = shape + (params.latency_tags,)
-        self.tag_state = np.zeros(tags, dtype=np.int8)
-        self.tag_position = np.zeros(tags, dtype=np.int64)
-        self.tag_arrival = np.zeros(tags, dtype=np.int64)
-        self.tag_weight = np.zeros(tags)
-        self.latency_hist = np.zeros(shape + (params.latency_bins.n,))
-        # Tags that completed in each tick of the current interval, recorded once per interval.
-        per_tick = shape + (params.ticks_per_step, params.latency_tags)
-        self._finished = np.zeros(per_tick, dtype=bool)
-        self._finished_latency = np.zeros(per_tick)
-        self._finished_weight = np.zeros(per_tick)
-        self.totals = {name: np.zeros(shape) for name in COUNTERS}
-        self._in_flight_sum = np.zeros(shape, dtype=np.int64)  # since the last KPA tick
-        self._queued_sum = np.zeros(shape, dtype=np.int64)  # since the start of the interval
-        self._pods_sum = np.zeros(shape, dtype=np.int64)
+        self.constants = _constants(params)
+        self._kpa_constants = kpa_constants(params.kpa)
+        self._workload = self.workload.compiled()
+        self._edges = params.latency_bins.edges
+
+    # ------------------------------------------------------------------ state by name
+    queue = property(lambda self: self.pods[..., QUEUE])
+    in_service = property(lambda self: self.pods[..., IN_SERVICE])
+    ready = property(lambda self: self.pods[..., READY])
+    n_starting = property(lambda self: self.pods[..., STARTING])
+    draining = property(lambda self: self.pods[..., DRAINING])
+    draining_load = property(lambda self: self.pods[..., DRAINING_LOAD])
+    desired = property(lambda self: self.pods[..., DESIRED])
+    tag_every = property(lambda self: self.pods[..., TAG_EVERY])
+
+    def totals_by_name(self) -> dict[str, np.ndarray]:
+        """``{counter: (B, F) view of totals}``."""
+        return {name: self.totals[..., i] for i, name in enumerate(COUNTERS)}
 
     # ------------------------------------------------------------------ reset
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
@@ -125,236 +162,348 @@ class ServerlessSim:
         self.keys[rows] = keys
         self.draws[rows] = 0
         self.time[rows] = 0.0
-        for array in (self.queue, self.in_service, self.starting, self.n_starting, self.draining, self.draining_load,
-                      self.admitted_index, self.tag_state, self.latency_hist, self._in_flight_sum):
+        for array in (self.pods, self.starting, self.totals, self.tags, self.latency_hist):
             array[rows] = 0
-        self.next_tag[rows] = 1
-        self.tag_every[rows] = 1
-        self.ready[rows] = self.params.kpa.initial_scale
-        self.desired[rows] = self.params.kpa.initial_scale
-        for total in self.totals.values():
-            total[rows] = 0.0
+        initial = self.params.kpa.initial_scale
+        self.pods[rows, :, READY] = initial
+        self.pods[rows, :, DESIRED] = initial
+        self.pods[rows, :, NEXT_TAG] = 1
+        self.pods[rows, :, TAG_EVERY] = 1
         self.kpa.reset_rows(rows, self.params.kpa)
         u = rng.uniforms(self.keys[rows], self.draws[rows], (self.F, 2))
         self.draws[rows] += 1
         self.workload_memory[rows] = self.workload.start(u)
 
     # ------------------------------------------------------------------ step
-    def advance(self, concurrency: np.ndarray) -> dict[str, np.ndarray]:
+    def advance(self, concurrency: np.ndarray) -> np.ndarray:
         """Simulate one decision interval with per-(instance, function) concurrency limits.
 
-        Returns this interval's counters (see ``COUNTERS``) plus the end state, each (B, F).
+        Returns the interval's statistics, (B, F, len(STATS)) float64: the change of every
+        counter, then the state at the interval's end (:data:`STATS` names the columns;
+        :func:`stats_by_name` gives them as a dict).
         """
-        p = self.params
-        limit = np.broadcast_to(np.asarray(concurrency, dtype=np.int64), self.shape)
-        S, M, dt = p.ticks_per_step, p.latency_tags, p.dt
-        before = {name: total.copy() for name, total in self.totals.items()}
+        limits = np.ascontiguousarray(np.broadcast_to(np.asarray(concurrency, dtype=np.int64), self.shape))
+        stats = np.empty(self.shape + (len(STATS),))
 
-        offsets = self.time[:, None, None] + dt * np.arange(S)[None, None, :]
-        u_workload = rng.uniforms(self.keys, self.draws, (self.F, S))
-        rates = self.workload.rates(offsets, self.workload_memory, u_workload)
-        arrivals = rng.poisson(rng.draw_seeds(self.keys, self.draws + 1, (self.F, S)), rates * dt)
-        completion_seeds = rng.draw_seeds(self.keys, self.draws + 2, (self.F, S))
-        draining_seeds = rng.draw_seeds(self.keys, self.draws + 4, (self.F, S))
-        # Enough uniforms for the typical tick's completions in one block; rare overflow draws more.
-        # Requests in service are bounded by the waiting work and by the pods' concurrency.
-        could_serve = np.minimum(self.in_service + self.queue + arrivals.max(-1),
-                                 (self.ready + self.n_starting) * np.where(limit > 0, limit, _UNLIMITED))
-        busiest = float(np.max(could_serve, initial=0))
-        expected = busiest * dt / self.mean_service.min()
-        completion_block = rng.log_uniforms(completion_seeds, int(expected + 4 * np.sqrt(expected) + 4))
-        u_tags = rng.uniforms(self.keys, self.draws + 3, (self.F, S, M))
-        self.draws += 5
+        def advance_rows(start, stop):
+            _advance_instances(start, stop, limits, self.constants, self._kpa_constants, self.mean_service,
+                               *self._workload, self.clock, self.keys, self.draws, self.time, self.pods,
+                               self.starting, self.totals, self.tags, self.latency_hist, self.kpa.samples,
+                               self.kpa.memory, self.workload_memory, stats)
 
-        # Sample every R-th request, R chosen so that the tags in flight fit the slots even if
-        # every arrival of the interval is still in the system at its end.
-        in_system = (self.queue + self.in_service + self.draining_load
-                     + rates.max(-1) * (p.decision_interval_s + 5 * self.mean_service))
-        self.tag_every = np.maximum(1, np.ceil(2 * in_system / M)).astype(np.int64)
-
-        self._finished.fill(False)  # latency and weight are read only where a tag finished
-        self._queued_sum[:] = 0
-        self._pods_sum[:] = 0
-        admitted_before = self.totals["admitted"].copy()
-        per_pod_capacity = np.where(limit > 0, limit, _UNLIMITED)
-        for s in range(S):
-            self._tick(s, limit, per_pod_capacity, arrivals[..., s], completion_seeds[..., s],
-                       completion_block[..., s, :], u_tags[..., s, :], draining_seeds[..., s])
-        self._record_latencies()
-        arrived = arrivals.sum(-1)
-        self.totals["arrived"] += arrived
-        self.totals["rejected"] += arrived - (self.totals["admitted"] - admitted_before)
-        self.totals["queue_seconds"] += self._queued_sum * dt
-        self.totals["pod_seconds"] += self._pods_sum * dt
-
-        self.time += p.decision_interval_s
-        stats = {name: self.totals[name] - before[name] for name in COUNTERS}
-        stats.update(queue=self.queue.copy(), in_service=self.in_service + self.draining_load,
-                     ready=self.ready.copy(), starting=self.n_starting.copy(),
-                     desired=self.desired.copy(),
-                     panic=(~np.isnan(self.kpa.panic_since)).astype(np.float64))
+        over_row_ranges(advance_rows, self.B, _ROWS_PER_THREAD)
+        self.clock += self.params.ticks_per_step
         return stats
 
-    def _tick(self, s, limit, per_pod_capacity, arrived, completion_seeds, completion_block, u_tags,
-              draining_seeds):
-        p, t = self.params, self.totals
-        now = self.clock
-        slot = now % self.ring
-        now_ready = self.starting[..., slot]
-        self.ready += now_ready
-        self.n_starting -= now_ready
-        self.starting[..., slot] = 0
-
-        # 2. completions, on ready pods and on draining ones
-        prob = self._completion_probability(self.in_service, self.ready)
-        done = rng.binomial(completion_seeds, self.in_service, prob, completion_block, validate=False)
-        self.in_service -= done
-        t["completed"] += done
-        if self.draining_load.any():
-            drained = rng.binomial(draining_seeds, self.draining_load,
-                                   self._completion_probability(self.draining_load, self.draining), validate=False)
-            self.draining_load -= drained
-            t["completed"] += drained
-            self.draining = np.minimum(self.draining, self.draining_load)  # idle ones terminate
-        # A tag is a sampled request with its own completion draw at the same per-request rate.
-        finished = (self.tag_state == SERVING) & (u_tags < prob[..., None])
-        if finished.any():
-            self._finished[..., s, :] = finished
-            self._finished_latency[..., s, :] = (now - self.tag_arrival) * p.dt
-            self._finished_weight[..., s, :] = self.tag_weight
-            self.tag_state[finished] = FREE
-
-        # 3. arrivals into the buffer, and tags for every R-th admitted request
-        admitted = np.minimum(arrived, p.service.queue_capacity - self.queue)
-        t["admitted"] += admitted
-        last = self.admitted_index + admitted
-        new = np.where(self.next_tag <= last, (last - self.next_tag) // self.tag_every + 1, 0)
-        if new.any():
-            free = self.tag_state == FREE
-            rank = np.cumsum(free, axis=-1)
-            take = free & (rank <= new[..., None])
-            ahead = (self.queue + self.next_tag - self.admitted_index - 1)[..., None] \
-                + (rank - 1) * self.tag_every[..., None]
-            self.tag_position = np.where(take, ahead, self.tag_position)
-            self.tag_arrival = np.where(take, now, self.tag_arrival)
-            self.tag_weight = np.where(take, self.tag_every[..., None], self.tag_weight)
-            self.tag_state[take] = QUEUED
-            t["tags_dropped"] += new - take.sum(-1)
-            self.next_tag += new * self.tag_every
-        self.admitted_index = last
-        waiting_before = self.queue
-        self.queue = waiting_before + admitted
-
-        # 4. first come, first served starts up to the concurrency limit
-        started = np.minimum(self.queue, np.maximum(self.ready * per_pod_capacity - self.in_service, 0))
-        t["waited"] += admitted - np.clip(started - waiting_before, 0, admitted)  # arrivals that did not start
-        self.queue -= started
-        self.in_service += started
-        queued = self.tag_state == QUEUED
-        if queued.any():
-            self.tag_position -= np.where(queued, started[..., None], 0)
-            self.tag_state[queued & (self.tag_position < 0)] = SERVING
-
-        self._in_flight_sum += self.queue + self.in_service + self.draining_load
-        self._queued_sum += self.queue
-        self._pods_sum += self.ready + self.n_starting + self.draining
-        self.clock += 1
-
-        if (s + 1) % p.ticks_per_kpa == 0:
-            observed = self._in_flight_sum / p.ticks_per_kpa
-            t["request_seconds"] += self._in_flight_sum * p.dt
-            self._in_flight_sum[:] = 0
-            now_s = self.time[:, None] + (s + 1) * p.dt
-            self.desired = kpa_tick(self.kpa, observed, self.ready, limit, now_s, p.kpa)
-            self._scale_to(self.desired, limit)
-
-    def _completion_probability(self, requests, pods):
-        """Per-request completion probability in one tick, with contention on ``pods`` pods."""
-        per_pod = requests / np.maximum(pods, 1)
-        slowdown = 1.0 + self.params.service.contention * np.maximum(per_pod - 1.0, 0.0)
-        return self.params.dt / (self.mean_service * slowdown)
-
-    def _record_latencies(self):
-        """Add the interval's completed tags to the latency histogram and totals."""
-        done, latency = self._finished, self._finished_latency
-        weight = np.where(done, self._finished_weight, 0.0)
-        shape = self.shape + (-1,)
-        self.params.latency_bins.add(self.latency_hist, latency.reshape(shape),
-                                     weight.reshape(shape), done.reshape(shape))
-        self.totals["tagged_requests"] += weight.sum((-1, -2))
-        self.totals["tagged_latency_seconds"] += (weight * latency).sum((-1, -2))
-
-    def _scale_to(self, desired, limit):
-        """Remove surplus pods (starting ones first) and start missing ones."""
-        p = self.params
-        surplus = np.maximum(self.ready + self.n_starting - desired, 0)
-        if surplus.any():
-            # Starting pods, newest (latest ready time) first.
-            newest_first = (self.clock - 1 - np.arange(self.ring)) % self.ring
-            starting = self.starting[..., newest_first]
-            before = np.cumsum(starting, axis=-1) - starting
-            removed = np.clip(surplus[..., None] - before, 0, starting)
-            self.starting[..., newest_first] = starting - removed
-            self.n_starting -= removed.sum(-1)
-            surplus = surplus - removed.sum(-1)
-            # Ready pods: load is balanced evenly, so the removed ones take their share of the
-            # requests with them and drain (no new work) until those complete.
-            removed = np.minimum(surplus, self.ready)
-            moved = self.in_service * removed // np.maximum(self.ready, 1)
-            self.ready -= removed
-            self.in_service -= moved
-            self.draining_load += moved
-            self.draining += np.minimum(removed, moved)
-
-        missing = np.maximum(desired - self.ready - self.n_starting, 0)
-        if p.cluster_pods is not None:
-            used = (self.ready + self.n_starting + self.draining).sum(-1)
-            granted = share_capacity(missing, np.maximum(p.cluster_pods - used, 0))
-            self.totals["denied_pod_seconds"] += (missing - granted) * p.kpa.tick_s
-            missing = granted
-        if missing.any():
-            self.totals["cold_starts"] += missing
-            if p.cold_start_ticks == 0:
-                self.ready += missing
-            else:
-                self.starting[..., (self.clock + p.cold_start_ticks) % self.ring] += missing
-                self.n_starting += missing
+    def scale_to(self, desired: np.ndarray) -> None:
+        """Set every function's pod count to ``desired`` (B, F) now, as the KPA's decision would:
+        surplus pods go (starting ones first, removed ready ones drain), missing ones start."""
+        desired = np.ascontiguousarray(np.broadcast_to(np.asarray(desired, dtype=np.int64), self.shape))
+        wanted = np.empty(self.F, dtype=np.int64)
+        for b in range(self.B):
+            _scale_to(desired[b], self.constants, self.clock, self.pods[b], self.starting[b], self.totals[b], wanted)
 
     # ------------------------------------------------------------------ metrics
     def episode_metrics(self, combine_functions: bool = False) -> dict[str, np.ndarray]:
-        """KPIs since the last reset, each (B, F); or (B, 1) for the functions together."""
-        t, hist = self.totals, self.latency_hist
-        if combine_functions:
-            t = {name: total.sum(-1, keepdims=True) for name, total in t.items()}
-            hist = hist.sum(1, keepdims=True)
-        elapsed = np.maximum(self.time, 1e-12)[:, None]
-        bins = self.params.latency_bins
-        metrics = {
-            "mean_latency_s": t["request_seconds"] / np.maximum(t["admitted"], 1),
-            "mean_wait_s": t["queue_seconds"] / np.maximum(t["admitted"], 1),
-            "waited_fraction": t["waited"] / np.maximum(t["admitted"], 1),
-            "p95_latency_s": np.nan_to_num(bins.quantile(hist, 0.95), nan=0.0),
-            "p99_latency_s": np.nan_to_num(bins.quantile(hist, 0.99), nan=0.0),
-            "throughput_rps": t["completed"] / elapsed,
-            "rejected": t["rejected"].copy(),
-            "rejected_fraction": t["rejected"] / np.maximum(t["arrived"], 1),
-            "cold_starts": t["cold_starts"].copy(),
-            "pod_seconds": t["pod_seconds"].copy(),
-            "mean_pods": t["pod_seconds"] / elapsed,
-        }
-        if self.params.cluster_pods is not None:
-            metrics["denied_pod_seconds"] = t["denied_pod_seconds"].copy()
-        return metrics
+        """KPIs since the last reset (:data:`METRICS`), each (B, F); or (B, 1) for the functions
+        together. ``denied_pod_seconds`` only where the cluster is finite."""
+        values = self.metrics_array(combine_functions)
+        names = METRICS if self.params.cluster_pods is not None else METRICS[:-1]
+        return {name: values[..., i] for i, name in enumerate(names)}
+
+    def metrics_array(self, combine_functions: bool = False) -> np.ndarray:
+        """:meth:`episode_metrics` as one array (B, F or 1, len(METRICS)), columns in
+        :data:`METRICS` order."""
+        out = np.empty((self.B, 1 if combine_functions else self.F, len(METRICS)))
+        _episode_metrics(self.totals, self.latency_hist, self.time, self._edges, combine_functions, out)
+        return out
 
 
-def share_capacity(wanted: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """Split ``free`` pods (B,) among functions wanting ``wanted`` (B, F) pods, in proportion to
-    what each wants; leftover pods go to the largest fractional shares (ties: lower index)."""
-    total = wanted.sum(-1)
-    fits = total <= free
-    share = wanted * (free / np.maximum(total, 1))[:, None]
+def stats_by_name(stats: np.ndarray) -> dict[str, np.ndarray]:
+    """``{name: (B, F) view}`` of :meth:`ServerlessSim.advance`'s statistics."""
+    return {name: stats[..., i] for i, name in enumerate(STATS)}
+
+
+def _constants(p: SimParams) -> np.ndarray:
+    bins = p.latency_bins
+    return np.array([p.dt, p.decision_interval_s, p.ticks_per_step, p.ticks_per_kpa, p.cold_start_ticks,
+                     p.service.queue_capacity, p.service.contention,
+                     -1 if p.cluster_pods is None else p.cluster_pods, p.kpa.tick_s, bins.low, bins.log_range,
+                     bins.n], dtype=np.float64)
+
+
+# ---------------------------------------------------------------------- the compiled dynamics
+@kernel
+def _advance_instances(start, stop, limits, c, kpa_c, mean_service, workload_code, workload_rate, workload_constants,
+                       workload_table, clock, keys, draws, time, pods, starting, totals, tags, hist, kpa_samples,
+                       kpa_memory, workload_memory, stats):
+    """One decision interval of instances ``start..stop - 1`` (the module docstring's ticks),
+    writing each (instance, function)'s interval statistics into ``stats``."""
+    F = pods.shape[1]
+    S = int(c[TICKS_PER_STEP])
+    dt = c[DT]
+    times = np.empty(S)
+    rates = np.empty((F, S))
+    switches = np.full((F, S), 0.5)
+    before = np.empty((F, totals.shape[2]))
+    arrived = np.zeros(F, dtype=np.int64)
+    queued = np.zeros(F, dtype=np.int64)
+    pods_present = np.zeros(F, dtype=np.int64)
+    wanted = np.empty(F, dtype=np.int64)
+    scratch = np.empty(kpa_samples.shape[2])
+    for b in range(start, stop):
+        key, draw = keys[b], draws[b]
+        arrivals_base = rng.draw_base(key, draw + _ARRIVALS)
+        completions_base = rng.draw_base(key, draw + _COMPLETIONS)
+        tags_base = rng.draw_base(key, draw + _TAGS)
+        draining_base = rng.draw_base(key, draw + _DRAINING)
+        for s in range(S):
+            times[s] = time[b] + dt * s
+        if workload_code == BURSTY:
+            for f in range(F):
+                seed = rng.element_seed(key, draw, f)
+                for s in range(S):
+                    switches[f, s] = rng.uniform_at(seed, s)
+        interval_rates(workload_code, workload_rate, workload_constants, workload_table, times, workload_memory[b],
+                       switches, rates)
+        for f in range(F):
+            before[f, :] = totals[b, f, :]
+            arrived[f] = 0
+            queued[f] = 0
+            pods_present[f] = 0
+            # Sample every R-th request, R chosen so that the tags in flight fit the slots even if
+            # every arrival of the interval is still in the system at its end.
+            in_system = (pods[b, f, QUEUE] + pods[b, f, IN_SERVICE] + pods[b, f, DRAINING_LOAD]
+                         + rates[f].max() * (c[INTERVAL_S] + 5 * mean_service[f]))
+            pods[b, f, TAG_EVERY] = int(max(1.0, np.ceil(2 * in_system / tags.shape[3])))
+        for s in range(S):
+            now = clock + s
+            for f in range(F):
+                element = f * S + s
+                arrivals = rng.poisson_one(rng.element_of(arrivals_base, element), rates[f, s] * dt)
+                arrived[f] += arrivals
+                _tick(pods[b, f], starting[b, f], totals[b, f], tags[b, f], hist[b, f], c, mean_service[f],
+                      limits[b, f], now, arrivals, rng.element_of(completions_base, element),
+                      rng.element_of(tags_base, element), rng.element_of(draining_base, element))
+                queued[f] += pods[b, f, QUEUE]
+                pods_present[f] += pods[b, f, READY] + pods[b, f, STARTING] + pods[b, f, DRAINING]
+            if (s + 1) % int(c[TICKS_PER_KPA]) == 0:
+                now_s = time[b] + (s + 1) * dt
+                for f in range(F):
+                    in_flight = pods[b, f, IN_FLIGHT_SUM]
+                    totals[b, f, REQUEST_SECONDS] += in_flight * dt
+                    pods[b, f, IN_FLIGHT_SUM] = 0
+                    pods[b, f, DESIRED] = kpa_decide(kpa_samples[b, f], kpa_memory[b, f], in_flight / c[TICKS_PER_KPA],
+                                                     pods[b, f, READY], limits[b, f], now_s, kpa_c, scratch)
+                _scale_to(pods[b, :, DESIRED], c, now + 1, pods[b], starting[b], totals[b], wanted)
+        for f in range(F):
+            t = totals[b, f]
+            t[ARRIVED] += arrived[f]
+            t[REJECTED] += arrived[f] - (t[ADMITTED] - before[f, ADMITTED])
+            t[QUEUE_SECONDS] += queued[f] * dt
+            t[POD_SECONDS] += pods_present[f] * dt
+            out = stats[b, f]
+            for k in range(t.shape[0]):
+                out[k] = t[k] - before[f, k]
+            out[QUEUE_END] = pods[b, f, QUEUE]
+            out[IN_SERVICE_END] = pods[b, f, IN_SERVICE] + pods[b, f, DRAINING_LOAD]
+            out[READY_END] = pods[b, f, READY]
+            out[STARTING_END] = pods[b, f, STARTING]
+            out[DESIRED_END] = pods[b, f, DESIRED]
+            out[PANIC_END] = 0.0 if np.isnan(kpa_memory[b, f, PANIC_SINCE]) else 1.0
+        time[b] += c[INTERVAL_S]
+        draws[b] += _DRAWS_PER_INTERVAL
+
+
+@kernel
+def _completion_probability(c, mean_service, requests, pods):
+    """Per-request completion probability in one tick, with contention on ``pods`` pods."""
+    per_pod = requests / max(pods, 1)
+    slowdown = 1.0 + c[CONTENTION] * max(per_pod - 1.0, 0.0)
+    return c[DT] / (mean_service * slowdown)
+
+
+@kernel
+def _tick(pods, starting, totals, tags, hist, c, mean_service, limit, now, arrived, completion_seed, tag_seed,
+          draining_seed):
+    """Steps 1 to 4 of the module docstring for one function of one instance in tick ``now``."""
+    dt = c[DT]
+    # 1. cold starts that end now
+    slot = now % starting.shape[0]
+    pods[READY] += starting[slot]
+    pods[STARTING] -= starting[slot]
+    starting[slot] = 0
+
+    # 2. completions, on ready pods and on draining ones
+    prob = _completion_probability(c, mean_service, pods[IN_SERVICE], pods[READY])
+    done = rng.binomial_one(completion_seed, pods[IN_SERVICE], prob)
+    pods[IN_SERVICE] -= done
+    totals[COMPLETED] += done
+    if pods[DRAINING_LOAD] > 0:
+        drained = rng.binomial_one(draining_seed, pods[DRAINING_LOAD],
+                                   _completion_probability(c, mean_service, pods[DRAINING_LOAD], pods[DRAINING]))
+        pods[DRAINING_LOAD] -= drained
+        totals[COMPLETED] += drained
+        pods[DRAINING] = min(pods[DRAINING], pods[DRAINING_LOAD])  # idle ones terminate
+    # A tag is a sampled request with its own completion draw at the same per-request rate.
+    state, position, arrival, weight = tags[TAG_STATE], tags[TAG_POSITION], tags[TAG_ARRIVAL], tags[TAG_WEIGHT]
+    for m in range(state.shape[0]):
+        if state[m] == SERVING and rng.uniform_at(tag_seed, m) < prob:
+            latency = (now - arrival[m]) * dt
+            hist[bin_of(latency, c[BINS_LOW], c[BINS_LOG_RANGE], int(c[N_BINS]))] += weight[m]
+            totals[TAGGED_REQUESTS] += weight[m]
+            totals[TAGGED_LATENCY_SECONDS] += weight[m] * latency
+            state[m] = FREE
+
+    # 3. arrivals into the buffer, and tags for every R-th admitted request
+    admitted = min(arrived, int(c[QUEUE_CAPACITY]) - pods[QUEUE])
+    totals[ADMITTED] += admitted
+    last = pods[ADMITTED_INDEX] + admitted
+    every = pods[TAG_EVERY]
+    new = (last - pods[NEXT_TAG]) // every + 1 if pods[NEXT_TAG] <= last else 0
+    if new > 0:
+        ahead = pods[QUEUE] + pods[NEXT_TAG] - pods[ADMITTED_INDEX] - 1  # requests before the first new tag
+        taken = 0
+        for m in range(state.shape[0]):
+            if taken == new:
+                break
+            if state[m] == FREE:
+                state[m] = QUEUED
+                position[m] = ahead + taken * every
+                arrival[m] = now
+                weight[m] = every
+                taken += 1
+        totals[TAGS_DROPPED] += new - taken
+        pods[NEXT_TAG] += new * every
+    pods[ADMITTED_INDEX] = last
+    waiting_before = pods[QUEUE]
+    pods[QUEUE] += admitted
+
+    # 4. first come, first served starts up to the concurrency limit
+    capacity = limit if limit > 0 else _UNLIMITED
+    started = min(pods[QUEUE], max(pods[READY] * capacity - pods[IN_SERVICE], 0))
+    totals[WAITED] += admitted - min(max(started - waiting_before, 0), admitted)  # arrivals that did not start
+    pods[QUEUE] -= started
+    pods[IN_SERVICE] += started
+    if started > 0:  # (a queued tag's position is never negative)
+        for m in range(state.shape[0]):
+            if state[m] == QUEUED:
+                position[m] -= started
+                if position[m] < 0:
+                    state[m] = SERVING
+    pods[IN_FLIGHT_SUM] += pods[QUEUE] + pods[IN_SERVICE] + pods[DRAINING_LOAD]
+
+
+@kernel
+def _scale_to(desired, c, clock, pods, starting, totals, wanted):
+    """Scale every function of one instance to ``desired`` (F,) at ``clock`` (the tick that
+    starts now): remove surplus pods (starting ones first), start missing ones within the
+    cluster's free capacity. ``wanted`` is a work array of F integers."""
+    F = pods.shape[0]
+    ring = starting.shape[1]
+    for f in range(F):
+        surplus = max(pods[f, READY] + pods[f, STARTING] - desired[f], 0)
+        if surplus == 0:
+            continue
+        # Starting pods, newest (latest ready time) first.
+        removed_starting = 0
+        for k in range(ring):
+            slot = (clock - 1 - k) % ring
+            removed = min(max(surplus - removed_starting, 0), starting[f, slot])
+            starting[f, slot] -= removed
+            removed_starting += removed
+        pods[f, STARTING] -= removed_starting
+        surplus -= removed_starting
+        # Ready pods: load is balanced evenly, so the removed ones take their share of the
+        # requests with them and drain (no new work) until those complete.
+        removed = min(surplus, pods[f, READY])
+        moved = pods[f, IN_SERVICE] * removed // max(pods[f, READY], 1)
+        pods[f, READY] -= removed
+        pods[f, IN_SERVICE] -= moved
+        pods[f, DRAINING_LOAD] += moved
+        pods[f, DRAINING] += min(removed, moved)
+
+    used = 0
+    for f in range(F):
+        wanted[f] = max(desired[f] - pods[f, READY] - pods[f, STARTING], 0)
+        used += pods[f, READY] + pods[f, STARTING] + pods[f, DRAINING]
+    if c[CLUSTER_PODS] >= 0:
+        granted = share_capacity(wanted, max(int(c[CLUSTER_PODS]) - used, 0))
+        for f in range(F):
+            totals[f, DENIED_POD_SECONDS] += (wanted[f] - granted[f]) * c[KPA_TICK_S]
+            wanted[f] = granted[f]
+    cold_ticks = int(c[COLD_START_TICKS])
+    for f in range(F):
+        missing = wanted[f]
+        if missing == 0:
+            continue
+        totals[f, COLD_STARTS] += missing
+        if cold_ticks == 0:
+            pods[f, READY] += missing
+        else:
+            starting[f, (clock + cold_ticks) % ring] += missing
+            pods[f, STARTING] += missing
+
+
+@kernel
+def share_capacity(wanted, free):
+    """Split ``free`` pods among functions wanting ``wanted`` (F,) pods, in proportion to what
+    each wants; leftover pods go to the largest fractional shares (ties: lower index)."""
+    total = 0
+    for w in wanted:
+        total += w
+    if total <= free:
+        return wanted.copy()
+    fraction = free / max(total, 1)
+    share = wanted * fraction
     base = np.floor(share).astype(np.int64)
-    leftover = (free - base.sum(-1))[:, None]
-    order = np.argsort(np.argsort(-(share - base), axis=-1, kind="stable"), axis=-1)
-    granted = base + (order < leftover)
-    return np.where(fits[:, None], wanted, np.minimum(granted, wanted))
+    leftover = free - base.sum()
+    granted = np.empty_like(wanted)
+    for f in range(wanted.shape[0]):
+        rest = -(share[f] - base[f])
+        rank = 0
+        for j in range(wanted.shape[0]):
+            other = -(share[j] - base[j])
+            if other < rest or (other == rest and j < f):
+                rank += 1
+        granted[f] = min(base[f] + (1 if rank < leftover else 0), wanted[f])
+    return granted
+
+
+@kernel
+def _episode_metrics(totals, hist, time, edges, combine, out):
+    """The KPIs (:data:`METRICS` columns) of every instance's functions, or of all functions
+    together with ``combine``, into ``out``."""
+    F = totals.shape[1]
+    summed = np.empty(totals.shape[2])
+    column = np.empty(F)
+    counts = np.empty(hist.shape[2])
+    for b in range(totals.shape[0]):
+        elapsed = max(time[b], 1e-12)
+        for g in range(out.shape[1]):
+            if combine:
+                for k in range(summed.shape[0]):
+                    for f in range(F):
+                        column[f] = totals[b, f, k]
+                    summed[k] = numpy_sum(column, 0, F)
+                counts[:] = 0.0
+                for f in range(F):
+                    counts += hist[b, f]
+                t, h = summed, counts
+            else:
+                t, h = totals[b, g], hist[b, g]
+            admitted = max(t[ADMITTED], 1.0)
+            p95, p99 = quantile_of(h, edges, 0.95), quantile_of(h, edges, 0.99)
+            row = out[b, g]
+            row[0] = t[REQUEST_SECONDS] / admitted
+            row[1] = t[QUEUE_SECONDS] / admitted
+            row[2] = t[WAITED] / admitted
+            row[3] = 0.0 if np.isnan(p95) else p95
+            row[4] = 0.0 if np.isnan(p99) else p99
+            row[5] = t[COMPLETED] / elapsed
+            row[6] = t[REJECTED]
+            row[7] = t[REJECTED] / max(t[ARRIVED], 1.0)
+            row[8] = t[COLD_STARTS]
+            row[9] = t[POD_SECONDS]
+            row[10] = t[POD_SECONDS] / elapsed
+            row[11] = t[DENIED_POD_SECONDS]

@@ -12,10 +12,13 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
-from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.sim import (ADMITTED, ARRIVED, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END,
+                                   METRICS, PANIC_END, POD_SECONDS, QUEUE_END, READY_END, REJECTED,
+                                   REQUEST_SECONDS, STARTING_END, STATS, ServerlessSim)
 
 #: Observation features of one function, in order (see the env docstrings for units).
 FEATURES = (
@@ -36,24 +39,30 @@ def observation_space(params: ServerlessParams, extra: int = 0) -> spaces.Box:
 
 class _ServiceTask:
     """What both tasks share: the simulator of ``n_functions`` functions per instance, the levels
-    in force, and the statistics of the last interval."""
+    in force, and the statistics of the last interval (``stats``, (B, F, len(STATS)))."""
 
     def _set_up(self, params: ServerlessParams, instances: int, n_functions: int) -> None:
         self.sim = ServerlessSim(params.sim, params.workload, instances, n_functions)
         self.level_index = np.full((instances, n_functions), params.initial_level)
-        self.level_values = np.asarray(params.levels)
-        self.stats = {name: np.array(value, dtype=np.float64) for name, value in reset_stats(self.sim).items()}
+        self.level_values = np.asarray(params.levels, dtype=np.int64)
+        self.stats = reset_stats(self.sim)
+        self.metric_names = METRICS if params.sim.cluster_pods is not None else METRICS[:-1]
 
     def _start(self, rows: np.ndarray, keys: np.ndarray, params: ServerlessParams) -> None:
         self.sim.reset(rows, keys)
         self.level_index[rows] = params.initial_level
-        for name, value in reset_stats(self.sim).items():
-            self.stats[name][rows] = value[rows]
+        self.stats[rows] = reset_stats(self.sim)[rows]
 
-    def _advance(self, level_index: np.ndarray) -> dict:
+    def _advance(self, level_index: np.ndarray) -> np.ndarray:
         self.level_index[:] = level_index
         self.stats = self.sim.advance(self.level_values[self.level_index])
         return self.stats
+
+    def _observe(self, params: ServerlessParams) -> np.ndarray:
+        """Observations (B, F, features + levels), float32, all finite and >= 0."""
+        out = np.zeros(self.stats.shape[:2] + (len(FEATURES) + params.n_levels,), dtype=np.float32)
+        _observe(self.stats, self.sim.time, self.level_index, params.sim.decision_interval_s, out)
+        return out
 
 
 class ServerlessTask(_ServiceTask, Task):
@@ -76,23 +85,31 @@ class ServerlessTask(_ServiceTask, Task):
 
     def step(self, actions) -> Transition:
         stats = self._advance(actions[:, None])
-        vector = objectives(self.params, stats)[:, 0]
+        vector, reward = rewards(self.params, stats)
         none = np.zeros(self.batch, dtype=bool)
-        return Transition(reward=scalar_reward(self.params, vector), objectives=vector, terminated=none,
-                          truncated=none, cost=stats["pod_seconds"][:, 0].copy())
+        return Transition(reward=reward[:, 0], objectives=vector[:, 0], terminated=none, truncated=none,
+                          cost=stats[:, 0, POD_SECONDS].copy())
+
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        stats = self._advance(np.array([[action]]))
+        vector, reward = rewards(self.params, stats)
+        metrics = self.sim.metrics_array()[0, 0].tolist()
+        info = {"metrics": dict(zip(self.metric_names, metrics)), "cost": float(stats[0, 0, POD_SECONDS])}
+        reward = vector[0, 0].astype(np.float32) if vector_reward else float(reward[0, 0])
+        return self.observe()[0], reward, False, False, info
 
     def observe(self) -> np.ndarray:
-        return observe(self.params, self.sim, self.stats, self.level_index)[:, 0]
+        return self._observe(self.params)[:, 0]
 
     def metrics(self) -> dict[str, np.ndarray]:
         return {name: value[:, 0] for name, value in self.sim.episode_metrics().items()}
 
     def render_text(self, row: int = 0) -> str:
-        s, level = self.stats, self.params.levels[int(self.level_index[row, 0])]
-        latency = interval_latency(s)[row, 0]
+        s, level = self.stats[row, 0], self.params.levels[int(self.level_index[row, 0])]
+        latency = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
         return (f"t={self.sim.time[row]:7.0f}s limit={level or 'unlimited':>9} "
-                f"pods={int(s['ready'][row, 0])}+{int(s['starting'][row, 0])} "
-                f"queue={int(s['queue'][row, 0])} serving={int(s['in_service'][row, 0])} "
+                f"pods={int(s[READY_END])}+{int(s[STARTING_END])} "
+                f"queue={int(s[QUEUE_END])} serving={int(s[IN_SERVICE_END])} "
                 f"latency={latency:.3f}s\n")
 
 
@@ -116,93 +133,92 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def step(self, actions) -> Transition:
         stats = self._advance(actions[None, :])
-        rewards = scalar_reward(self.service, objectives(self.service, stats))[0]
+        rewards_now = rewards(self.service, stats)[1][0]
         none = np.zeros(self.batch, dtype=bool)
-        own = {name: value[0] for name, value in self.sim.episode_metrics().items()}
-        return Transition(reward=rewards, terminated=none, truncated=none, cost=stats["pod_seconds"][0].copy(),
-                          info={"function_metrics": own})
+        own = self.sim.metrics_array()[0]  # (F, metrics): each function's own KPIs
+        return Transition(reward=rewards_now, terminated=none, truncated=none, cost=stats[0, :, POD_SECONDS].copy(),
+                          info={"function_metrics": dict(zip(self.metric_names, own.T))})
 
     def observe(self) -> np.ndarray:
-        stats = self.stats
-        own = observe(self.service, self.sim, stats, self.level_index)[0]  # (F, obs)
-        pods = stats["ready"][0] + stats["starting"][0]
+        stats = self.stats[0]
+        own = self._observe(self.service)[0]  # (F, obs)
+        pods = stats[:, READY_END] + stats[:, STARTING_END]
         capacity = float(self.service.sim.cluster_pods)
-        denied = stats.get("denied_pod_seconds", np.zeros(self.sim.shape))[0] / self.service.sim.decision_interval_s
+        denied = stats[:, DENIED_POD_SECONDS] / self.service.sim.decision_interval_s
         cluster = np.stack([np.full(pods.shape, max(capacity - pods.sum(), 0) / capacity),
                             pods / capacity, denied], axis=-1).astype(np.float32)
         return np.concatenate([own, cluster], axis=-1)
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The cluster's KPIs (all functions together), the same for every agent."""
-        combined = self.sim.episode_metrics(combine_functions=True)
-        return {name: np.repeat(value[0], self.batch) for name, value in combined.items()}
+        combined = self.sim.metrics_array(combine_functions=True)[0, 0].tolist()
+        return {name: np.full(self.batch, value) for name, value in zip(self.metric_names, combined)}
 
     def render_text(self, row=None) -> str:
-        s = self.stats
-        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s['ready'] + s['starting']).sum())}/"
+        s = self.stats[0]
+        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s[:, READY_END] + s[:, STARTING_END]).sum())}/"
                  f"{self.service.sim.cluster_pods} pods"]
         for i, agent in enumerate(self.agents):
             level = self.service.levels[int(self.level_index[0, i])]
-            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s['ready'][0, i])}+"
-                         f"{int(s['starting'][0, i])} queue={int(s['queue'][0, i])} serving={int(s['in_service'][0, i])}")
+            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s[i, READY_END])}+"
+                         f"{int(s[i, STARTING_END])} queue={int(s[i, QUEUE_END])} serving={int(s[i, IN_SERVICE_END])}")
         return "\n".join(lines) + "\n"
 
 
-def reset_stats(sim: ServerlessSim) -> dict[str, np.ndarray]:
+def reset_stats(sim: ServerlessSim) -> np.ndarray:
     """Statistics describing instances right after a reset (nothing has happened yet)."""
-    zeros = np.zeros(sim.shape)
-    stats = {name: zeros for name in ("arrived", "admitted", "rejected", "completed",
-                                       "request_seconds", "pod_seconds", "panic")}
-    stats.update(queue=sim.queue, in_service=sim.in_service, ready=sim.ready,
-                 starting=sim.n_starting, desired=sim.desired)
+    stats = np.zeros(sim.shape + (len(STATS),))
+    stats[..., QUEUE_END] = sim.queue
+    stats[..., IN_SERVICE_END] = sim.in_service
+    stats[..., READY_END] = sim.ready
+    stats[..., STARTING_END] = sim.n_starting
+    stats[..., DESIRED_END] = sim.desired
     return stats
 
 
-def observe(params: ServerlessParams, sim: ServerlessSim, stats: dict, level_index: np.ndarray) -> np.ndarray:
-    """Observations (B, F, features + levels), float32, all finite and >= 0."""
-    interval = params.sim.decision_interval_s
-    columns = [
-        stats["arrived"] / interval,
-        stats["completed"] / interval,
-        stats["rejected"] / interval,
-        interval_latency(stats),
-        stats["queue"],
-        stats["in_service"],
-        stats["ready"],
-        stats["starting"],
-        stats["desired"],
-        stats["panic"],
-        stats["pod_seconds"] / interval,
-        stats["in_service"] / np.maximum(stats["ready"], 1),
-        np.broadcast_to(sim.time[:, None] / 3600.0, sim.shape),
-    ]
-    features = np.stack([np.broadcast_to(c, sim.shape) for c in columns], axis=-1)
-    one_hot = np.eye(params.n_levels)[level_index]
-    return np.concatenate([features, one_hot], axis=-1).astype(np.float32)
-
-
-def objectives(params: ServerlessParams, stats: dict) -> np.ndarray:
-    """Vector reward (B, F, 3): throughput (req/s), −latency (s), −mean pods.
+def rewards(params: ServerlessParams, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The vector reward (B, F, 3) — throughput (req/s), −latency (s), −mean pods — and the
+    scalar reward ``weights · objectives`` (B, F) of an interval's statistics.
 
     Latency is Little's-law mean time in system over the interval: request-seconds spent in the
     system divided by the requests admitted.
     """
-    interval = params.sim.decision_interval_s
-    throughput = stats["completed"] / interval
-    pods = stats["pod_seconds"] / interval
-    return np.stack([throughput, -interval_latency(stats), -pods], axis=-1)
+    vector = np.empty(stats.shape[:2] + (3,))
+    scalar = np.empty(stats.shape[:2])
+    _rewards(stats, params.sim.decision_interval_s, np.asarray(params.weights, dtype=np.float64), vector, scalar)
+    return vector, scalar
 
 
-def interval_latency(stats: dict) -> np.ndarray:
-    """Little's-law mean time in system of an interval: request-seconds / admitted requests."""
-    return stats["request_seconds"] / np.maximum(stats["admitted"], 1)
+@kernel
+def _rewards(stats, interval_s, weights, vector, scalar):
+    for b in range(stats.shape[0]):
+        for f in range(stats.shape[1]):
+            s = stats[b, f]
+            throughput = s[COMPLETED] / interval_s
+            latency = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
+            pods = s[POD_SECONDS] / interval_s
+            vector[b, f, 0], vector[b, f, 1], vector[b, f, 2] = throughput, -latency, -pods
+            scalar[b, f] = throughput * weights[0] + -latency * weights[1] + -pods * weights[2]
 
 
-def scalar_reward(params: ServerlessParams, vector: np.ndarray) -> np.ndarray:
-    """The scalar reward: ``weights · objectives``.
-
-    Written out term by term so that a batch and a single instance round identically (a matrix
-    product may sum in a different order).
-    """
-    w = params.weights
-    return vector[..., 0] * w[0] + vector[..., 1] * w[1] + vector[..., 2] * w[2]
+@kernel
+def _observe(stats, time, level_index, interval_s, out):
+    """The features (:data:`FEATURES`) and the one-hot level of every (instance, function) into
+    ``out`` (zeros)."""
+    for b in range(stats.shape[0]):
+        for f in range(stats.shape[1]):
+            s, o = stats[b, f], out[b, f]
+            o[0] = s[ARRIVED] / interval_s
+            o[1] = s[COMPLETED] / interval_s
+            o[2] = s[REJECTED] / interval_s
+            o[3] = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
+            o[4] = s[QUEUE_END]
+            o[5] = s[IN_SERVICE_END]
+            o[6] = s[READY_END]
+            o[7] = s[STARTING_END]
+            o[8] = s[DESIRED_END]
+            o[9] = s[PANIC_END]
+            o[10] = s[POD_SECONDS] / interval_s
+            o[11] = s[IN_SERVICE_END] / max(s[READY_END], 1.0)
+            o[12] = time[b] / 3600.0
+            o[13 + level_index[b, f]] = 1.0

@@ -75,3 +75,26 @@ def test_the_compiled_draw_is_the_numpy_draw_bit_for_bit():
     for row, (key, draw) in enumerate(zip(keys, draws)):
         rng.draw_uniforms_one(key, draw, got[row])
     np.testing.assert_array_equal(got, expected)
+
+
+def test_the_compiled_samplers_are_the_numpy_samplers_bit_for_bit():
+    import numba
+
+    @numba.njit
+    def compiled(seeds, means, trials, probs):
+        poisson = np.empty(seeds.shape, dtype=np.int64)
+        binomial = np.empty(seeds.shape, dtype=np.int64)
+        for i in range(seeds.shape[0]):
+            for j in range(seeds.shape[1]):
+                poisson[i, j] = rng.poisson_one(seeds[i, j], means[i, j])
+                binomial[i, j] = rng.binomial_one(seeds[i, j], trials[i, j], probs[i, j])
+        return poisson, binomial
+
+    draw = np.random.default_rng(3)
+    s = rng.draw_seeds(np.arange(1, 20_001, dtype=np.uint64), np.full(20_000, 9, dtype=np.uint64), (3,))
+    means = draw.choice([0.0, 0.01, 0.5, 3.0, 12.0, 80.0, 900.0], size=s.shape)
+    trials = draw.integers(0, 300, s.shape)
+    probs = draw.choice([0.0, 1e-9, 0.01, 0.1, 0.5, 0.97, 1.0], size=s.shape)
+    poisson, binomial = compiled(s, means, trials, probs)
+    np.testing.assert_array_equal(poisson, rng.poisson(s, means))
+    np.testing.assert_array_equal(binomial, rng.binomial(s, trials, probs))

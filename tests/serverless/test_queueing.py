@@ -7,7 +7,7 @@ import pytest
 
 from envzoo.serverless.params import KPAParams
 from envzoo.serverless.params import ServiceParams, SimParams
-from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.sim import ServerlessSim, stats_by_name
 
 
 def erlang_c_wait(servers: int, arrival_rate: float, service_rate: float) -> float:
@@ -31,7 +31,7 @@ def fixed_pool(servers: int, dt: float) -> SimParams:
 def run(sim, steps, concurrency, skip=0):
     totals = {}
     for step in range(skip + steps):
-        stats = sim.advance(np.full(sim.shape, concurrency))
+        stats = stats_by_name(sim.advance(np.full(sim.shape, concurrency)))
         if step >= skip:
             for name, value in stats.items():
                 totals[name] = totals.get(name, 0.0) + value
@@ -94,12 +94,12 @@ def test_littles_law_and_conservation_in_autoscaled_runs(workload):
     sim.reset(np.arange(instances), np.arange(10, 10 + instances, dtype=np.uint64))
     for step in range(60):
         sim.advance(np.full(sim.shape, [1, 4, 16, 0, 2, 8, 32, 64][step % 8]))
-        t = sim.totals
+        t = sim.totals_by_name()
         # Every request is accounted for, exactly, at every step.
         np.testing.assert_array_equal(t["arrived"], t["admitted"] + t["rejected"])
         np.testing.assert_array_equal(t["admitted"], t["completed"] + sim.queue + sim.in_service + sim.draining_load)
         assert np.all(sim.draining <= sim.draining_load)
-    t = sim.totals
+    t = sim.totals_by_name()
     little = t["request_seconds"].sum() / t["admitted"].sum()
     tagged = t["tagged_latency_seconds"].sum() / t["tagged_requests"].sum()
     # Little's law L = λW: the time-integrated count per admitted request equals the mean
@@ -130,7 +130,7 @@ def test_cluster_capacity_is_never_exceeded():
     sim.reset(np.arange(2), np.array([5, 6], dtype=np.uint64))
     denied = 0.0
     for _ in range(30):
-        stats = sim.advance(np.full(sim.shape, 1))
+        stats = stats_by_name(sim.advance(np.full(sim.shape, 1)))
         assert np.all((sim.ready + sim.starting.sum(-1)).sum(-1) <= 12)
         denied += stats["denied_pod_seconds"].sum()
     assert denied > 0  # the load wants far more than 12 pods
@@ -143,11 +143,11 @@ def test_removed_pods_drain_instead_of_handing_work_over():
     sim = ServerlessSim(params, {"kind": "constant", "rate": 40.0}, 1)
     sim.reset(np.arange(1), np.array([3], dtype=np.uint64))
     sim.in_service[:] = 40
-    sim._scale_to(np.array([[1]]), np.array([[64]]))
+    sim.scale_to(np.array([[1]]))
     assert sim.ready[0, 0] == 1 and sim.in_service[0, 0] == 1
     assert sim.draining[0, 0] == 39 and sim.draining_load[0, 0] == 39
     pods_before = sim.ready + sim.draining
-    stats = sim.advance(np.array([[64]]))
+    stats = stats_by_name(sim.advance(np.array([[64]])))
     # The draining pods still cost pod-seconds while they finish.
     assert stats["pod_seconds"][0, 0] > pods_before[0, 0] * 0.5
     assert sim.draining[0, 0] <= sim.draining_load[0, 0]

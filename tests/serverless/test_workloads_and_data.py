@@ -6,7 +6,7 @@ import pytest
 from envzoo.core.errors import DataFormatError
 from envzoo.serverless.data import load_azure_invocations, read_azure_invocations
 from envzoo.serverless.params import SimParams
-from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.sim import ARRIVED, ServerlessSim
 from envzoo.serverless.generator import Diurnal, make_workload
 
 
@@ -20,8 +20,7 @@ def write_trace(path, rows):
 
 def test_diurnal_rate_averages_to_its_base_rate():
     workload = Diurnal(rate=50.0, amplitude=0.8, period_s=3600)
-    t = np.arange(0, 3600, 0.5)[None, None, :]
-    rates = workload.rates(t, workload.start(np.full((3, 1, 2), 0.3)), None)
+    rates = workload.rates(np.arange(0, 3600, 0.5), workload.start(np.full((3, 1, 2), 0.3)))
     assert rates.mean() == pytest.approx(50.0, rel=1e-3)
     assert rates.min() == pytest.approx(10.0, rel=1e-3) and rates.max() == pytest.approx(90.0, rel=1e-3)
 
@@ -35,7 +34,7 @@ def test_trace_replays_per_minute_counts(tmp_path):
     params = SimParams(decision_interval_s=60.0)
     sim = ServerlessSim(params, workload, 200)
     sim.reset(np.arange(200), np.arange(1, 201, dtype=np.uint64))
-    arrived = [sim.advance(np.full(sim.shape, 0))["arrived"].mean() for _ in range(4)]
+    arrived = [sim.advance(np.full(sim.shape, 0))[..., ARRIVED].mean() for _ in range(4)]
     np.testing.assert_allclose(arrived, [600, 0, 1200, 60], rtol=0.02, atol=0.1)
 
 

@@ -1,0 +1,51 @@
+"""The compiled helpers every domain's kernels use: numpy's order of summation, row ranges on
+threads."""
+
+import numpy as np
+import pytest
+
+from envzoo.core import compiled
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 30, 127, 128, 129, 280, 1000, 4097])
+def test_numpy_sum_adds_in_numpys_order(n):
+    # Magnitudes over six decades, so that another order of additions rounds differently.
+    values = np.random.default_rng(n).standard_normal((20, n)) * 10.0 ** np.random.default_rng(n + 1).uniform(-3, 3, (20, n))
+    expected = values.sum(-1)
+    got = np.array([compiled.numpy_sum(row, 0, n) for row in values])
+    np.testing.assert_array_equal(got, expected)
+    if n > 10:  # a range inside the array
+        assert compiled.numpy_sum(values[0], 3, n - 5) == values[0, 3:n - 2].sum()
+
+
+@pytest.mark.parametrize("threads, rows, min_rows, chunks", [("1", 100, 1, 1), ("4", 100, 10, 4), ("4", 25, 10, 2),
+                                                             ("3", 5, 10, 1)])
+def test_row_ranges_cover_every_row_once(monkeypatch, threads, rows, min_rows, chunks):
+    monkeypatch.setenv("ENVZOO_THREADS", threads)
+    seen = []
+    compiled.over_row_ranges(lambda start, stop: seen.append((start, stop)), rows, min_rows)
+    assert len(seen) == chunks
+    covered = sorted(row for start, stop in seen for row in range(start, stop))
+    assert covered == list(range(rows))
+    assert all(stop - start >= min(min_rows, rows) for start, stop in seen)
+
+
+def test_a_failing_range_raises_after_the_others_finish(monkeypatch):
+    monkeypatch.setenv("ENVZOO_THREADS", "2")
+    done = []
+
+    def run(start, stop):
+        if start == 0:
+            raise RuntimeError("row 0 failed")
+        done.append(start)
+
+    with pytest.raises(RuntimeError, match="row 0 failed"):
+        compiled.over_row_ranges(run, 10, 1)
+    assert done == [5]
+
+
+@pytest.mark.parametrize("setting", ["0", "two", "-1"])
+def test_a_bad_thread_count_is_explained(monkeypatch, setting):
+    monkeypatch.setenv("ENVZOO_THREADS", setting)
+    with pytest.raises(ValueError, match="ENVZOO_THREADS must be a whole number >= 1"):
+        compiled.worker_threads()
