@@ -23,9 +23,21 @@ import numba
 import numpy as np
 
 
-def kernel(function):
-    """``function`` compiled with numba (nopython, cached, numpy's float error model)."""
-    return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+def kernel(function=None, *, inline: bool = False, allocates: bool = True):
+    """``function`` compiled with numba (nopython, cached, numpy's float error model).
+
+    Numba counts the references of every array a compiled function takes, hands on or takes out
+    of a tuple; in an inner loop that costs more than the arithmetic (four times as much in the
+    limit-order-book replay). Two options avoid it: ``@kernel(inline=True)`` inlines a small
+    helper into the kernels that call it (numba's ``inline="always"``: no call, whose arrays
+    would be counted), and ``@kernel(allocates=False)`` compiles a hot kernel that creates no
+    array without numba's runtime, so without counts (creating an array there fails to compile).
+    """
+    options = dict(cache=True, nogil=True, error_model="numpy", inline="always" if inline else "never")
+    if not allocates:
+        options["_nrt"] = False
+    decorate = numba.njit(**options)
+    return decorate if function is None else decorate(function)
 
 
 def worker_threads() -> int:
@@ -73,7 +85,7 @@ def over_row_ranges(run, n_rows: int, min_rows: int) -> None:
             future.result()
 
 
-@kernel
+@kernel(allocates=False)
 def _block_sum(values, start, count):
     """numpy's sum of at most 128 values: eight partial sums, then the rest one by one."""
     if count < 8:
@@ -104,40 +116,54 @@ def _block_sum(values, start, count):
 @kernel
 def numpy_sum(values, start, count):
     """``values[start:start + count].sum()`` in numpy's order of additions, so that a kernel's
-    total equals the array code's bit for bit: blocks of up to 128 values summed by
-    :func:`_block_sum`, longer ranges split in two (the first part a multiple of eight long) and
-    the two sums added. The split is numpy's recursion, unrolled onto a stack (numba cannot cache
-    a recursive function)."""
+    total equals the array code's bit for bit (:func:`pairwise_sum`, with a workspace of its own
+    where the range is longer than one block)."""
+    if count <= 128:
+        return _block_sum(values, start, count)
+    return pairwise_sum(values, start, count, np.empty(_SUM_WORKSPACE))
+
+
+_SUM_WORKSPACE = (4, 64)  # the stack of pairwise_sum: 64 levels of halving cover any length
+
+
+def sum_workspace() -> np.ndarray:
+    """The workspace of :func:`pairwise_sum`."""
+    return np.empty(_SUM_WORKSPACE)
+
+
+@kernel(allocates=False)
+def pairwise_sum(values, start, count, workspace):
+    """:func:`numpy_sum` for kernels that allocate nothing, with its stack in ``workspace``
+    (:func:`sum_workspace`): blocks of up to 128 values summed by :func:`_block_sum`, longer
+    ranges split in two (the first part a multiple of eight long) and the two sums added. The
+    split is numpy's recursion, unrolled onto a stack (numba cannot cache a recursive function)."""
     if count <= 128:
         return _block_sum(values, start, count)
     # Each stack entry is a range being summed: its start, length, and the sum of its first
-    # part once that is known (left_done).
-    starts = np.empty(64, dtype=np.int64)
-    lengths = np.empty(64, dtype=np.int64)
-    left_sums = np.empty(64)
-    left_done = np.zeros(64, dtype=np.bool_)
+    # part once that is known (left_done, 0 or 1).
+    starts, lengths, left_sums, left_done = workspace[0], workspace[1], workspace[2], workspace[3]
     top = 0
-    starts[0], lengths[0] = start, count
+    starts[0], lengths[0], left_done[0] = start, count, 0.0
     while True:
         # Descend into first parts until a block is small enough.
         while lengths[top] > 128:
-            half = lengths[top] // 2
+            half = np.int64(lengths[top]) // 2
             half -= half % 8
-            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top], half, False
+            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top], half, 0.0
             top += 1
-        total = _block_sum(values, starts[top], lengths[top])
+        total = _block_sum(values, np.int64(starts[top]), np.int64(lengths[top]))
         # Hand the sum up: a parent waiting for its second part finishes; one that had only
         # its first part now sums its second.
         while True:
             if top == 0:
                 return total
             top -= 1
-            if left_done[top]:
+            if left_done[top] > 0:
                 total = left_sums[top] + total
                 continue
-            half = lengths[top] // 2
+            half = np.int64(lengths[top]) // 2
             half -= half % 8
-            left_sums[top], left_done[top] = total, True
-            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top] + half, lengths[top] - half, False
+            left_sums[top], left_done[top] = total, 1.0
+            starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top] + half, lengths[top] - half, 0.0
             top += 1
             break

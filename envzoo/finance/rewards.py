@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
+
 
 #: Floor on the standard and downside deviations of the risk-adjusted rewards (per-step
 #: returns): the rolling Sharpe and Sortino rewards and the differential Sharpe ratio's variance:
@@ -39,13 +41,27 @@ class DifferentialSharpe:
         self.second[rows] = 0.0
 
     def __call__(self, returns: np.ndarray) -> np.ndarray:
-        delta_first = returns - self.first
-        delta_second = returns**2 - self.second
-        variance = np.maximum(self.second - self.first**2, DEVIATION_FLOOR**2)
-        reward = (self.second * delta_first - 0.5 * self.first * delta_second) / variance**1.5
-        self.first = self.first + self.eta * delta_first
-        self.second = self.second + self.eta * delta_second
-        return reward
+        returns = np.broadcast_to(np.asarray(returns, dtype=np.float64), self.first.shape)
+        return _differential_sharpe_rows(self.first, self.second, self.eta, np.ascontiguousarray(returns))
+
+
+@kernel
+def differential_sharpe_step(first, second, eta, value):
+    """One step of :class:`DifferentialSharpe` for one stream: (D_t, new A, new B) from A, B, η
+    and the return ``value`` (what compiled steps call)."""
+    delta_first = value - first
+    delta_second = value * value - second
+    variance = max(second - first * first, DEVIATION_FLOOR * DEVIATION_FLOOR)
+    reward = (second * delta_first - 0.5 * first * delta_second) / variance**1.5
+    return reward, first + eta * delta_first, second + eta * delta_second
+
+
+@kernel
+def _differential_sharpe_rows(first, second, eta, returns):
+    rewards = np.empty(first.shape[0])
+    for i in range(first.shape[0]):
+        rewards[i], first[i], second[i] = differential_sharpe_step(first[i], second[i], eta, returns[i])
+    return rewards
 
 
 class RollingWindow:

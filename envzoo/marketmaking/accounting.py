@@ -1,7 +1,12 @@
 """What the three market makers share (the replayed book, the Avellaneda–Stoikov model's fills are
 batched elsewhere; the arena's makers and the per-order reference model book fills here): order
 sides, fills, a maker's average-cost accounting, the accounting of one agent step that the rewards
-read, and the running episode metrics."""
+read, and the running episode metrics.
+
+Compiled simulators keep a maker's accounting as a row of floats (:data:`ACCOUNT_FIELDS`, booked
+by :func:`apply_fill`, the rule of :meth:`Accounting.apply` in the same order of operations), a
+step's accounting as a row of :data:`STEP_FIELDS` (:meth:`StepAccounting.from_rows` names its
+columns) and the running metrics as rows of :class:`RunningMetrics` (:func:`update_running`)."""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
 from envzoo.core.errors import EnvzooError
-from envzoo.finance.performance import RunningMoments, sharpe_ratio
+from envzoo.finance.performance import welford_step
 
 BUY = 1
 SELL = -1
@@ -34,6 +40,12 @@ def floor_lots(quantity, lot):
     if lot is None:
         return quantity
     return np.floor(np.asarray(quantity) / lot + 1e-9) * lot
+
+
+@kernel(allocates=False)
+def floor_lots_one(quantity, lot):
+    """:func:`floor_lots` of one quantity for compiled kernels, ``lot`` 0 for no lot grid."""
+    return np.floor(quantity / lot + 1e-9) * lot if lot > 0 else quantity
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,11 @@ class Accounting:
     def unrealized(self, mid: float) -> float:
         return self.inventory * (mid - self.average_price)
 
+    def as_row(self) -> np.ndarray:
+        """This accounting as a row of :data:`ACCOUNT_FIELDS` (no step under way: the marks 0)."""
+        return np.array([getattr(self, name) if hasattr(self, name) else 0.0 for name in ACCOUNT_FIELDS],
+                        dtype=np.float64)
+
     def equity(self, mid: float) -> float:
         """Mark-to-market value: cash + inventory × mid."""
         return self.cash + self.inventory * mid
@@ -219,48 +236,210 @@ class StepAccounting:
         """Δmid% = mid / mid_prev − 1."""
         return self.mid / self.mid_prev - 1.0
 
+    @staticmethod
+    def from_rows(rows: np.ndarray) -> StepAccounting:
+        """The batched step of rows of :data:`STEP_FIELDS` ((B, N): fields of (B,) arrays,
+        ``fills`` empty)."""
+        values = {name: rows[..., k].copy() for k, name in enumerate(STEP_FIELDS)}
+        for name in ("start", "end"):
+            values[name] = values[name].astype(np.int64)
+        values["terminal"] = values["terminal"] > 0
+        return StepAccounting(**values)
+
+
+#: The fields of a :class:`StepAccounting` in the order of the step rows that compiled steps write
+#: (flags and update indices as floats); :meth:`StepAccounting.from_rows` reads them back.
+STEP_FIELDS = ("start", "end", "dt", "mid_prev", "mid", "inventory_prev", "inventory", "order_size", "realized",
+               "fees", "equity_change", "spread_captured", "maker_buy_quantity", "maker_sell_quantity",
+               "taker_quantity", "terminal", "terminal_inventory")
+(STEP_START, STEP_END, STEP_DT, STEP_MID_PREV, STEP_MID, STEP_INVENTORY_PREV, STEP_INVENTORY, STEP_ORDER_SIZE,
+ STEP_REALIZED, STEP_FEES, STEP_EQUITY_CHANGE, STEP_SPREAD_CAPTURED, STEP_MAKER_BUY, STEP_MAKER_SELL, STEP_TAKER,
+ STEP_TERMINAL, STEP_TERMINAL_INVENTORY) = range(len(STEP_FIELDS))
+N_STEP_FIELDS = len(STEP_FIELDS)
+
+
+def step_rows(step: StepAccounting) -> np.ndarray:
+    """The step (fields of numbers or of (B,) arrays) as rows of :data:`STEP_FIELDS`: (B, N)
+    float64, or (N,) for a step of numbers."""
+    columns = [np.asarray(getattr(step, name), dtype=np.float64) for name in STEP_FIELDS]
+    shape = np.broadcast_shapes(*(column.shape for column in columns))
+    return np.stack([np.broadcast_to(column, shape) for column in columns], axis=-1)
+
+
+#: A maker's accounting as a row of floats (counts too), in this column order: the fields of
+#: :class:`Accounting` (without ``fills``), then what a step is measured from (the values at the
+#: step's start, see :meth:`Accounting.mark`) and the quantities filled since then.
+ACCOUNT_FIELDS = ("cash", "inventory", "average_price", "realized", "fees", "maker_fees", "taker_fees",
+                  "spread_captured", "bought", "sold", "maker_buys", "maker_sells", "taker_buys", "taker_sells",
+                  "refused", "rejected", "mark_inventory", "mark_realized", "mark_fees", "mark_equity", "mark_spread",
+                  "step_maker_bought", "step_maker_sold", "step_taken")
+(CASH, INVENTORY, AVERAGE_PRICE, REALIZED, FEES, MAKER_FEES, TAKER_FEES, SPREAD_CAPTURED, BOUGHT, SOLD, MAKER_BUYS,
+ MAKER_SELLS, TAKER_BUYS, TAKER_SELLS, REFUSED, REJECTED, MARK_INVENTORY, MARK_REALIZED, MARK_FEES, MARK_EQUITY,
+ MARK_SPREAD, STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN) = range(len(ACCOUNT_FIELDS))
+N_ACCOUNT_FIELDS = len(ACCOUNT_FIELDS)
+
+
+class BatchAccounting:
+    """The accounting rows of B makers (``rows``, (B, len(ACCOUNT_FIELDS))) with every field of
+    :data:`ACCOUNT_FIELDS` as a (B,) view of its column (``accounting.cash``, ...)."""
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        if name in ACCOUNT_FIELDS:
+            return self.rows[:, ACCOUNT_FIELDS.index(name)]
+        raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+
+    def equity(self, mid) -> np.ndarray:
+        """Mark-to-market value: cash + inventory × mid."""
+        return self.rows[:, CASH] + self.rows[:, INVENTORY] * mid
+
+
+@kernel(allocates=False)
+def apply_fill(account, side, price, quantity, fee, maker, mid):
+    """:meth:`Accounting.apply` on an accounting row (:data:`ACCOUNT_FIELDS`), ``side`` ±1.0; it
+    also adds the quantity to the step's maker or taker quantities."""
+    position, average = account[INVENTORY], account[AVERAGE_PRICE]
+    held = abs(position)
+    if position == 0 or (position > 0) == (side > 0):  # opening or adding
+        account[AVERAGE_PRICE] = (held * average + quantity * price) / (held + quantity)
+        account[INVENTORY] = position + side * quantity
+        account[REALIZED] += 0.0
+    else:  # reducing, possibly reversing
+        closed = min(quantity, held)
+        realized = closed * (price - average) * (1.0 if position > 0 else -1.0)
+        reduced = position + side * closed
+        opened = quantity - closed
+        if opened > 0:
+            account[INVENTORY] = side * opened
+            account[AVERAGE_PRICE] = price
+        else:
+            account[INVENTORY] = reduced
+            account[AVERAGE_PRICE] = 0.0 if reduced == 0 else average
+        account[REALIZED] += realized
+    account[CASH] -= side * quantity * price + fee
+    account[FEES] += fee
+    buys = side > 0
+    if maker:
+        account[MAKER_FEES] += fee
+        account[SPREAD_CAPTURED] += side * quantity * (mid - price)
+        account[MAKER_BUYS if buys else MAKER_SELLS] += 1.0
+        bought = quantity if buys else 0.0
+        account[STEP_MAKER_BOUGHT] += bought
+        account[STEP_MAKER_SOLD] += quantity - bought
+    else:
+        account[TAKER_FEES] += fee
+        account[TAKER_BUYS if buys else TAKER_SELLS] += 1.0
+        account[STEP_TAKEN] += quantity
+    if buys:
+        account[BOUGHT] += quantity
+    else:
+        account[SOLD] += quantity
+
+
+@kernel(allocates=False)
+def mark_step(account, mid):
+    """The step of an accounting row starts now, at ``mid`` (what :meth:`Accounting.mark` keeps)."""
+    account[MARK_INVENTORY] = account[INVENTORY]
+    account[MARK_REALIZED] = account[REALIZED]
+    account[MARK_FEES] = account[FEES]
+    account[MARK_EQUITY] = account[CASH] + account[INVENTORY] * mid
+    account[MARK_SPREAD] = account[SPREAD_CAPTURED]
+    account[STEP_MAKER_BOUGHT] = 0.0
+    account[STEP_MAKER_SOLD] = 0.0
+    account[STEP_TAKEN] = 0.0
+
+
+# Columns of RunningMetrics.state.
+(RUN_COUNT, RUN_MEAN, RUN_M2, RUN_PEAK, RUN_DRAWDOWN, RUN_INVENTORY_SUM, RUN_ABS_INVENTORY_SUM, RUN_ABS_INVENTORY_MAX,
+ RUN_FINAL_INVENTORY, N_RUNNING_FIELDS) = range(10)
+#: The names of :meth:`RunningMetrics.values`, in order (``MarketMaking-v1``'s Metrics).
+METRICS = ("pnl", "pnl_per_notional", "sharpe", "max_drawdown", "mean_inventory", "mean_abs_inventory",
+           "max_abs_inventory", "final_inventory", "bid_fills", "ask_fills", "market_orders", "fees_paid",
+           "agent_steps")
+N_METRICS = len(METRICS)
+
+
+@kernel(allocates=False)
+def update_running(running, step, pnl):
+    """Add one step (a row of :data:`STEP_FIELDS`) to a row of :class:`RunningMetrics`, with
+    ``pnl`` the episode's PnL after it."""
+    running[RUN_COUNT], running[RUN_MEAN], running[RUN_M2] = welford_step(
+        running[RUN_COUNT], running[RUN_MEAN], running[RUN_M2], step[STEP_EQUITY_CHANGE])
+    running[RUN_PEAK] = max(running[RUN_PEAK], pnl)
+    running[RUN_DRAWDOWN] = max(running[RUN_DRAWDOWN], running[RUN_PEAK] - pnl)
+    inventory = step[STEP_TERMINAL_INVENTORY] if step[STEP_TERMINAL] else step[STEP_INVENTORY]
+    running[RUN_FINAL_INVENTORY] = inventory
+    running[RUN_INVENTORY_SUM] += inventory
+    running[RUN_ABS_INVENTORY_SUM] += abs(inventory)
+    running[RUN_ABS_INVENTORY_MAX] = max(running[RUN_ABS_INVENTORY_MAX], abs(inventory))
+
+
+@kernel(allocates=False)
+def running_metrics(running, account, pnl, notional, out):
+    """The :data:`METRICS` of one maker into ``out``: its running metrics row, its accounting
+    row (:data:`ACCOUNT_FIELDS`), its PnL and one order's notional at the episode's first mid."""
+    n = running[RUN_COUNT]
+    std = np.sqrt(running[RUN_M2] / max(n - 1.0, 1.0))
+    mean = running[RUN_MEAN]
+    steps = max(n, 1.0)
+    out[0] = pnl
+    out[1] = pnl / notional
+    out[2] = mean / std if std > 1e-12 * (1.0 + abs(mean)) else 0.0  # as sharpe_ratio
+    out[3] = running[RUN_DRAWDOWN]
+    out[4] = running[RUN_INVENTORY_SUM] / steps
+    out[5] = running[RUN_ABS_INVENTORY_SUM] / steps
+    out[6] = running[RUN_ABS_INVENTORY_MAX]
+    out[7] = running[RUN_FINAL_INVENTORY]
+    out[8] = account[MAKER_BUYS]
+    out[9] = account[MAKER_SELLS]
+    out[10] = account[TAKER_BUYS] + account[TAKER_SELLS]
+    out[11] = account[FEES]
+    out[12] = n
+
+
+@kernel
+def _update_running_rows(running, steps, pnl):
+    for i in range(running.shape[0]):
+        update_running(running[i], steps[i], pnl[i])
+
+
+@kernel
+def _running_metrics_rows(running, accounts, pnl, notional):
+    out = np.empty((running.shape[0], N_METRICS))
+    for i in range(running.shape[0]):
+        running_metrics(running[i], accounts[i], pnl[i], notional[i], out[i])
+    return out
+
 
 class RunningMetrics:
-    """The episode metrics of B market makers so far (see ``MarketMaking-v1``'s Metrics)."""
+    """The episode metrics of B market makers so far (see ``MarketMaking-v1``'s Metrics): one row
+    per maker in ``state`` (columns ``RUN_*``: Welford's count, mean and M2 of the per-step PnL,
+    the PnL's peak and largest drawdown, the sums and extremes of the inventory), which compiled
+    steps update with :func:`update_running`."""
 
     def __init__(self, batch: int):
-        self.pnl_changes = RunningMoments(batch)
-        self.peak, self.drawdown = np.zeros(batch), np.zeros(batch)
-        self.inventory_sum, self.abs_inventory_sum = np.zeros(batch), np.zeros(batch)
-        self.abs_inventory_max, self.final_inventory = np.zeros(batch), np.zeros(batch)
+        self.state = np.zeros((batch, N_RUNNING_FIELDS))
+
+    @property
+    def steps(self) -> np.ndarray:
+        """(B,) steps of each maker's episode so far."""
+        return self.state[:, RUN_COUNT]
 
     def reset(self, rows) -> None:
-        self.pnl_changes.reset(rows)
-        for value in (self.peak, self.drawdown, self.inventory_sum, self.abs_inventory_sum, self.abs_inventory_max,
-                      self.final_inventory):
-            value[rows] = 0
+        self.state[rows] = 0.0
 
-    def update(self, step, pnl) -> None:
-        """Add one step (a batched StepAccounting) with ``pnl`` the episode's PnL after it."""
-        self.pnl_changes.add(step.equity_change)
-        self.peak = np.maximum(self.peak, pnl)
-        self.drawdown = np.maximum(self.drawdown, self.peak - pnl)
-        inventory = np.where(step.terminal, step.terminal_inventory, step.inventory)
-        self.final_inventory = inventory
-        self.inventory_sum += inventory
-        self.abs_inventory_sum += np.abs(inventory)
-        self.abs_inventory_max = np.maximum(self.abs_inventory_max, np.abs(inventory))
+    def update(self, steps: np.ndarray, pnl) -> None:
+        """Add one step of every maker (rows of :data:`STEP_FIELDS`, (B, N); :func:`step_rows`)
+        with ``pnl`` the episodes' PnL after it."""
+        _update_running_rows(self.state, np.ascontiguousarray(steps, dtype=np.float64),
+                             np.ascontiguousarray(pnl, dtype=np.float64))
 
-    def values(self, pnl, notional, accounting) -> dict:
-        n = self.pnl_changes.count
-        a = accounting
-        return {
-            "pnl": pnl,
-            "pnl_per_notional": pnl / notional,
-            "sharpe": sharpe_ratio(self.pnl_changes.mean, self.pnl_changes.std()),
-            "max_drawdown": self.drawdown.copy(),
-            "mean_inventory": self.inventory_sum / np.maximum(n, 1),
-            "mean_abs_inventory": self.abs_inventory_sum / np.maximum(n, 1),
-            "max_abs_inventory": self.abs_inventory_max.copy(),
-            "final_inventory": self.final_inventory.copy(),
-            "bid_fills": a.maker_buys.astype(np.float64),
-            "ask_fills": a.maker_sells.astype(np.float64),
-            "market_orders": (a.taker_buys + a.taker_sells).astype(np.float64),
-            "fees_paid": a.fees.copy(),
-            "agent_steps": n.astype(np.float64),
-        }
+    def values(self, pnl, notional, accounts: np.ndarray) -> dict:
+        """``{metric: (B,)}`` with ``accounts`` the makers' accounting rows (:data:`ACCOUNT_FIELDS`)."""
+        batch = self.state.shape[0]
+        values = _running_metrics_rows(self.state, np.ascontiguousarray(accounts, dtype=np.float64),
+                                       np.broadcast_to(np.asarray(pnl, dtype=np.float64), (batch,)).copy(),
+                                       np.broadcast_to(np.asarray(notional, dtype=np.float64), (batch,)).copy())
+        return dict(zip(METRICS, values.T))

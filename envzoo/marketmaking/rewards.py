@@ -4,7 +4,9 @@ Each reward reads one :class:`~envzoo.marketmaking.accounting.StepAccounting` (w
 between two agent steps). Rewards are batched: with (B,) arrays in the step's fields (as
 :class:`~envzoo.marketmaking.lob.sim.LobSim` returns them) a reward returns the (B,)
 rewards of B instances; with plain numbers (as the per-order accounting returns them) it returns a
-float. Like the paper's (whose reference code counts PnL in
+float. Every formula is written once, compiled, over one step row
+(:data:`~envzoo.marketmaking.accounting.STEP_FIELDS`): :func:`reward_of`, which compiled
+simulators call inside their step. Like the paper's (whose reference code counts PnL in
 percent of each position), rewards are scale-free: money is divided by the notional of one
 limit order at the step's first mid, ``notional = order_size × mid_prev``. Notation, for the
 step from agent step t−1 to t:
@@ -49,22 +51,73 @@ import inspect
 import numpy as np
 
 from envzoo.core.checks import non_negative, positive
-from envzoo.finance.rewards import DifferentialSharpe
+from envzoo.core.compiled import kernel
+from envzoo.finance.rewards import differential_sharpe_step
+from envzoo.marketmaking.accounting import (
+    STEP_DT,
+    STEP_EQUITY_CHANGE,
+    STEP_FEES,
+    STEP_INVENTORY,
+    STEP_MID,
+    STEP_MID_PREV,
+    STEP_ORDER_SIZE,
+    STEP_REALIZED,
+    STEP_SPREAD_CAPTURED,
+    STEP_TERMINAL,
+    STEP_TERMINAL_INVENTORY,
+    step_rows,
+)
+
+# Codes of the rewards in compiled steps (the order of REWARDS).
+(UNREALIZED_PNL, UNREALIZED_REALIZED, ASYMMETRICAL, ASYMMETRICAL_CAPPED, REALIZED_PNL_CHANGE, TRADE_COMPLETION,
+ DIFFERENTIAL_SHARPE, CARTEA_JAIMUNGAL) = range(8)
+#: Columns of a reward's state per instance (the differential Sharpe ratio's A and B).
+N_REWARD_STATE = 2
 
 
-def inventory_count(step):
-    """n_t: the inventory at the end of the step in units of the order size."""
-    return step.inventory / step.order_size
+@kernel
+def _minimum(a, b):
+    """numpy's minimum of two numbers (the first where they are equal, as in the array code)."""
+    return a if a <= b else b
 
 
-def realized_return(step):
-    """ρ_t: realized PnL of the step net of its fees, per order notional."""
-    return (step.realized - step.fees) / step.notional
+@kernel(allocates=False)
+def reward_of(code, parameters, state, step):
+    """The reward ``code`` with ``parameters`` of one step row (:data:`STEP_FIELDS`), updating
+    the instance's ``state`` row (the differential Sharpe ratio's moments)."""
+    notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
+    inventory_count = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]  # n_t
+    mid_return = step[STEP_MID] / step[STEP_MID_PREV] - 1.0
+    realized_return = (step[STEP_REALIZED] - step[STEP_FEES]) / notional  # ρ_t
+    pnl_return = step[STEP_EQUITY_CHANGE] / notional  # π_t
+    if code == UNREALIZED_PNL:
+        return inventory_count * mid_return
+    if code == UNREALIZED_REALIZED:
+        return inventory_count * mid_return + realized_return
+    if code == ASYMMETRICAL or code == ASYMMETRICAL_CAPPED:
+        value = (step[STEP_SPREAD_CAPTURED] / notional + _minimum(0.0, parameters[0] * inventory_count * mid_return)
+                 + realized_return)
+        return _minimum(value, parameters[1]) if code == ASYMMETRICAL_CAPPED else value
+    if code == REALIZED_PNL_CHANGE:
+        return realized_return
+    if code == TRADE_COMPLETION:
+        target, ratio = parameters[0], parameters[1]
+        return 1.0 if realized_return > ratio * target else (-1.0 if realized_return < -target else realized_return)
+    if code == DIFFERENTIAL_SHARPE:
+        reward, state[0], state[1] = differential_sharpe_step(state[0], state[1], parameters[0], pnl_return)
+        return reward
+    # CARTEA_JAIMUNGAL
+    reward = pnl_return - parameters[0] * (inventory_count * inventory_count) * step[STEP_DT]
+    terminal_count = step[STEP_TERMINAL_INVENTORY] / step[STEP_ORDER_SIZE]
+    return reward - (parameters[1] * (terminal_count * terminal_count) if step[STEP_TERMINAL] else 0.0)
 
 
-def pnl_return(step):
-    """π_t: mark-to-market PnL of the step (net of fees), per order notional."""
-    return step.equity_change / step.notional
+@kernel
+def _reward_rows(code, parameters, state, steps):
+    rewards = np.empty(steps.shape[0])
+    for i in range(steps.shape[0]):
+        rewards[i] = reward_of(code, parameters, state[i], steps[i])
+    return rewards
 
 
 class MMReward:
@@ -73,80 +126,88 @@ class MMReward:
     ``reward(step)`` takes a step whose fields are numbers (returns a float) or (B,) arrays
     (returns (B,) rewards). A stateful reward keeps one state per instance: ``reset(batch)``
     starts B fresh episodes (B = 1 by default), ``reset(batch, rows)`` restarts only the
-    instances ``rows`` (indices) and keeps the others.
+    instances ``rows`` (indices) and keeps the others. A subclass names its :attr:`code` in
+    :func:`reward_of` and its parameters in :meth:`parameters`.
     """
 
     name = ""
+    code = -1
+    #: Whether the reward keeps a state per instance (then a step must have the batch of the last reset).
+    stateful = False
+
+    def __init__(self):
+        self.state = np.zeros((1, N_REWARD_STATE))
+
+    def parameters(self) -> np.ndarray:
+        """The reward's parameters as :func:`reward_of` reads them (float64)."""
+        return np.zeros(2)
 
     def reset(self, batch: int = 1, rows=None) -> None:
-        """Forget the episodes' state (stateless rewards have none)."""
+        """Forget the episodes' state (of ``rows`` only, if given)."""
+        if batch != self.state.shape[0]:
+            self.state = np.zeros((batch, N_REWARD_STATE))
+        self.state[slice(None) if rows is None else rows] = 0.0
 
     def __call__(self, step):
-        reward = self.value(step)
-        return float(reward) if np.ndim(reward) == 0 else reward
-
-    def value(self, step):
-        """The reward of ``step``, elementwise over its fields (a subclass's formula)."""
-        raise NotImplementedError
+        rows = step_rows(step)
+        if rows.ndim == 1:
+            return float(reward_of(self.code, self.parameters(), self.state[0], rows))
+        if rows.shape[0] != self.state.shape[0]:
+            if self.stateful:
+                raise ValueError(f"{self.name} holds {self.state.shape[0]} instance(s) but the step has "
+                                 f"{rows.shape[0]}; call reset(batch) first")
+            self.state = np.zeros((rows.shape[0], N_REWARD_STATE))
+        return _reward_rows(self.code, self.parameters(), self.state, np.ascontiguousarray(rows))
 
     def __repr__(self):
-        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_") and k != "state")
         return f"{type(self).__name__}({params})"
 
 
 class UnrealizedPnL(MMReward):
     """(1) ``n_t · Δmid%``: inventory (in orders) times the relative mid change of the step."""
 
-    name = "unrealized_pnl"
-
-    def value(self, step):
-        return inventory_count(step) * step.mid_return
+    name, code = "unrealized_pnl", UNREALIZED_PNL
 
 
 class UnrealizedRealized(MMReward):
     """(2) ``n_t · Δmid% + ρ_t``: reward (1) plus the realized PnL (net of fees) of the step."""
 
-    name = "unrealized_realized"
-
-    def value(self, step):
-        return inventory_count(step) * step.mid_return + realized_return(step)
+    name, code = "unrealized_realized", UNREALIZED_REALIZED
 
 
 class Asymmetrical(MMReward):
     """(3) ``s_t + min(0, η · n_t · Δmid%) + ρ_t``: spread captured by the step's fills, the
     dampened inventory loss (gains from inventory count for nothing), realized PnL. η = 0.6."""
 
-    name = "asymmetrical"
+    name, code = "asymmetrical", ASYMMETRICAL
 
     def __init__(self, eta: float = 0.6):
+        super().__init__()
         self.eta = non_negative("eta", eta)
 
-    def value(self, step):
-        return (step.spread_captured / step.notional
-                + np.minimum(0.0, self.eta * inventory_count(step) * step.mid_return) + realized_return(step))
+    def parameters(self) -> np.ndarray:
+        return np.array([self.eta, np.inf])
 
 
 class AsymmetricalCapped(Asymmetrical):
     """(4) ``min(r3, cap)``: the asymmetrical reward with its positive part capped at ``cap``
     (default 0.002 of an order's notional; negative values pass unchanged)."""
 
-    name = "asymmetrical_capped"
+    name, code = "asymmetrical_capped", ASYMMETRICAL_CAPPED
 
     def __init__(self, eta: float = 0.6, cap: float = 0.002):
         super().__init__(eta)
         self.cap = positive("cap", cap)
 
-    def value(self, step):
-        return np.minimum(super().value(step), self.cap)
+    def parameters(self) -> np.ndarray:
+        return np.array([self.eta, self.cap])
 
 
 class RealizedPnLChange(MMReward):
     """(5) ``ρ_t``: the change of realized PnL over the step, net of the step's fees."""
 
-    name = "realized_pnl_change"
-
-    def value(self, step):
-        return realized_return(step)
+    name, code = "realized_pnl_change", REALIZED_PNL_CHANGE
 
 
 class TradeCompletion(MMReward):
@@ -155,42 +216,36 @@ class TradeCompletion(MMReward):
     Defaults: target 0.002 (0.2 % of an order's notional), ratio 2.
     """
 
-    name = "trade_completion"
+    name, code = "trade_completion", TRADE_COMPLETION
 
     def __init__(self, target: float = 0.002, ratio: float = 2.0):
+        super().__init__()
         self.target = positive("target", target)
         self.ratio = positive("ratio", ratio)
 
-    def value(self, step):
-        pnl = realized_return(step)
-        return np.where(pnl > self.ratio * self.target, 1.0, np.where(pnl < -self.target, -1.0, pnl))
+    def parameters(self) -> np.ndarray:
+        return np.array([self.target, self.ratio])
 
 
 class DifferentialSharpeReward(MMReward):
-    """(7) Moody–Saffell differential Sharpe ratio of the step PnL ``R_t = π_t``.
+    """(7) Moody–Saffell differential Sharpe ratio of the step PnL ``R_t = π_t``
+    (:func:`envzoo.finance.rewards.differential_sharpe_step`).
 
     ``A ← A + η(R − A)``, ``B ← B + η(R² − B)``,
-    ``D_t = (B_{t−1}·ΔA − ½·A_{t−1}·ΔB) / (B_{t−1} − A_{t−1}²)^{3/2}`` (0 while the variance
-    estimate is 0), η = 0.01.
+    ``D_t = (B_{t−1}·ΔA − ½·A_{t−1}·ΔB) / (B_{t−1} − A_{t−1}²)^{3/2}`` (the variance estimate
+    floored at 1e-4², the shared deviation floor), η = 0.01.
     """
 
-    name = "differential_sharpe"
+    name, code, stateful = "differential_sharpe", DIFFERENTIAL_SHARPE, True
 
     def __init__(self, eta: float = 0.01):
-        self._sharpe = DifferentialSharpe(1, eta)
-        self.eta = self._sharpe.eta
+        super().__init__()
+        if not 0 < eta <= 1:
+            raise ValueError(f"eta must lie in (0, 1], got {eta}")
+        self.eta = eta
 
-    def reset(self, batch: int = 1, rows=None) -> None:
-        if batch != self._sharpe.first.size:
-            self._sharpe = DifferentialSharpe(batch, self.eta)
-        self._sharpe.reset(slice(None) if rows is None else rows)
-
-    def value(self, step):
-        returns = pnl_return(step)
-        if np.size(returns) != self._sharpe.first.size:
-            raise ValueError(f"differential_sharpe holds {self._sharpe.first.size} instance(s) but the step has "
-                             f"{np.size(returns)}; call reset(batch) first")
-        return self._sharpe(np.atleast_1d(returns)).reshape(np.shape(returns))
+    def parameters(self) -> np.ndarray:
+        return np.array([self.eta, 0.0])
 
 
 class CarteaJaimungal(MMReward):
@@ -201,15 +256,15 @@ class CarteaJaimungal(MMReward):
     Defaults φ = 1e-6 per second (holding one order's inventory for an hour costs 0.36 %), α = 0.002.
     """
 
-    name = "cartea_jaimungal"
+    name, code = "cartea_jaimungal", CARTEA_JAIMUNGAL
 
     def __init__(self, phi: float = 1e-6, alpha: float = 0.002):
+        super().__init__()
         self.phi = non_negative("phi", phi)
         self.alpha = non_negative("alpha", alpha)
 
-    def value(self, step):
-        reward = pnl_return(step) - self.phi * inventory_count(step) ** 2 * step.dt
-        return reward - np.where(step.terminal, self.alpha * (step.terminal_inventory / step.order_size) ** 2, 0.0)
+    def parameters(self) -> np.ndarray:
+        return np.array([self.phi, self.alpha])
 
 
 REWARDS = {cls.name: cls for cls in (UnrealizedPnL, UnrealizedRealized, Asymmetrical, AsymmetricalCapped,
@@ -224,9 +279,9 @@ def make_reward(name: str, **params) -> MMReward:
         return REWARDS[name](**params)
     except TypeError as error:
         init = REWARDS[name].__init__
-        accepted = [] if init is object.__init__ else [p for p in inspect.signature(init).parameters if p != "self"]
+        accepted = [] if init is MMReward.__init__ else [p for p in inspect.signature(init).parameters if p != "self"]
         raise TypeError(f"reward {name!r} got unexpected parameters {sorted(params)}; it accepts "
                         f"{accepted or 'none'}") from error
 
 
-__all__ = ["REWARDS", "MMReward", "inventory_count", "make_reward", "pnl_return", "realized_return"]
+__all__ = ["REWARDS", "MMReward", "make_reward", "reward_of"]

@@ -65,7 +65,7 @@ def test_episode_end_autoresets_the_finished_sub_env():
     final = info["final_info"]["metrics"]
     assert info["_final_info"][row] and final["agent_steps"][row] == envs.params.steps_in_day(int(days[row]))
     assert np.isfinite(final["pnl"][row]) and final["market_orders"][row] >= 1  # the final flattening (or more)
-    assert envs.task.core.accounting.inventory[row] == 0 and envs.task.running.pnl_changes.count[row] == 0
+    assert envs.task.core.accounting.inventory[row] == 0 and envs.task.running.steps[row] == 0
 
 
 @pytest.mark.parametrize("actions", [np.array([0, 17]), np.array([0.5, 1.0]), np.array([1, 2, 3]), 3])

@@ -4,22 +4,14 @@ running metrics."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.contract import AgentsTask, Transition
-from envzoo.marketmaking.accounting import BUY, SELL, RunningMetrics
+from envzoo.marketmaking.accounting import BUY, SELL, RunningMetrics, step_rows
 from envzoo.marketmaking.arena.params import POSITION_FEATURES, ArenaParams, make_params
 from envzoo.marketmaking.arena.sim import ArenaSim
 from envzoo.marketmaking.rewards import make_reward
-
-
-def _stacked(objects, names, **constants) -> SimpleNamespace:
-    """The attributes ``names`` of several objects as arrays, one row per object (the batched
-    form that :class:`~envzoo.marketmaking.accounting.RunningMetrics` reads)."""
-    return SimpleNamespace(**{name: np.array([getattr(o, name) for o in objects]) for name in names}, **constants)
 
 
 class ArenaTask(AgentsTask):
@@ -57,8 +49,7 @@ class ArenaTask(AgentsTask):
 
     def step(self, actions) -> Transition:
         steps = self.market.step(actions)
-        self.running.update(_stacked(steps, ("equity_change", "inventory", "terminal_inventory"),
-                                     terminal=self.market.at_end), self.market.pnl())
+        self.running.update(np.stack([step_rows(step) for step in steps]), self.market.pnl())
         rewards = np.array([float(reward_fn(step)) for reward_fn, step in zip(self.reward_fns, steps)])
         self.last_action[:] = actions
         self.last_reward[:] = rewards
@@ -67,8 +58,7 @@ class ArenaTask(AgentsTask):
                           cost=np.array([float(step.fees) for step in steps]))
 
     def metrics(self) -> dict[str, np.ndarray]:
-        accounts = _stacked([maker.accounting for maker in self.market.makers],
-                            ("maker_buys", "maker_sells", "taker_buys", "taker_sells", "fees"))
+        accounts = np.stack([maker.accounting.as_row() for maker in self.market.makers])
         return self.running.values(self.market.pnl(), self.notional, accounts)
 
     def observe(self) -> np.ndarray:

@@ -70,125 +70,539 @@ rules above (``tests/marketmaking/reference_execution.py``) and compare every st
 
 Implementation
 --------------
-Layout: instance ``b`` of the batch is row ``b`` of every array. Orders and requests in flight
-are ``(B, 2)`` arrays, column 0 the bid (a BUY order) and column 1 the ask (a SELL order); the
-book is stored per update and column as ``(N, 2, K)`` (each order's own side of the book), so
-both orders of an instance are handled by the same operations. Instances sit at different places
-of the stream and advance by different numbers of updates per step. Per step, the updates of
-every instance's segment are flattened into one ragged index array for the gathers from the
-book (``(T, 2, K)`` with ``T`` the total number of updates), and the trades likewise; the
-per-update scalars that need running operations (queue ahead, fills) go to padded
-``(R, 2, Lmax)`` arrays whose padding (no trade volume, a level of unknown size) changes nothing.
-No operation mixes rows, so an instance's results do not depend on the other instances (the
-vector env's sub-envs equal single envs exactly). Two shortcuts keep B = 1 cheap without
-changing any value: a single busy instance's segment is a plain range, and rows that are every
-instance are indexed with a slice (views, not copies).
+The core is compiled (:mod:`envzoo.core.compiled`): each rule above is a function over one
+instance (:func:`quote_row`, :func:`flatten_row`, :func:`advance_row`, ...), which loops over the
+instance's book updates one by one and books each fill as it happens (by update, the bid before
+the ask); the batch calls them in a loop over the instances, and the market-making task calls
+them inside its own compiled step. No function mixes instances, so an instance's results do
+not depend on the others (the vector env's sub-envs equal single envs exactly).
 
-Python loops run over the segments between latency activations, over the columns of the
-probabilistic queue model, and over the rounds of fills booked per step (the k-th fill of every
-instance together, as average-cost accounting is sequential) — never over instances.
+State of instance ``b`` (row ``b`` of each array): ``orders[b]`` (2, ORDER_FIELDS): one row per
+side, 0 the bid (a BUY order) and 1 the ask (a SELL order), the resting order (``ACTIVE``,
+``PRICE``, ``SIZE``, ``REMAINING``, ``QUEUE``) and the request in flight (``PENDING``,
+``PENDING_PRICE`` — NaN: a cancel —, ``PENDING_AT``), flags as 0/1; ``account[b]``, the
+accounting row of :data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`; ``clock[b]`` (the
+current update ``NOW`` and the update its step started at). The stream is read where it lies:
+a memory-mapped stream stays memory-mapped (the compiled code reads its pages as it needs
+them), nothing is copied but what is derived per update or trade (mids, the update each trade
+belongs to).
+
+The order of operations is that of the array implementation it replaced, which the tests keep
+as the oracle (``tests/marketmaking/reference_lob.py``): the same numbers, bit for bit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import numpy as np
 
+from envzoo.core.compiled import kernel, pairwise_sum, sum_workspace
 from envzoo.marketmaking.accounting import (
     BUY,
+    CASH,
+    INVENTORY,
+    N_ACCOUNT_FIELDS,
+    N_STEP_FIELDS,
     PRICE_TOLERANCE,
+    REFUSED,
+    REJECTED,
     SELL,
+    STEP_DT,
+    STEP_END,
+    STEP_EQUITY_CHANGE,
+    STEP_FEES,
+    STEP_INVENTORY,
+    STEP_INVENTORY_PREV,
+    STEP_MAKER_BUY,
+    STEP_MAKER_SELL,
+    STEP_MID,
+    STEP_MID_PREV,
+    STEP_ORDER_SIZE,
+    STEP_REALIZED,
+    STEP_SPREAD_CAPTURED,
+    STEP_START,
+    STEP_TAKER,
+    STEP_TERMINAL,
+    STEP_TERMINAL_INVENTORY,
+    BatchAccounting,
     InsufficientDepthError,
     StepAccounting,
-    floor_lots,
+    apply_fill,
+    floor_lots_one,
+    mark_step,
     on_grid,
 )
+from envzoo.marketmaking.accounting import FEES as ACCOUNT_FEES
+from envzoo.marketmaking.accounting import MARK_EQUITY, MARK_FEES, MARK_INVENTORY, MARK_REALIZED, MARK_SPREAD
+from envzoo.marketmaking.accounting import REALIZED as ACCOUNT_REALIZED
+from envzoo.marketmaking.accounting import SPREAD_CAPTURED as ACCOUNT_SPREAD
+from envzoo.marketmaking.accounting import STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN
 from envzoo.marketmaking.lob.params import ExecutionConfig
 
-#: Sign of the order of each column: column 0 is the bid (BUY), column 1 the ask (SELL). Float,
-#: as it mostly multiplies prices: ``sign × price`` is larger for a better price on either side.
+#: Sign of the order of each side: 0 is the bid (BUY), 1 the ask (SELL). Float, as it mostly
+#: multiplies prices: ``sign × price`` is larger for a better price on either side.
 SIDE_SIGN = np.array([float(BUY), float(SELL)])
 SIDE_NAMES = ("bid", "ask")
 
-
-@dataclass
-class BatchAccounting:
-    """:class:`~envzoo.marketmaking.accounting.Accounting` for B instances: every field is a (B,)
-    array with the meaning of the field of the same name there (fills are not listed)."""
-
-    cash: np.ndarray
-    inventory: np.ndarray
-    average_price: np.ndarray
-    realized: np.ndarray
-    fees: np.ndarray
-    maker_fees: np.ndarray
-    taker_fees: np.ndarray
-    spread_captured: np.ndarray
-    bought: np.ndarray
-    sold: np.ndarray
-    maker_buys: np.ndarray
-    maker_sells: np.ndarray
-    taker_buys: np.ndarray
-    taker_sells: np.ndarray
-    refused: np.ndarray
-    rejected: np.ndarray
-
-    @classmethod
-    def zeros(cls, batch: int) -> BatchAccounting:
-        counts = {"maker_buys", "maker_sells", "taker_buys", "taker_sells", "refused", "rejected"}
-        return cls(**{f.name: np.zeros(batch, dtype=np.int64 if f.name in counts else np.float64)
-                      for f in fields(cls)})
-
-    def clear(self, rows, initial_cash: float) -> None:
-        for f in fields(self):
-            getattr(self, f.name)[rows] = 0
-        self.cash[rows] = initial_cash
-
-    def equity(self, mid: np.ndarray) -> np.ndarray:
-        """Mark-to-market value: cash + inventory × mid."""
-        return self.cash + self.inventory * mid
-
-    def apply(self, rows, side, price, quantity, fee, maker: bool, mid) -> None:
-        """Book one fill for each of ``rows`` (distinct indices, or a slice): as
-        ``Accounting.apply``, elementwise."""
-        position, average = self.inventory[rows], self.average_price[rows]
-        opening = (position == 0) | ((position > 0) == (side > 0))
-        held = np.abs(position)
-        # opening or adding: size-weighted average cost (quantity > 0)
-        average_open = (held * average + quantity * price) / (held + quantity)
-        # reducing, possibly reversing
-        closed = np.minimum(quantity, held)
-        realized = closed * (price - average) * np.where(position > 0, 1.0, -1.0)
-        reduced = position + side * closed
-        opened = quantity - closed
-        reversed_ = opened > 0
-        inventory = np.where(opening, position + side * quantity, np.where(reversed_, side * opened, reduced))
-        average_reduce = np.where(reversed_, price, np.where(reduced == 0, 0.0, average))
-        self.average_price[rows] = np.where(opening, average_open, average_reduce)
-        self.inventory[rows] = inventory
-        self.realized[rows] += np.where(opening, 0.0, realized)
-        self.cash[rows] -= side * quantity * price + fee
-        self.fees[rows] += fee
-        buys = side > 0
-        if maker:
-            self.maker_fees[rows] += fee
-            self.spread_captured[rows] += side * quantity * (mid - price)
-            self.maker_buys[rows] += buys
-            self.maker_sells[rows] += ~buys
-        else:
-            self.taker_fees[rows] += fee
-            self.taker_buys[rows] += buys
-            self.taker_sells[rows] += ~buys
-        self.bought[rows] += np.where(buys, quantity, 0.0)
-        self.sold[rows] += np.where(buys, 0.0, quantity)
+# Columns of LobSim.orders (B, 2, N_ORDER_FIELDS), one row per side; flags are 0.0 or 1.0.
+ACTIVE, PRICE, SIZE, REMAINING, QUEUE, PENDING, PENDING_PRICE, PENDING_AT = range(8)
+N_ORDER_FIELDS = 8
+# Columns of LobSim.clock (B, 2) int64.
+NOW, STEP_STARTED = range(2)
+# Entries of LobSim.constants (the execution config; LOT_SIZE 0 for no lot grid).
+ORDER_SIZE, MAKER_FEE, TAKER_FEE, LATENCY_NS, LOT_SIZE, MAX_INVENTORY, PROBABILISTIC, LOG_QUEUE, QUEUE_POWER, \
+    INITIAL_CASH = range(10)
+# Entries of LobSim.tape: the stream as the kernels read it (see _tape).
+TIME, MID, BID_PRICE, BID_SIZE, ASK_PRICE, ASK_SIZE, TRADE_PRICE, TRADE_SIZE, TRADE_SIDE, TRADE_START = range(10)
 
 
-def _ragged_arange(starts: np.ndarray, counts: np.ndarray):
-    """(owner, values): for each i, ``starts[i] + arange(counts[i])`` concatenated, and the i
-    each value belongs to."""
-    owner = np.repeat(np.arange(counts.size), counts)
-    return owner, np.arange(owner.size) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
+def _readonly(array: np.ndarray, dtype) -> np.ndarray:
+    """A read-only C-contiguous view of ``array`` as ``dtype`` (a copy only where it is neither):
+    every stream, memory-mapped or not, reaches the kernels with one type, so they are compiled once."""
+    view = np.ascontiguousarray(array, dtype=dtype).view()
+    view.flags.writeable = False
+    return view
+
+
+def _tape(stream) -> tuple:
+    """The stream as the kernels read it: update times and mids, the book's four (N, K) arrays
+    (views of the stream's own, memory maps included), the trades' prices and sizes, the side
+    of the book each trade can fill (0: a sell aggressor hits the bids, 1: a buy lifts the asks),
+    and where each update's trades start (the trades stamped in (t_{u-1}, t_u] are
+    ``trade_start[u] .. trade_start[u + 1] - 1``)."""
+    time = _readonly(stream.time, np.int64)
+    trade_update = np.searchsorted(time, np.asarray(stream.trade_time, dtype=np.int64), side="left")
+    trade_start = np.searchsorted(trade_update, np.arange(stream.n_updates + 1), side="left")
+    return (time, _readonly(stream.mid, np.float64), _readonly(stream.bid_price, np.float64),
+            _readonly(stream.bid_size, np.float64), _readonly(stream.ask_price, np.float64),
+            _readonly(stream.ask_size, np.float64), _readonly(stream.trade_price, np.float64),
+            _readonly(stream.trade_size, np.float64), _readonly(np.asarray(stream.trade_side) > 0, np.int64),
+            _readonly(trade_start, np.int64))
+
+
+def _constants(config: ExecutionConfig) -> np.ndarray:
+    return np.array([config.order_size, config.maker_fee, config.taker_fee, config.latency_ns,
+                     0.0 if config.lot_size is None else config.lot_size, config.max_inventory,
+                     config.queue_model == "probabilistic", config.queue_function == "log", config.queue_power,
+                     config.initial_cash], dtype=np.float64)
+
+
+# ---------------------------------------------------------------------- one instance, compiled
+@kernel(inline=True)
+def _sign(side):
+    return 1.0 if side == 0 else -1.0
+
+
+@kernel(inline=True)
+def _own_book(tape, side):
+    """Prices and sizes (N, K) of the book side that an order of ``side`` rests on."""
+    if side == 0:
+        return tape[BID_PRICE], tape[BID_SIZE]
+    return tape[ASK_PRICE], tape[ASK_SIZE]
+
+
+@kernel(inline=True)
+def _crosses(tape, u, side, price):
+    """Whether a limit order of ``side`` at ``price`` crosses the book of update ``u`` (post-only)."""
+    if side == 0:
+        return price >= tape[ASK_PRICE][u, 0] * (1 - PRICE_TOLERANCE)
+    return -price >= -(tape[BID_PRICE][u, 0] * (1 + PRICE_TOLERANCE))
+
+
+@kernel(inline=True)
+def _level_index(prices, u, sign, limit, hint):
+    """Where a price's level is on a book side at update ``u``: levels are sorted best first
+    (missing ones, NaN, last), so the levels strictly better than the price (sign × level >
+    ``limit`` = sign × price + tolerance) come first and the first other one is where the
+    price's level must be; −1 beyond the deepest level of a full book. The search starts at
+    ``hint`` (the index at the previous update: a book moves little between two updates)."""
+    if sign * prices[u, prices.shape[1] - 1] > limit:
+        return -1
+    k = hint
+    while sign * prices[u, k] > limit:
+        k += 1
+    while k > 0 and not sign * prices[u, k - 1] > limit:
+        k -= 1
+    return k
+
+
+@kernel(inline=True)
+def _size_at(prices, sizes, u, k, price):
+    """The visible size at ``price`` given its :func:`_level_index` ``k``: 0 where the price has no
+    level inside the visible range, inf beyond a full book."""
+    if k < 0:
+        return np.inf
+    return sizes[u, k] if abs(prices[u, k] - price) <= PRICE_TOLERANCE * price else 0.0
+
+
+@kernel(inline=True)
+def _level_size(tape, u, side, price):
+    """Visible size at ``price`` on the book side of ``side`` at update ``u`` (:func:`_size_at`)."""
+    prices, sizes = _own_book(tape, side)
+    sign = _sign(side)
+    k = _level_index(prices, u, sign, sign * price + PRICE_TOLERANCE * price, 0)
+    return _size_at(prices, sizes, u, k, price)
+
+
+@kernel(allocates=False)
+def level_price(tape, u, side, level):
+    """The price of the 0-based ``level`` of the book side of ``side`` at update ``u``; where the
+    book does not show it, the price of its deepest visible level above it."""
+    prices = _own_book(tape, side)[0]
+    for k in range(level, -1, -1):
+        if not np.isnan(prices[u, k]):
+            return prices[u, k]
+    return prices[u, prices.shape[1] - 1]
+
+
+@kernel(inline=True)
+def _room(c, account, side):
+    """Room left for an order of ``side`` under the inventory limit, in whole lots."""
+    cap = c[MAX_INVENTORY]
+    if not np.isfinite(cap):
+        return np.inf
+    return floor_lots_one(max(cap - _sign(side) * account[INVENTORY], 0.0), c[LOT_SIZE])
+
+
+@kernel(allocates=False)
+def _activate(tape, c, orders, account, u, which, prices):
+    """The orders of the sides ``which`` (a pair of flags) become ``prices`` (NaN: cancelled)
+    with the book of update ``u``."""
+    for side in range(2):
+        if which[side]:
+            orders[side, PENDING] = 0.0
+            orders[side, ACTIVE] = 0.0
+    for side in range(2):
+        price = prices[side]
+        if not which[side] or np.isnan(price):
+            continue
+        if _crosses(tape, u, side, price):
+            account[REJECTED] += 1.0
+            continue
+        size = min(c[ORDER_SIZE], _room(c, account, side))
+        if not size > 0:
+            account[REFUSED] += 1.0
+            continue
+        order = orders[side]
+        order[ACTIVE], order[PRICE], order[SIZE], order[REMAINING] = 1.0, price, size, size
+        order[QUEUE] = _level_size(tape, u, side, price)
+
+
+@kernel(inline=True)
+def _changes(orders, side, price):
+    """Whether quoting ``price`` (NaN: cancel) changes the order of ``side``: else it keeps the
+    live order at that price (and its queue position), or there is nothing to cancel."""
+    live = orders[side, ACTIVE] > 0
+    same = live and abs(orders[side, PRICE] - price) <= PRICE_TOLERANCE * price
+    return not (same or (not live and np.isnan(price)))
+
+
+@kernel(allocates=False)
+def quote_row(tape, c, orders, account, u, bid_price, ask_price):
+    """Post, re-price or (NaN) cancel the bid and the ask of an instance at update ``u`` (prices
+    unchecked: the caller takes them from the book or has checked them)."""
+    prices = (bid_price, ask_price)
+    change = (_changes(orders, 0, bid_price), _changes(orders, 1, ask_price))
+    for side in range(2):
+        if not change[side]:
+            orders[side, PENDING] = 0.0
+    if not (change[0] or change[1]):
+        return
+    if c[LATENCY_NS] == 0:
+        _activate(tape, c, orders, account, u, change, prices)
+        return
+    time = tape[TIME]
+    at = max(np.searchsorted(time, time[u] + np.int64(c[LATENCY_NS])), u + 1)
+    for side in range(2):
+        if change[side]:
+            orders[side, PENDING], orders[side, PENDING_PRICE], orders[side, PENDING_AT] = 1.0, prices[side], at
+
+
+@kernel(allocates=False)
+def _take(tape, c, orders, account, u, side, quantity, scratch, failure):
+    """A market order of ``side`` (±1.0) and ``quantity`` at update ``u``: walk the visible levels,
+    best first, at the volume-weighted price; then cap the resting orders to the inventory room.
+    False (and ``failure`` = 1, signed quantity, visible depth) where the depth is too small.
+    ``scratch`` is :func:`work_arrays`'s pair."""
+    prices, sizes = _own_book(tape, 1 if side > 0 else 0)  # a buy walks the asks, a sell the bids
+    (products, depths), sums = scratch
+    levels = prices.shape[1]
+    before = 0.0
+    for k in range(levels):
+        price, size = prices[u, k], sizes[u, k]
+        if not (np.isfinite(price) and size > 0):
+            price, size = 0.0, 0.0
+        products[k] = min(max(quantity - before, 0.0), size) * price
+        depths[k] = size
+        before += size
+    depth = pairwise_sum(depths, 0, levels, sums)
+    if depth < quantity * (1 - 1e-12):
+        failure[0], failure[1], failure[2] = 1.0, side * quantity, depth
+        return False
+    notional = pairwise_sum(products, 0, levels, sums)
+    apply_fill(account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape[MID][u])
+    for s in range(2):  # keep resting orders within the inventory room
+        remaining = min(orders[s, REMAINING], _room(c, account, s))
+        if orders[s, ACTIVE] > 0:
+            orders[s, REMAINING] = remaining
+        if not remaining > 0:
+            orders[s, ACTIVE] = 0.0
+    return True
+
+
+@kernel(allocates=False)
+def flatten_row(tape, c, orders, account, u, scratch, failure):
+    """Close an instance's inventory with a market order at update ``u`` (nothing where flat)."""
+    inventory = account[INVENTORY]
+    if inventory == 0:
+        return True
+    return _take(tape, c, orders, account, u, float(SELL if inventory > 0 else BUY), abs(inventory), scratch, failure)
+
+
+@kernel(inline=True)
+def _queue_power(c, x):
+    """f(x) of the probabilistic queue model; x ** 2 and x ** 0.5 as numpy computes them (x·x, √x)."""
+    if c[LOG_QUEUE]:
+        return np.log1p(x)
+    power = c[QUEUE_POWER]
+    if power == 2.0:
+        return x * x
+    if power == 0.5:
+        return np.sqrt(x)
+    return x**power
+
+
+@kernel(inline=True)
+def _queue_ahead(c, front, previous, level, traded):
+    """hftbacktest's ProbQueueModel (expected value) at one update: the queue ahead ``front``
+    after ``traded`` units hit the level, which went from ``previous`` to ``level`` visible units."""
+    front = front - traded
+    decrease = previous - level - traded  # not explained by trades
+    if 0 < front < np.inf and np.isfinite(previous) and np.isfinite(level) and decrease > 0:
+        back = max(previous - front, 0.0)
+        f_back = _queue_power(c, back)
+        denominator = f_back + _queue_power(c, front)
+        p = f_back / denominator if denominator > 0 else 1.0
+        front = front - (1.0 - p) * decrease + min(back - p * decrease, 0.0)
+    return min(front, level)
+
+
+@kernel(inline=True)
+def _side_update(c, prices, sizes, opposite, u, sign, price, limit, start_remaining, queue, traded, running):
+    """One update of the fills of a resting order (see :func:`_fill_segment`) on its book side
+    (``prices``, ``sizes``; ``opposite`` the other side's prices): ``running`` is its (cumulative
+    volume, running minimum, queue ahead x, previous level, quantity filled, book moved through,
+    level index) before the update; returns them after it, and the quantity filled at it."""
+    cumulative, lowest, x, previous, filled, through, index = running
+    index = _level_index(prices, u, sign, limit, max(index, 0))
+    level = _size_at(prices, sizes, u, index, price)
+    if c[PROBABILISTIC] > 0:
+        x = _queue_ahead(c, x, previous, level, traded)
+        previous = level
+    else:
+        cumulative += traded
+        lowest = min(lowest, level + cumulative)
+        x = min(queue, lowest) - cumulative
+    quantity = min(max(-x, 0.0), start_remaining)
+    through = through or sign * opposite[u, 0] <= limit  # the opposite best reached the order
+    if through:
+        quantity = start_remaining
+    quantity = floor_lots_one(quantity, c[LOT_SIZE])
+    return (cumulative, lowest, x, previous, quantity, through, index), quantity - filled
+
+
+@kernel(inline=True)
+def _side_start(tape, c, orders, side, first):
+    """What :func:`_side_update` starts from for the order of ``side``: its price, its limit
+    (bid: price + tolerance, ask: price − tolerance; "at or through" is sign × x <= sign ×
+    limit), its size left and queue ahead, and the running values."""
+    order = orders[side]
+    price = order[PRICE]
+    previous = _level_size(tape, first, side, price) if c[PROBABILISTIC] > 0 else np.inf
+    return (price, _sign(side) * price + PRICE_TOLERANCE * price, order[REMAINING], order[QUEUE],
+            (0.0, np.inf, order[QUEUE], previous, 0.0, False, 0))
+
+
+@kernel
+def _side_end(orders, side, start_remaining, running):
+    """The order of ``side`` after a segment: done, or what is left and its queue ahead."""
+    order = orders[side]
+    x, filled = running[2], running[4]
+    if filled >= start_remaining - 1e-12 * order[SIZE]:
+        order[ACTIVE] = 0.0
+    else:
+        order[REMAINING] = start_remaining - filled
+        order[QUEUE] = max(x, 0.0)
+
+
+@kernel(allocates=False)
+def _fill_segment(tape, c, orders, account, first, stop):
+    """Fills of the resting orders during updates first+1 .. stop (no request takes effect in
+    between), booked by update, the bid before the ask.
+
+    Per side, with the queue ahead ``q``, the size left ``r`` at the start and the traded volume
+    ``v_u`` hitting the order at update u: risk-averse queues follow x_u = min(x_{u−1} − v_u,
+    level_u) (the queue ahead while positive, minus the quantity filled once negative), in the
+    closed form min(q, min_{w≤u}(level_w + V_w)) − V_u with V the cumulative volume;
+    probabilistic ones :func:`_queue_ahead`. The quantity filled by update u is min(max(−x_u, 0),
+    r), or r once the book has moved through the order."""
+    bid_active, ask_active = orders[0, ACTIVE] > 0, orders[1, ACTIVE] > 0
+    if stop <= first or not (bid_active or ask_active):
+        return
+    bid_price, bid_limit, bid_remaining, bid_queue, bid = _side_start(tape, c, orders, 0, first)
+    ask_price, ask_limit, ask_remaining, ask_queue, ask = _side_start(tape, c, orders, 1, first)
+    # the arrays the loop reads, taken out of the tape once (each take is a reference count)
+    bid_prices, bid_sizes, ask_prices, ask_sizes = tape[BID_PRICE], tape[BID_SIZE], tape[ASK_PRICE], tape[ASK_SIZE]
+    trade_price, trade_size, trade_side, trade_start = tape[TRADE_PRICE], tape[TRADE_SIZE], tape[TRADE_SIDE], \
+        tape[TRADE_START]
+    mid = tape[MID]
+    for u in range(first + 1, stop + 1):
+        bid_volume, ask_volume = 0.0, 0.0  # trades that hit the order at or through its price
+        for t in range(trade_start[u], trade_start[u + 1]):
+            if trade_side[t] == 0:
+                if bid_active and trade_price[t] <= bid_limit:
+                    bid_volume += trade_size[t]
+            elif ask_active and -trade_price[t] <= ask_limit:
+                ask_volume += trade_size[t]
+        if bid_active:
+            bid, new = _side_update(c, bid_prices, bid_sizes, ask_prices, u, 1.0, bid_price, bid_limit, bid_remaining,
+                                    bid_queue, bid_volume, bid)
+            if new > 0:  # valued against the mid of the book it hit, update u − 1's
+                apply_fill(account, 1.0, bid_price, new, c[MAKER_FEE] * bid_price * new, True, mid[u - 1])
+        if ask_active:
+            ask, new = _side_update(c, ask_prices, ask_sizes, bid_prices, u, -1.0, ask_price, ask_limit, ask_remaining,
+                                    ask_queue, ask_volume, ask)
+            if new > 0:
+                apply_fill(account, -1.0, ask_price, new, c[MAKER_FEE] * ask_price * new, True, mid[u - 1])
+    if bid_active:
+        _side_end(orders, 0, bid_remaining, bid)
+    if ask_active:
+        _side_end(orders, 1, ask_remaining, ask)
+
+
+@kernel(allocates=False)
+def process_row(tape, c, orders, account, clock, to):
+    """Process updates now+1 .. ``to`` of an instance: fills, queues, and the requests in flight
+    that take effect, each segment between two activations at a time."""
+    while clock[NOW] < to:
+        stop = to
+        for side in range(2):
+            if orders[side, PENDING] > 0 and orders[side, PENDING_AT] <= to:
+                stop = min(stop, np.int64(orders[side, PENDING_AT]))
+        _fill_segment(tape, c, orders, account, clock[NOW], stop)
+        clock[NOW] = stop
+        due = (orders[0, PENDING] > 0 and orders[0, PENDING_AT] == stop,
+               orders[1, PENDING] > 0 and orders[1, PENDING_AT] == stop)
+        if due[0] or due[1]:
+            _activate(tape, c, orders, account, stop, due, (orders[0, PENDING_PRICE], orders[1, PENDING_PRICE]))
+
+
+@kernel(allocates=False)
+def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure, step):
+    """Process an instance up to update ``to`` and write its step since the last one (or its
+    reset) into ``step`` (a row of STEP_FIELDS); where ``terminal``, first flatten the inventory
+    and drop the resting orders and requests in flight. False where the flattening failed."""
+    process_row(tape, c, orders, account, clock, to)
+    inventory = account[INVENTORY]
+    if terminal:
+        for side in range(2):
+            orders[side, ACTIVE] = 0.0
+            orders[side, PENDING] = 0.0
+        if not flatten_row(tape, c, orders, account, clock[NOW], scratch, failure):
+            return False
+    now, start = clock[NOW], clock[STEP_STARTED]
+    time, mid = tape[TIME], tape[MID]
+    step[STEP_START], step[STEP_END], step[STEP_DT] = start, now, (time[now] - time[start]) * 1e-9
+    step[STEP_MID_PREV], step[STEP_MID] = mid[start], mid[now]
+    step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
+    step[STEP_ORDER_SIZE] = c[ORDER_SIZE]
+    step[STEP_REALIZED] = account[ACCOUNT_REALIZED] - account[MARK_REALIZED]
+    step[STEP_FEES] = account[ACCOUNT_FEES] - account[MARK_FEES]
+    step[STEP_EQUITY_CHANGE] = account[CASH] + account[INVENTORY] * mid[now] - account[MARK_EQUITY]
+    step[STEP_SPREAD_CAPTURED] = account[ACCOUNT_SPREAD] - account[MARK_SPREAD]
+    step[STEP_MAKER_BUY], step[STEP_MAKER_SELL] = account[STEP_MAKER_BOUGHT], account[STEP_MAKER_SOLD]
+    step[STEP_TAKER] = account[STEP_TAKEN]
+    step[STEP_TERMINAL], step[STEP_TERMINAL_INVENTORY] = terminal, inventory if terminal else 0.0
+    clock[STEP_STARTED] = now
+    mark_step(account, mid[now])
+    return True
+
+
+@kernel(allocates=False)
+def reset_row(tape, c, orders, account, clock, start):
+    """An instance starts at update ``start`` with no orders, no inventory and the initial cash."""
+    clock[NOW] = clock[STEP_STARTED] = start
+    for side in range(2):
+        orders[side, ACTIVE] = orders[side, PENDING] = 0.0
+        orders[side, PRICE] = orders[side, PENDING_PRICE] = np.nan
+    account[:] = 0.0
+    account[CASH] = c[INITIAL_CASH]
+    mark_step(account, tape[MID][start])
+
+
+def work_arrays(levels: int) -> tuple:
+    """The scratch space of a market order over a book of ``levels`` levels (the kernels allocate
+    nothing): one row for the notional of each level, one for its size, the sums' workspace."""
+    return np.empty((2, levels)), sum_workspace()
+
+
+# ---------------------------------------------------------------------- the batch, compiled
+@kernel
+def _reset_rows(rows, starts, tape, c, orders, account, clock):
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        reset_row(tape, c, orders[i], account[i], clock[i], starts[k])
+
+
+@kernel
+def _quote_rows(rows, prices, tape, c, orders, account, clock):
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        quote_row(tape, c, orders[i], account[i], clock[i, NOW], prices[k, 0], prices[k, 1])
+
+
+@kernel
+def _market_orders(rows, side, quantities, tape, c, orders, account, clock, failure, scratch):
+    """Market orders of ``side`` (0: buy, 1: sell) capped to the inventory room: the executed quantities."""
+    executed = np.zeros(rows.shape[0])
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        quantity = min(quantities[k], _room(c, account[i], side))
+        if not quantity > 0:
+            account[i, REFUSED] += 1.0
+        elif not _take(tape, c, orders[i], account[i], clock[i, NOW], _sign(side), quantity, scratch, failure[i]):
+            return executed
+        executed[k] = max(quantity, 0.0)
+    return executed
+
+
+@kernel(allocates=False)
+def _flatten_rows(rows, tape, c, orders, account, clock, failure, scratch):
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        if not flatten_row(tape, c, orders[i], account[i], clock[i, NOW], scratch, failure[i]):
+            return
+
+
+@kernel
+def _process_rows(to, tape, c, orders, account, clock):
+    for i in range(orders.shape[0]):
+        process_row(tape, c, orders[i], account[i], clock[i], to[i])
+
+
+@kernel(allocates=False)
+def _advance_rows(to, terminal, tape, c, orders, account, clock, failure, scratch, steps):
+    for i in range(orders.shape[0]):
+        if not advance_row(tape, c, orders[i], account[i], clock[i], to[i], terminal[i], scratch, failure[i], steps[i]):
+            break
+
+
+@kernel
+def _level_prices_rows(rows, levels, tape, clock):
+    prices = np.empty((rows.shape[0], 2))
+    for k in range(rows.shape[0]):
+        for side in range(2):
+            prices[k, side] = level_price(tape, clock[rows[k], NOW], side, levels[k, side])
+    return prices
 
 
 class LobSim:
@@ -201,10 +615,12 @@ class LobSim:
         core.quote(rows, prices)             # (R, 2): bid and ask price per row, NaN cancels
         step = core.advance(to, terminal)    # a StepAccounting whose fields are (B,) arrays
 
-    Attributes (``(B,)`` or ``(B, 2)`` arrays): ``now`` (current update), ``active``,
-    ``price``, ``size``, ``remaining``, ``queue`` (resting orders), ``pending``,
-    ``pending_price`` (NaN: a cancel), ``pending_at`` (requests in flight), ``accounting``
-    (:class:`BatchAccounting`).
+    State: ``orders``, ``account``, ``clock`` (see the module docstring); by name, ``now``
+    (current update), ``active``, ``price``, ``size``, ``remaining``, ``queue`` (resting
+    orders), ``pending``, ``pending_price`` (NaN: a cancel), ``pending_at`` (requests in
+    flight), each (B,) or (B, 2), and ``accounting``
+    (:class:`~envzoo.marketmaking.accounting.BatchAccounting`, a view of ``account``).
+    ``constants`` and ``tape`` are what the kernels read of the config and the stream.
     """
 
     def __init__(self, stream, config: ExecutionConfig | None = None, batch: int = 1):
@@ -212,105 +628,71 @@ class LobSim:
             raise ValueError(f"batch must be a positive integer, got {batch!r}")
         self.stream = stream
         self.config = config if config is not None else ExecutionConfig()
-        self.batch = int(batch)
-        self._mid = np.asarray(stream.mid, dtype=np.float64)
-        self._time = np.asarray(stream.time, dtype=np.int64)
-        # per update and column: our own side of the book (N, 2, K), where the order rests; the
-        # opposite best; the price at which a limit order crosses it
-        self._book_price = np.stack([stream.bid_price, stream.ask_price], axis=1).astype(np.float64)
-        self._book_size = np.stack([stream.bid_size, stream.ask_size], axis=1).astype(np.float64)
-        # level k of column c at update u is element (u·2 + c)·K + k of the flattened book
-        n_levels = stream.n_levels
-        self._flat_price, self._flat_size = self._book_price.reshape(-1), self._book_size.reshape(-1)
-        self._flat_start = np.arange(stream.n_updates * 2, dtype=np.int64).reshape(-1, 2) * n_levels
-        self._level_index = np.arange(n_levels)
-        self._opposite_best = self._book_price[:, ::-1, 0].copy()
-        self._cross_limit = self._opposite_best * np.array([1 - PRICE_TOLERANCE, 1 + PRICE_TOLERANCE])
-        # the same multiplied by the sign of the column: larger is better, on either side
-        self._signed_book_price = SIDE_SIGN[:, None] * self._book_price
-        self._signed_opposite_best = SIDE_SIGN * self._opposite_best
-        self._signed_cross_limit = SIDE_SIGN * self._cross_limit
-        self._trade_price = np.asarray(stream.trade_price, dtype=np.float64)
-        self._trade_size = np.asarray(stream.trade_size, dtype=np.float64)
-        # the column a trade can fill: a sell aggressor (−1) hits bids (0), a buy aggressor asks (1)
-        self._trade_column = (np.asarray(stream.trade_side) > 0).astype(np.int64)
-        self._trade_update = np.searchsorted(self._time, np.asarray(stream.trade_time, dtype=np.int64), side="left")
-        self._trade_start = np.searchsorted(self._trade_update, np.arange(stream.n_updates + 1), side="left")
-        b = self.batch
-        self.now = np.zeros(b, dtype=np.int64)
-        self.active = np.zeros((b, 2), dtype=bool)
-        self.price = np.full((b, 2), np.nan)
-        self.size = np.zeros((b, 2))
-        self.remaining = np.zeros((b, 2))
-        self.queue = np.zeros((b, 2))
-        self.pending = np.zeros((b, 2), dtype=bool)
-        self.pending_price = np.full((b, 2), np.nan)
-        self.pending_at = np.zeros((b, 2), dtype=np.int64)
-        self.accounting = BatchAccounting.zeros(b)
-        # where each instance's step started (what advance() reports changes from), and the
-        # quantities filled since then
-        self._mark_values = {name: np.zeros(b) for name in ("inventory", "realized", "fees", "equity", "spread")}
-        self._step_start = np.zeros(b, dtype=np.int64)
-        self._step_maker_bought = np.zeros(b)
-        self._step_maker_sold = np.zeros(b)
-        self._step_taken = np.zeros(b)
+        self.batch = b = int(batch)
+        self.constants = _constants(self.config)
+        self.orders = np.zeros((b, 2, N_ORDER_FIELDS))
+        self.account = np.zeros((b, N_ACCOUNT_FIELDS))
+        self.clock = np.zeros((b, 2), dtype=np.int64)
+        #: Per instance: 1 where a market order met too little depth, its signed quantity, the depth.
+        self.failure = np.zeros((b, 3))
+        self.accounting = BatchAccounting(self.account)
+        self._derive()
         self.reset(np.arange(b), np.zeros(b, dtype=np.int64))
+
+    # Derived from the stream, so rebuilt rather than pickled.
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["tape"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._derive()
+
+    def _derive(self) -> None:
+        self.tape = _tape(self.stream)
 
     # ---------------------------------------------------------------- state
 
-    def reset(self, rows, start) -> None:
-        """Instances ``rows`` start at updates ``start`` with no orders, no inventory, initial cash."""
-        rows = np.asarray(rows, dtype=np.int64)
-        start = np.broadcast_to(np.asarray(start, dtype=np.int64), rows.shape)
-        bad = (start < 0) | (start >= self.stream.n_updates)
-        if bad.any():
-            raise ValueError(f"start update {start[bad][0]} is outside the stream's {self.stream.n_updates} updates")
-        self.now[rows] = start
-        self.active[rows] = False
-        self.price[rows] = np.nan
-        self.pending[rows] = False
-        self.pending_price[rows] = np.nan
-        self.accounting.clear(rows, self.config.initial_cash)
-        self._mark(rows)
-
-    def _mark(self, rows=slice(None)) -> None:
-        """Remember where the current step of ``rows`` starts."""
-        a, marks = self.accounting, self._mark_values
-        self._step_start[rows] = self.now[rows]
-        marks["inventory"][rows] = a.inventory[rows]
-        marks["realized"][rows] = a.realized[rows]
-        marks["fees"][rows] = a.fees[rows]
-        marks["equity"][rows] = a.equity(self.mid)[rows]
-        marks["spread"][rows] = a.spread_captured[rows]
-        self._step_maker_bought[rows] = 0.0
-        self._step_maker_sold[rows] = 0.0
-        self._step_taken[rows] = 0.0
+    now = property(lambda self: self.clock[:, NOW])
+    active = property(lambda self: self.orders[:, :, ACTIVE] > 0)
+    price = property(lambda self: self.orders[:, :, PRICE])
+    size = property(lambda self: self.orders[:, :, SIZE])
+    remaining = property(lambda self: self.orders[:, :, REMAINING])
+    queue = property(lambda self: self.orders[:, :, QUEUE])
+    pending = property(lambda self: self.orders[:, :, PENDING] > 0)
+    pending_price = property(lambda self: self.orders[:, :, PENDING_PRICE])
+    pending_at = property(lambda self: self.orders[:, :, PENDING_AT].astype(np.int64))
 
     @property
     def mid(self) -> np.ndarray:
-        return self._mid[self.now]
+        return self.tape[MID][self.now]
 
     @property
     def time(self) -> np.ndarray:
-        return self._time[self.now]
+        return self.tape[TIME][self.now]
+
+    def reset(self, rows, start) -> None:
+        """Instances ``rows`` start at updates ``start`` with no orders, no inventory, initial cash."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        start = np.ascontiguousarray(np.broadcast_to(np.asarray(start, dtype=np.int64), rows.shape))
+        bad = (start < 0) | (start >= self.stream.n_updates)
+        if bad.any():
+            raise ValueError(f"start update {start[bad][0]} is outside the stream's {self.stream.n_updates} updates")
+        _reset_rows(rows, start, self.tape, self.constants, self.orders, self.account, self.clock)
 
     def level_prices(self, rows, levels) -> np.ndarray:
         """(R, 2) prices of the 0-based ``levels`` ((R, 2): bid level, ask level) of the current
         book of ``rows``; where the book does not show a level, the price of its deepest visible
         level above it (the best level always exists in a valid stream)."""
         levels = np.asarray(levels)
-        if levels.min() < 0 or levels.max() >= self._level_index.size:
-            raise ValueError(f"levels must lie in 0..{self._level_index.size - 1} (0-based book levels), got "
+        n_levels = self.stream.n_levels
+        if levels.min() < 0 or levels.max() >= n_levels:
+            raise ValueError(f"levels must lie in 0..{n_levels - 1} (0-based book levels), got "
                              f"{levels.min()}..{levels.max()}")
-        start = self._flat_start[self.now[rows]]
-        prices = self._flat_price[start + levels]
-        missing = np.isnan(prices)
-        if missing.any():
-            shown = ~np.isnan(self._flat_price[start[missing][:, None] + self._level_index])
-            shown &= self._level_index <= levels[missing][:, None]
-            deepest = self._level_index[-1] - np.argmax(shown[:, ::-1], axis=1)
-            prices[missing] = self._flat_price[start[missing] + deepest]
-        return prices
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        levels = np.ascontiguousarray(np.broadcast_to(levels, (rows.size, 2)), dtype=np.int64)
+        return _level_prices_rows(rows, levels, self.tape, self.clock)
 
     # ---------------------------------------------------------------- orders
 
@@ -318,38 +700,19 @@ class LobSim:
         """Post, re-price or (NaN) cancel the bid and ask of distinct ``rows``: ``prices`` (R, 2).
 
         ``check=False`` skips the checks of the prices (finite, on the tick grid, not crossing
-        the book): for callers that take them from the current book, as the envs do.
+        the book): for callers that take them from the current book.
         """
-        rows = np.asarray(rows, dtype=np.int64)
-        prices = np.asarray(prices, dtype=np.float64)
-        if prices.shape != (rows.size, 2):
-            prices = np.broadcast_to(prices, (rows.size, 2))
-        cancel = np.isnan(prices)
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        prices = np.ascontiguousarray(np.broadcast_to(np.asarray(prices, dtype=np.float64), (rows.size, 2)))
         if check:
-            self._check_limit_prices(rows, prices, cancel)
-        at = self._selector(rows)
-        live = self.active[at]
-        same = live & (np.abs(self.price[at] - prices) <= PRICE_TOLERANCE * prices)
-        change = ~(same | (~live & cancel))  # else: keep the live order (and its queue position), or nothing to cancel
-        self.pending[at] &= change
-        if not change.any():
-            return
-        moved = change.any(axis=1)
-        if not moved.all():  # only the rows with a new price or a cancel go on
-            at, prices, change = rows[moved], prices[moved], change[moved]
-        if self.config.latency_ns == 0:
-            self._activate(at, change, prices)
-            return
-        now = self.now[at]
-        target = np.searchsorted(self._time, self._time[now] + self.config.latency_ns, side="left")
-        self.pending[at] |= change
-        self.pending_price[at] = np.where(change, prices, self.pending_price[at])
-        self.pending_at[at] = np.where(change, np.maximum(target, now + 1)[:, None], self.pending_at[at])
+            self._check_limit_prices(rows, prices)
+        _quote_rows(rows, prices, self.tape, self.constants, self.orders, self.account, self.clock)
 
     def cancel_all(self, rows) -> None:
         self.quote(rows, np.nan)
 
-    def _check_limit_prices(self, rows, prices, cancel) -> None:
+    def _check_limit_prices(self, rows, prices) -> None:
+        cancel = np.isnan(prices)
         bad = (~cancel & ~(np.abs(prices) < np.inf)) | (prices <= 0)
         if bad.any():
             r, c = np.argwhere(bad)[0]
@@ -357,71 +720,19 @@ class LobSim:
                              f"got {prices[r, c]}")
         tick = self.config.tick_size
         if tick is not None:
-            off = ~(on_grid(prices, tick) | np.isnan(prices))  # NaN cancels: no price to check
+            off = ~(on_grid(prices, tick) | cancel)  # NaN cancels: no price to check
             if off.any():
                 r, c = np.argwhere(off)[0]
                 raise ValueError(f"instance {rows[r]}: limit price {prices[r, c]} is not on the tick grid of {tick}")
-        crosses = SIDE_SIGN * prices >= self._signed_cross_limit[self.now[rows]]
+        now = self.now[rows]
+        opposite_best = np.stack([self.tape[ASK_PRICE][now, 0], self.tape[BID_PRICE][now, 0]], axis=1)
+        cross_limit = opposite_best * np.array([1 - PRICE_TOLERANCE, 1 + PRICE_TOLERANCE])
+        crosses = SIDE_SIGN * prices >= SIDE_SIGN * cross_limit
         if crosses.any():
             r, c = np.argwhere(crosses)[0]
             raise ValueError(f"instance {rows[r]}: a {SIDE_NAMES[c]} at {prices[r, c]} crosses the book (best "
-                             f"{SIDE_NAMES[1 - c]} {self._opposite_best[self.now[rows[r]], c]}); limit orders are "
+                             f"{SIDE_NAMES[1 - c]} {opposite_best[r, c]}); limit orders are "
                              f"post-only, use market_order to take liquidity")
-
-    def _selector(self, rows: np.ndarray):
-        """``rows`` as an index, or as a slice (views, not copies) when they are every instance
-        in order, as at B = 1."""
-        if rows.size == self.batch and (self.batch == 1 or bool((rows[1:] > rows[:-1]).all())):
-            return slice(None)
-        return rows
-
-    def _room(self, rows) -> np.ndarray:
-        """(R, 2) room left for a bid and an ask of ``rows`` under the inventory limit, in whole lots."""
-        inventory = self.accounting.inventory[rows]
-        cap = self.config.max_inventory
-        if not np.isfinite(cap):
-            return np.full((inventory.size, 2), np.inf)
-        room = cap - SIDE_SIGN * inventory[:, None]
-        return floor_lots(np.maximum(room, 0.0), self.config.lot_size)
-
-    def _activate(self, rows, which, prices) -> None:
-        """Orders ``which`` ((R, 2) mask) of distinct ``rows`` (an index or a slice) become
-        ``prices`` (NaN: cancelled) with the current book."""
-        self.pending[rows] &= ~which
-        self.active[rows] &= ~which
-        live = which & ~np.isnan(prices)
-        if not live.any():
-            return
-        now = self.now[rows]
-        crosses = live & (SIDE_SIGN * prices >= self._signed_cross_limit[now])
-        size = np.minimum(self.config.order_size, self._room(rows))
-        ok = live & ~crosses
-        refused = ok & (size <= 0)
-        ok &= size > 0
-        if crosses.any() or refused.any():
-            self.accounting.rejected[rows] += crosses.sum(axis=1)
-            self.accounting.refused[rows] += refused.sum(axis=1)
-        queue = self._level_sizes(now, prices)
-        self.active[rows] |= ok
-        self.price[rows] = np.where(ok, prices, self.price[rows])
-        self.size[rows] = np.where(ok, size, self.size[rows])
-        self.remaining[rows] = np.where(ok, size, self.remaining[rows])
-        self.queue[rows] = np.where(ok, queue, self.queue[rows])
-
-    def _level_sizes(self, updates, prices) -> np.ndarray:
-        """(M, 2) visible size at ``prices`` (M, 2) on each column's side of the book at
-        ``updates`` (M,): 0 where the price has no level inside the visible range, inf beyond a
-        full book."""
-        tolerance = PRICE_TOLERANCE * prices
-        # Levels are sorted best first (missing ones, NaN, last): the levels strictly better than
-        # the price (a bid above price + tolerance, an ask below price − tolerance, i.e. sign ×
-        # level > sign × price + tolerance) come first, and the first other one is where the
-        # price's level must be.
-        better = self._signed_book_price[updates] > (SIDE_SIGN * prices + tolerance)[..., None]
-        beyond = better[..., -1]  # even the deepest level is better: beyond a full book, size unknown
-        at = self._flat_start[updates] + np.where(beyond, 0, better.argmin(axis=2))
-        level = np.where(np.abs(self._flat_price[at] - prices) <= tolerance, self._flat_size[at], 0.0)
-        return np.where(beyond, np.inf, level)
 
     def market_order(self, rows, column: int, quantity) -> np.ndarray:
         """Buy (column 0) or sell (column 1) ``quantity`` at once against each instance's book.
@@ -429,8 +740,8 @@ class LobSim:
         Capped to the inventory room (see the spec); returns the executed quantities (0 where
         nothing was left, counted in ``refused``).
         """
-        rows = np.asarray(rows, dtype=np.int64)
-        quantity = np.broadcast_to(np.asarray(quantity, dtype=np.float64), rows.shape)
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        quantity = np.ascontiguousarray(np.broadcast_to(np.asarray(quantity, dtype=np.float64), rows.shape))
         bad = ~(np.isfinite(quantity) & (quantity > 0))
         if bad.any():
             raise ValueError(f"instance {rows[bad][0]}: a market order's quantity must be a finite number > 0, "
@@ -441,79 +752,46 @@ class LobSim:
             if off.any():
                 raise ValueError(f"instance {rows[off][0]}: market order quantity {quantity[off][0]} is not a "
                                  f"whole number of lots of {lot}")
-        quantity = np.minimum(quantity, self._room(rows)[:, column])
-        refused = quantity <= 0
-        self.accounting.refused[rows[refused]] += 1
-        self._take(rows[~refused], np.full((~refused).sum(), SIDE_SIGN[column]), quantity[~refused])
-        return np.maximum(quantity, 0.0)
+        executed = _market_orders(rows, column, quantity, self.tape, self.constants, self.orders, self.account,
+                                  self.clock, self.failure, work_arrays(self.stream.n_levels))
+        self.raise_failure()
+        return executed
 
     def flatten(self, rows) -> None:
         """Close the inventory of ``rows`` with market orders (nothing where already flat)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        inventory = self.accounting.inventory[rows]
-        held = inventory != 0
-        if held.any():
-            self._take(rows[held], np.where(inventory[held] > 0, SELL, BUY), np.abs(inventory[held]))
+        _flatten_rows(np.asarray(rows, dtype=np.int64).reshape(-1), self.tape, self.constants, self.orders,
+                      self.account, self.clock, self.failure, work_arrays(self.stream.n_levels))
+        self.raise_failure()
 
-    def _take(self, rows, side, quantity) -> None:
-        """Market orders of ``side`` (±1) and ``quantity`` for distinct ``rows``: walk the
-        visible levels, best first, at the volume-weighted price; then cap resting orders."""
-        if rows.size == 0:
+    def raise_failure(self) -> None:
+        """Raise :class:`InsufficientDepthError` for the first instance whose market order met too
+        little depth (and clear the record)."""
+        failed = np.flatnonzero(self.failure[:, 0])
+        if failed.size == 0:
             return
-        updates = self.now[rows]
-        walked = (side > 0).astype(np.int64)  # a buy walks the asks (column 1), a sell the bids (0)
-        prices = self._book_price[updates, walked]
-        sizes = self._book_size[updates, walked]
-        valid = np.isfinite(prices) & (sizes > 0)
-        prices, sizes = np.where(valid, prices, 0.0), np.where(valid, sizes, 0.0)
-        before = np.zeros_like(sizes)
-        np.cumsum(sizes[:, :-1], axis=1, out=before[:, 1:])
-        take = np.clip(quantity[:, None] - before, 0.0, sizes)
-        depth = sizes.sum(axis=1)
-        short = depth < quantity * (1 - 1e-12)
-        if short.any():
-            i = int(np.flatnonzero(short)[0])
-            raise InsufficientDepthError(
-                f"instance {rows[i]}: a market {'buy' if side[i] > 0 else 'sell'} of {quantity[i]} at update "
-                f"{updates[i]} needs more than the visible depth of {depth[i]} on the "
-                f"{'ask' if side[i] > 0 else 'bid'} side")
-        notional = (take * prices).sum(axis=1)
-        fee = self.config.taker_fee * notional
-        self.accounting.apply(rows, side, notional / quantity, quantity, fee, False, self._mid[updates])
-        self._step_taken[rows] += quantity
-        # keep resting orders within the inventory room
-        remaining = np.minimum(self.remaining[rows], self._room(rows))
-        self.remaining[rows] = np.where(self.active[rows], remaining, self.remaining[rows])
-        self.active[rows] &= remaining > 0
+        i = int(failed[0])
+        quantity, depth = self.failure[i, 1], self.failure[i, 2]
+        self.failure[:] = 0.0
+        buy = quantity > 0
+        raise InsufficientDepthError(
+            f"instance {i}: a market {'buy' if buy else 'sell'} of {abs(quantity)} at update {self.now[i]} needs "
+            f"more than the visible depth of {depth} on the {'ask' if buy else 'bid'} side")
 
     # ---------------------------------------------------------------- replay
 
-    def process(self, to) -> None:
-        """Process updates now+1 .. ``to[b]`` of every instance (fills, queues, activations);
-        a scalar ``to`` applies to every instance."""
-        to = np.broadcast_to(np.asarray(to, dtype=np.int64), (self.batch,))
+    def _targets(self, to) -> np.ndarray:
+        to = np.ascontiguousarray(np.broadcast_to(np.asarray(to, dtype=np.int64), (self.batch,)))
         bad = (to < self.now) | (to >= self.stream.n_updates)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise ValueError(f"instance {b}: cannot advance from update {self.now[b]} to {to[b]} (stream has "
                              f"{self.stream.n_updates} updates)")
-        if not self.pending.any():  # one segment, no activation (always so without latency)
-            self._fill_segments(to)
-            self.now = to.copy()
-            return
-        while True:
-            busy = self.now < to
-            if not busy.any():
-                return
-            # the segment ends at the first activation of a request in flight, or at ``to``
-            due = self.pending & (self.pending_at <= to[:, None])
-            stop = np.minimum(np.where(due, self.pending_at, to[:, None]).min(axis=1), to)
-            self._fill_segments(stop)
-            self.now = stop
-            activate = self.pending & (self.pending_at == stop[:, None]) & busy[:, None]
-            if activate.any():
-                rows = activate.any(axis=1).nonzero()[0]
-                self._activate(rows, activate[rows], self.pending_price[rows])
+        return to
+
+    def process(self, to) -> None:
+        """Process updates now+1 .. ``to[b]`` of every instance (fills, queues, activations);
+        a scalar ``to`` applies to every instance."""
+        _process_rows(self._targets(to), self.tape, self.constants, self.orders, self.account, self.clock)
 
     def advance(self, to, terminal=False) -> StepAccounting:
         """Process up to updates ``to`` and summarise each instance's step since the previous call
@@ -523,163 +801,13 @@ class LobSim:
         Where ``terminal`` holds, the inventory is then flattened with a market order (its cost is
         part of the step) and resting orders and requests in flight are dropped.
         """
-        self.process(to)
-        a = self.accounting
-        terminal = np.asarray(terminal, dtype=bool)
-        if terminal.shape != (self.batch,):
-            terminal = np.broadcast_to(terminal, (self.batch,))
-        terminal_inventory = np.where(terminal, a.inventory, 0.0)
-        if terminal.any():
-            rows = terminal.nonzero()[0]
-            self.active[rows] = False
-            self.pending[rows] = False
-            self.flatten(rows)
-        mark, start, mid = self._mark_values, self._step_start, self.mid
-        step = StepAccounting(
-            start=start.copy(), end=self.now.copy(), dt=(self._time[self.now] - self._time[start]) * 1e-9,
-            mid_prev=self._mid[start], mid=mid, inventory_prev=mark["inventory"].copy(),
-            inventory=a.inventory.copy(), order_size=self.config.order_size,
-            realized=a.realized - mark["realized"], fees=a.fees - mark["fees"],
-            equity_change=a.equity(mid) - mark["equity"], spread_captured=a.spread_captured - mark["spread"],
-            maker_buy_quantity=self._step_maker_bought.copy(), maker_sell_quantity=self._step_maker_sold.copy(),
-            taker_quantity=self._step_taken.copy(), fills=(), terminal=terminal.copy(),
-            terminal_inventory=terminal_inventory)
-        self._mark()
-        return step
-
-    def _fill_segments(self, stop) -> None:
-        """Fills of the resting orders during updates now+1 .. stop of every instance, booked in
-        the order of the reference: by update, the bid before the ask."""
-        first = self.now
-        lengths = stop - first
-        busy = (lengths > 0) & self.active.any(axis=1)
-        if not busy.any():
-            return
-        row_ids = busy.nonzero()[0]
-        rows = self._selector(row_ids)
-        first, lengths = first[rows], lengths[rows]
-        price, active = self.price[rows], self.active[rows]
-        # bid: price + tolerance, ask: price − tolerance; "at or through" is sign × x <= sign × limit
-        sign_limit = SIDE_SIGN * price + PRICE_TOLERANCE * price
-
-        # book updates and trades of every segment, flattened
-        owner, updates, trade_owner, trades = self._segments(first, lengths)
-        level_flat = self._level_sizes(updates, price[owner])
-        through_flat = self._signed_opposite_best[updates] <= sign_limit[owner]
-        # trades that hit our side at or through our price
-        column = self._trade_column[trades]
-        hits = SIDE_SIGN[column] * self._trade_price[trades] <= sign_limit[trade_owner, column]
-        risk_averse = self.config.queue_model == "risk_averse"
-        if risk_averse and not hits.any() and not through_flat.any():
-            # nothing can fill: the queue ahead is clamped to the smallest level of the segment
-            starts = np.cumsum(lengths) - lengths
-            self.queue[rows] = np.minimum(self.queue[rows], np.minimum.reduceat(level_flat, starts, axis=0))
-            return
-
-        # per-update scalars, padded to (R, 2, width); the padding (a level of unknown size, no
-        # trade, nothing through) changes nothing
-        width = int(lengths.max())
-        n = row_ids.size
-        if n == 1:  # one segment: nothing to pad
-            level, through = level_flat.T[None], through_flat.T[None]
-        else:
-            position = updates - first[owner] - 1
-            level = np.full((n, width, 2), np.inf)
-            level[owner, position] = level_flat
-            through = np.zeros((n, width, 2), dtype=bool)
-            through[owner, position] = through_flat
-            level, through = level.transpose(0, 2, 1), through.transpose(0, 2, 1)
-        if hits.any():
-            k = self._trade_update[trades[hits]] - first[trade_owner[hits]] - 1
-            cell = (trade_owner[hits] * 2 + column[hits]) * width + k
-            volume = np.bincount(cell, weights=self._trade_size[trades[hits]],
-                                 minlength=n * 2 * width).reshape(n, 2, width)
-        else:
-            volume = np.zeros((n, 2, width))
-
-        queue, remaining = self.queue[rows], self.remaining[rows]
-        if risk_averse:
-            # x_u = min(x_{u-1} − volume_u, level_u): queue ahead while positive, minus the filled
-            # quantity once negative; closed form with cumulative sums and a running minimum
-            cumulative = np.cumsum(volume, axis=2)
-            x = np.minimum(queue[:, :, None], np.minimum.accumulate(level + cumulative, axis=2)) - cumulative
-        else:
-            x = self._probabilistic_queue(queue, volume, self._level_sizes(first, price), level)
-        filled = np.minimum(np.maximum(-x, 0.0), remaining[:, :, None])
-        filled = np.where(np.logical_or.accumulate(through, axis=2), remaining[:, :, None], filled)
-        if self.config.lot_size is not None:
-            filled = floor_lots(filled, self.config.lot_size)
-        filled = np.where(active[:, :, None], filled, 0.0)
-
-        last = (np.arange(n), slice(None), lengths - 1)
-        total, x_last = filled[last], x[last]
-        done = total >= remaining - 1e-12 * self.size[rows]
-        going = active & ~done
-        self.active[rows] = going
-        self.remaining[rows] = np.where(going, remaining - total, remaining)
-        self.queue[rows] = np.where(going, np.maximum(x_last, 0.0), queue)
-        new = filled.copy()  # the quantity filled at each update
-        new[:, :, 1:] -= filled[:, :, :-1]
-        self._book_fills(row_ids, first, price, new)
-
-    def _segments(self, first, lengths):
-        """(owner, updates, trade owner, trades): the book updates first[r] + 1 .. first[r] +
-        lengths[r] and the trades stamped during them of every segment r, flattened."""
-        lo = self._trade_start[first + 1]
-        hi = self._trade_start[first + 1 + lengths]
-        if first.size == 1:  # one segment: plain ranges
-            updates = np.arange(first[0] + 1, first[0] + 1 + lengths[0])
-            trades = np.arange(lo[0], hi[0])
-            return np.zeros(updates.size, dtype=np.int64), updates, np.zeros(trades.size, dtype=np.int64), trades
-        owner, updates = _ragged_arange(first + 1, lengths)
-        trade_owner, trades = _ragged_arange(lo, hi - lo)
-        return owner, updates, trade_owner, trades
-
-    def _book_fills(self, rows, first, price, new) -> None:
-        """Apply the fills ``new`` (R, 2, L) to the accounting, the k-th fill of every row together."""
-        owner, k, column = np.nonzero(new.transpose(0, 2, 1) > 0)  # by row, then update, bid first
-        if owner.size == 0:
-            return
-        rank = np.arange(owner.size) - np.searchsorted(owner, owner, side="left")
-        quantity = new[owner, column, k]
-        fill_price = price[owner, column]
-        fee = self.config.maker_fee * fill_price * quantity
-        mid = self._mid[first[owner] + k]  # the mid of the book the fill hit
-        side = SIDE_SIGN[column]
-        bought = np.where(side > 0, quantity, 0.0)
-        for r in range(int(rank.max()) + 1):
-            now = rank == r
-            target = self._selector(rows[owner[now]])
-            self.accounting.apply(target, side[now], fill_price[now], quantity[now], fee[now], True, mid[now])
-            self._step_maker_bought[target] += bought[now]
-            self._step_maker_sold[target] += quantity[now] - bought[now]
-
-    def _probabilistic_queue(self, queue, volume, start_level, level) -> np.ndarray:
-        """hftbacktest's ProbQueueModel (expected value), one update column at a time."""
-        cfg = self.config
-        if cfg.queue_function == "power":
-            def f(v):
-                return v ** cfg.queue_power
-        else:
-            f = np.log1p
-        x = np.empty_like(volume)
-        front = queue.copy()
-        previous = start_level
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for k in range(volume.shape[2]):
-                new, traded = level[:, :, k], volume[:, :, k]
-                front = front - traded
-                decrease = previous - new - traded  # not explained by trades
-                moves = ((0 < front) & (front < np.inf) & np.isfinite(previous) & np.isfinite(new)
-                         & (decrease > 0))
-                back = np.maximum(previous - front, 0.0)
-                denominator = f(back) + f(front)
-                p = np.where(denominator > 0, f(back) / denominator, 1.0)
-                advanced = front - (1.0 - p) * decrease + np.minimum(back - p * decrease, 0.0)
-                front = np.minimum(np.where(moves, advanced, front), new)
-                x[:, :, k] = front
-                previous = new
-        return x
+        terminal = np.ascontiguousarray(np.broadcast_to(np.asarray(terminal, dtype=bool), (self.batch,)))
+        steps = np.zeros((self.batch, N_STEP_FIELDS))
+        _advance_rows(self._targets(to), terminal, self.tape, self.constants, self.orders, self.account, self.clock,
+                      self.failure, work_arrays(self.stream.n_levels), steps)
+        self.raise_failure()
+        return StepAccounting.from_rows(steps)
 
 
-__all__ = ["SIDE_SIGN", "BatchAccounting", "LobSim"]
+__all__ = ["SIDE_SIGN", "LobSim", "advance_row", "flatten_row", "level_price", "quote_row", "reset_row",
+           "work_arrays"]

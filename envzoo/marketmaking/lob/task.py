@@ -5,6 +5,12 @@ observation rows, the named reward, the vector reward (PnL, inventory risk, exec
 cost and the running metrics of B instances at once. The documentation of actions,
 observations, rewards and metrics is the docstring of
 :class:`~envzoo.marketmaking.lob.env.MarketMakingEnv`.
+
+A whole agent step of an instance is one compiled function (:func:`_step_row`: the action, the
+replay up to the next action point, the reward, the metrics, the observation row) over the
+simulator's per-instance functions; the vector env runs it over the instances, on several
+threads (:func:`envzoo.core.compiled.over_row_ranges`), and the single env calls it once per
+step with the metrics and the observation (:meth:`MarketMakingTask.step_single`).
 """
 
 from __future__ import annotations
@@ -12,22 +18,166 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.contract import Task, Transition
-from envzoo.marketmaking.accounting import RunningMetrics
+from envzoo.marketmaking.accounting import (
+    AVERAGE_PRICE,
+    CASH,
+    FEES,
+    INVENTORY,
+    METRICS,
+    N_METRICS,
+    N_STEP_FIELDS,
+    REALIZED,
+    STEP_EQUITY_CHANGE,
+    STEP_FEES,
+    STEP_INVENTORY,
+    STEP_MID_PREV,
+    STEP_ORDER_SIZE,
+    RunningMetrics,
+    running_metrics,
+    update_running,
+)
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
-from envzoo.marketmaking.lob.sim import LobSim
-from envzoo.marketmaking.rewards import make_reward
+from envzoo.marketmaking.lob.sim import (
+    ACTIVE,
+    INITIAL_CASH,
+    MAX_INVENTORY,
+    MID,
+    NOW,
+    ORDER_SIZE,
+    PRICE,
+    REMAINING,
+    SIZE,
+    LobSim,
+    advance_row,
+    flatten_row,
+    level_price,
+    quote_row,
+    reset_row,
+    work_arrays,
+)
+from envzoo.marketmaking.rewards import make_reward, reward_of
 
 #: Bounds of the vector reward (PnL, inventory risk <= 0, execution cost <= 0).
 REWARD_SPACE = spaces.Box(np.full(3, -np.inf, np.float32), np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
 
+# Columns of MarketMakingTask.episode (B, 3) int64: the index of the current step in params.points,
+# that of the day's last action point, the last action (-1 before the first).
+CURSOR, LAST, LAST_ACTION = range(3)
+# Columns of MarketMakingTask.values (B, 2): the episode's first mid, the last reward.
+FIRST_MID, LAST_REWARD = range(2)
+# Columns of a step's results: the reward, the vector reward, the end of the day (0/1), the cost.
+REWARD, PNL_OBJECTIVE, RISK_OBJECTIVE, COST_OBJECTIVE, TRUNCATED, COST = range(6)
+N_RESULTS = 6
+_ROWS_PER_THREAD = 64  # an agent step of one instance takes a few microseconds
+# Entries of the task's constants: the flatten action, the number of market features, the reward's code.
+FLATTEN_ACTION, N_FEATURES, REWARD_CODE = range(3)
 
-def objectives(step) -> np.ndarray:
-    """The (B, 3) float32 vector rewards (PnL, inventory risk, execution cost) of a batched
-    :class:`~envzoo.marketmaking.accounting.StepAccounting` (fields of shape (B,))."""
-    notional = step.notional
-    inventory = step.inventory / step.order_size
-    return np.stack([step.equity_change / notional, -inventory**2, -step.fees / notional], axis=-1).astype(np.float32)
+
+@kernel(allocates=False)
+def _push_row(tape, c, orders, account, clock, episode, values, features, stack):
+    """Append the current step's observation row of one instance to its ``stack`` (window, D)."""
+    f = features.shape[1]
+    mid = tape[MID][clock[NOW]]
+    notional = c[ORDER_SIZE] * mid
+    row = stack.shape[0] - 1
+    width = stack.shape[1]
+    for w in range(row):  # (element by element: a slice copy would allocate)
+        for j in range(width):
+            stack[w, j] = stack[w + 1, j]
+    out = stack[row]
+    market = features[episode[CURSOR]]
+    for j in range(width):
+        out[j] = market[j] if j < f else 0.0
+    inventory = account[INVENTORY]
+    out[f] = inventory / c[MAX_INVENTORY]
+    out[f + 1] = (account[REALIZED] - account[FEES]) / notional
+    out[f + 2] = inventory * (mid - account[AVERAGE_PRICE]) / notional  # unrealized PnL, average cost
+    for side in range(2):
+        order = orders[side]
+        if order[ACTIVE] > 0:
+            out[f + 3 + side] = order[PRICE] / mid - 1.0
+            out[f + 5 + side] = (order[SIZE] - order[REMAINING]) / order[SIZE]
+    if episode[LAST_ACTION] >= 0:
+        out[f + 7 + episode[LAST_ACTION]] = 1.0
+    out[-1] = values[LAST_REWARD]
+
+
+@kernel(allocates=False)
+def _step_row(action, tape, c, sim_state, task_tape, task_state, task_constants, scratch, step, result, i):
+    """One agent step of instance ``i``: the action's orders, the replay to the next action point
+    (the day's last flattens), the reward, the running metrics, the observation row; the step's
+    results into ``result`` (N_RESULTS). False where a market order met too little depth."""
+    orders, account, clock, failure = sim_state[0][i], sim_state[1][i], sim_state[2][i], sim_state[3][i]
+    points, features, pair_levels, reward_parameters = task_tape
+    episode, running, reward_state, values, stack = (task_state[0][i], task_state[1][i], task_state[2][i],
+                                                     task_state[3][i], task_state[4][i])
+    now = clock[NOW]
+    if action == task_constants[FLATTEN_ACTION]:
+        quote_row(tape, c, orders, account, now, np.nan, np.nan)
+        if not flatten_row(tape, c, orders, account, now, scratch, failure):
+            return False
+    elif action > 0:  # prices of the book's own levels: valid by construction
+        quote_row(tape, c, orders, account, now, level_price(tape, now, 0, pair_levels[action - 1, 0]),
+                  level_price(tape, now, 1, pair_levels[action - 1, 1]))
+    episode[CURSOR] += 1
+    end_of_day = episode[CURSOR] == episode[LAST]
+    if not advance_row(tape, c, orders, account, clock, points[episode[CURSOR]], end_of_day, scratch, failure, step):
+        return False
+    reward = reward_of(task_constants[REWARD_CODE], reward_parameters, reward_state, step)
+    pnl = account[CASH] + account[INVENTORY] * tape[MID][clock[NOW]] - c[INITIAL_CASH]
+    update_running(running, step, pnl)
+    episode[LAST_ACTION] = action
+    values[LAST_REWARD] = reward
+    _push_row(tape, c, orders, account, clock, episode, values, features, stack)
+    notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
+    inventory = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]
+    result[REWARD] = reward
+    result[PNL_OBJECTIVE] = step[STEP_EQUITY_CHANGE] / notional
+    result[RISK_OBJECTIVE] = -(inventory * inventory)
+    result[COST_OBJECTIVE] = -step[STEP_FEES] / notional
+    result[TRUNCATED] = end_of_day
+    result[COST] = step[STEP_FEES]
+    return True
+
+
+@kernel(allocates=False)
+def _step_rows(start, stop, actions, tape, c, sim_state, task_tape, task_state, task_constants, results, scratch, step):
+    for i in range(start, stop):
+        if not _step_row(actions[i], tape, c, sim_state, task_tape, task_state, task_constants, scratch, step,
+                         results[i], i):
+            return
+
+
+@kernel(allocates=False)
+def _step_first(action, tape, c, sim_state, task_tape, task_state, task_constants, results, metrics, scratch, step):
+    """The single env's step: instance 0's step and its metrics in one call."""
+    if _step_row(action, tape, c, sim_state, task_tape, task_state, task_constants, scratch, step, results[0], 0):
+        account, running, values = sim_state[1][0], task_state[1][0], task_state[3][0]
+        pnl = account[CASH] + account[INVENTORY] * tape[MID][sim_state[2][0, NOW]] - c[INITIAL_CASH]
+        running_metrics(running, account, pnl, c[ORDER_SIZE] * values[FIRST_MID], metrics)
+
+
+@kernel(allocates=False)
+def _start_rows(rows, starts, tape, c, sim_state, task_tape, task_state):
+    """Instances ``rows`` start their episodes at the action points ``starts`` (indices into
+    params.points): flat, no orders, an empty observation stack but for the first row."""
+    points, features = task_tape[0], task_tape[1]
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        orders, account, clock = sim_state[0][i], sim_state[1][i], sim_state[2][i]
+        episode, running, reward_state, values, stack = (task_state[0][i], task_state[1][i], task_state[2][i],
+                                                         task_state[3][i], task_state[4][i])
+        reset_row(tape, c, orders, account, clock, points[starts[k]])
+        episode[CURSOR] = starts[k]
+        episode[LAST_ACTION] = -1
+        running[:] = 0.0
+        reward_state[:] = 0.0
+        values[FIRST_MID] = tape[MID][clock[NOW]]
+        values[LAST_REWARD] = 0.0
+        stack[:] = 0.0
+        _push_row(tape, c, orders, account, clock, episode, values, features, stack)
 
 
 class MarketMakingTask(Task):
@@ -36,7 +186,9 @@ class MarketMakingTask(Task):
 
     ``step`` applies one action per instance and advances every instance to its next action
     point (its day's last one flattens the inventory). ``stack`` holds the observations,
-    (B, window, D) float32. ``core`` is the batched execution core (the simulator).
+    (B, window, D) float32. ``core`` is the batched execution core (the simulator); ``episode``
+    and ``values`` each instance's place in its day, last action, first mid and last reward;
+    ``running`` its metrics so far.
     """
 
     make_params = staticmethod(make_params)
@@ -52,14 +204,28 @@ class MarketMakingTask(Task):
         self.reward_fn = make_reward(params.reward, **params.reward_kwargs)
         self.reward_fn.reset(batch)
         self.running = RunningMetrics(batch)
-        self._pair_levels = np.array(params.quote_pairs, dtype=np.int64).reshape(-1, 2)  # (bid, ask) per action
-        self._n_features = len(params.feature_names)
-        self.cursor = np.zeros(batch, dtype=np.int64)  # index of the current step in params.points
-        self.last = np.zeros(batch, dtype=np.int64)  # index of the day's last action point
-        self.first_mid = np.ones(batch)
-        self.last_action = np.full(batch, -1, dtype=np.int64)
-        self.last_reward = np.zeros(batch)
+        self.episode = np.zeros((batch, 3), dtype=np.int64)
+        self.episode[:, LAST_ACTION] = -1
+        self.values = np.ones((batch, 2))
         self.stack = np.zeros((batch, params.window, len(params.observation_names)), dtype=np.float32)
+        self.results = np.zeros((batch, N_RESULTS))
+        self._metrics = np.zeros(N_METRICS)
+        self._single_work = self._work()
+        # What the kernels read besides the simulator's own: the task's constant arrays and its state.
+        self._task_tape = (params.points, params.features, np.array(params.quote_pairs, dtype=np.int64).reshape(-1, 2),
+                           self.reward_fn.parameters())
+        self._task_state = (self.episode, self.running.state, self.reward_fn.state, self.values, self.stack)
+        self._task_constants = np.array([params.flatten_action, len(params.feature_names), self.reward_fn.code],
+                                        dtype=np.int64)
+
+    def _work(self) -> tuple:
+        """Scratch space of a step (the kernels allocate nothing): a market order's, a step row."""
+        return work_arrays(self.params.stream.n_levels), np.empty(N_STEP_FIELDS)
+
+    @property
+    def _sim_state(self) -> tuple:
+        core = self.core
+        return core.orders, core.account, core.clock, core.failure
 
     def reseeded(self, rows) -> None:
         self.tests_done[rows] = 0  # a seed restarts the cycle through the test days
@@ -77,46 +243,45 @@ class MarketMakingTask(Task):
 
     def start(self, rows, days) -> None:
         """Instances ``rows`` start an episode on ``days``: first action point, flat, no orders."""
-        rows, days = np.asarray(rows, dtype=np.int64), np.asarray(days, dtype=np.int64)
-        self.cursor[rows] = self.params.offsets[days]
-        self.last[rows] = self.params.offsets[days + 1] - 1
-        self.core.reset(rows, self.params.points[self.cursor[rows]])
-        self.reward_fn.reset(self.batch, rows)
-        self.running.reset(rows)
-        self.first_mid[rows] = self.core.mid[rows]
-        self.last_action[rows] = -1
-        self.last_reward[rows] = 0.0
-        self.stack[rows] = 0.0
-        self._push(rows)
+        rows, days = np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(days, dtype=np.int64).reshape(-1)
+        self.episode[rows, LAST] = self.params.offsets[days + 1] - 1
+        _start_rows(rows, np.ascontiguousarray(self.params.offsets[days]), self.core.tape, self.core.constants,
+                    self._sim_state, self._task_tape, self._task_state)
 
     def step(self, actions: np.ndarray) -> Transition:
         """One agent step of every instance."""
-        core, flatten_action = self.core, self.params.flatten_action
-        flatten = (actions == flatten_action).nonzero()[0]
-        if flatten.size:
-            core.cancel_all(flatten)
-            core.flatten(flatten)
-        quoting = ((actions > 0) & (actions < flatten_action)).nonzero()[0]
-        if quoting.size:  # prices of the book's own levels: valid by construction
-            core.quote(quoting, core.level_prices(quoting, self._pair_levels[actions[quoting] - 1]), check=False)
-        self.cursor += 1
-        end_of_day = self.cursor == self.last
-        step = core.advance(self.params.points[self.cursor], end_of_day)
-        rewards = np.asarray(self.reward_fn(step), dtype=np.float64)
-        self.running.update(step, self.pnl())
-        self.last_action[:] = actions
-        self.last_reward[:] = rewards
-        self._push(slice(None))
-        return Transition(reward=rewards, objectives=objectives(step), terminated=np.zeros(self.batch, dtype=bool),
-                          truncated=end_of_day, cost=step.fees)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        sim_state = self._sim_state
+
+        def step_rows(start, stop):  # (each thread its own scratch space)
+            _step_rows(start, stop, actions, self.core.tape, self.core.constants, sim_state, self._task_tape,
+                       self._task_state, self._task_constants, self.results, *self._work())
+
+        over_row_ranges(step_rows, self.batch, _ROWS_PER_THREAD)
+        self.core.raise_failure()
+        results = self.results
+        return Transition(reward=results[:, REWARD].copy(),
+                          objectives=results[:, PNL_OBJECTIVE:COST_OBJECTIVE + 1].astype(np.float32),
+                          terminated=np.zeros(self.batch, dtype=bool), truncated=results[:, TRUNCATED] > 0,
+                          cost=results[:, COST].copy())
+
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        _step_first(int(action), self.core.tape, self.core.constants, self._sim_state, self._task_tape,
+                    self._task_state, self._task_constants, self.results, self._metrics, *self._single_work)
+        self.core.raise_failure()
+        reward, pnl, risk, cost_objective, truncated, cost = self.results[0].tolist()
+        if vector_reward:
+            reward = np.array([pnl, risk, cost_objective], dtype=np.float32)
+        info = {"metrics": dict(zip(METRICS, self._metrics.tolist())), "cost": cost}
+        return self.stack[0].copy(), reward, False, truncated > 0, info
 
     def pnl(self) -> np.ndarray:
         """cash + inventory × mid − initial cash of every instance."""
         return self.core.accounting.equity(self.core.mid) - self.params.config.initial_cash
 
     def metrics(self) -> dict:
-        notional = self.params.config.order_size * self.first_mid
-        return self.running.values(self.pnl(), notional, self.core.accounting)
+        notional = self.params.config.order_size * self.values[:, FIRST_MID]
+        return self.running.values(self.pnl(), notional, self.core.account)
 
     def observe(self) -> np.ndarray:
         return self.stack.copy()
@@ -129,25 +294,3 @@ class MarketMakingTask(Task):
             for c, name in enumerate(("bid", "ask")))
         return (f"{when} mid={core.mid[row]:.6g} inv={a.inventory[row]:+.4g} {orders} "
                 f"pnl={self.pnl()[row]:+.6g}\n")
-
-    def _push(self, rows) -> None:
-        """Append the current step's observation row of ``rows`` (indices or a slice) to their stacks."""
-        core, a, config = self.core, self.core.accounting, self.params.config
-        f = self._n_features
-        mid = core.mid[rows]
-        notional = config.order_size * mid
-        features = self.params.features[self.cursor[rows]]
-        row = np.zeros((features.shape[0], self.stack.shape[2]))
-        row[:, :f] = features
-        inventory = a.inventory[rows]
-        row[:, f] = inventory / config.max_inventory
-        row[:, f + 1] = (a.realized[rows] - a.fees[rows]) / notional
-        row[:, f + 2] = inventory * (mid - a.average_price[rows]) / notional  # unrealized PnL, average cost
-        active, size = core.active[rows], core.size[rows]
-        row[:, f + 3:f + 5] = np.where(active, core.price[rows] / mid[:, None] - 1.0, 0.0)
-        np.divide(size - core.remaining[rows], size, out=row[:, f + 5:f + 7], where=active)
-        acted = (self.last_action[rows] >= 0).nonzero()[0]
-        row[acted, f + 7 + self.last_action[rows][acted]] = 1.0
-        row[:, -1] = self.last_reward[rows]
-        self.stack[rows, :-1] = self.stack[rows, 1:]
-        self.stack[rows, -1] = row
