@@ -1,5 +1,6 @@
-"""The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk; and the one
-way a batched kernel spreads its rows over the CPUs (:func:`over_row_ranges`).
+"""The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk; the one way a
+batched kernel spreads its rows over the CPUs (:func:`over_row_ranges`); and numpy's order of
+summation for kernels (:func:`numpy_sum`, :func:`pairwise_sum` where a kernel allocates nothing).
 
 A kernel is a plain Python function over numpy arrays and numbers, decorated with
 :func:`kernel`. The first call in a process compiles it for its argument types, or loads the
