@@ -261,7 +261,10 @@ N_STEP_FIELDS = len(STEP_FIELDS)
 def step_rows(step: StepAccounting) -> np.ndarray:
     """The step (fields of numbers or of (B,) arrays) as rows of :data:`STEP_FIELDS`: (B, N)
     float64, or (N,) for a step of numbers."""
-    columns = [np.asarray(getattr(step, name), dtype=np.float64) for name in STEP_FIELDS]
+    columns = [getattr(step, name) for name in STEP_FIELDS]
+    if np.ndim(step.equity_change) == 0:  # a step of numbers (the common case: one maker's step)
+        return np.array(columns, dtype=np.float64)
+    columns = [np.asarray(column, dtype=np.float64) for column in columns]
     shape = np.broadcast_shapes(*(column.shape for column in columns))
     return np.stack([np.broadcast_to(column, shape) for column in columns], axis=-1)
 
