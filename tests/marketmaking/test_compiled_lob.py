@@ -87,6 +87,9 @@ def test_a_replayed_memory_mapped_stream_with_latency_and_the_probabilistic_queu
     params = make_params(str(tmp_path / "stream"), **DAYS, threshold=5e-5, latency_ns=40_000_000,
                          queue_model="probabilistic", maker_fee=-0.0001, max_position=3)
     assert isinstance(params.stream.bid_price, np.memmap)
+    tape = MarketMakingTask(params, 1).core.tape  # the compiled core reads the mapped files, no copy
+    for column in ("bid_price", "bid_size", "ask_price", "ask_size", "trade_price", "trade_size"):
+        assert any(np.shares_memory(array, getattr(params.stream, column)) for array in tape), column
     counts = play(params, steps=400, seed=3)
     assert counts["ends"] > 0 and counts["fills"] > 50 and counts["flattens"] > 10
 
