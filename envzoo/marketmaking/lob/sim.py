@@ -422,7 +422,7 @@ def _side_start(tape, c, orders, side, first):
             (0.0, np.inf, order[QUEUE], previous, 0.0, False, 0))
 
 
-@kernel
+@kernel(inline=True)
 def _side_end(orders, side, start_remaining, running):
     """The order of ``side`` after a segment: done, or what is left and its queue ahead."""
     order = orders[side]
