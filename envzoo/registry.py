@@ -11,6 +11,8 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
                         (envzoo.core.vector.TaskVectorEnv); "subprocess": the shared subprocess
                         face, one env per process (envzoo.core.subprocess_vector); or
                         "module:attr" of a VectorEnv factory (gymnasium and mo-gymnasium kinds)
+    jax_entry_point     "module:attr" of the id's JAX env (envzoo.core.jax_env.JaxEnv), made by
+                        envzoo.jax.make(id) and by gymnasium.make_vec(id, backend="jax")
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
     objectives          names of the vector reward's components (required for mo-gymnasium, only there)
@@ -98,6 +100,7 @@ class EnvEntry(_NeedsExtra):
     summary: str
     metrics: tuple[str, ...]
     vector_entry_point: str | None = None
+    jax_entry_point: str | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
     max_episode_steps: int | None = None
     objectives: tuple[str, ...] = ()
@@ -138,16 +141,28 @@ def load_attr(entry_point: str):
 class NativeVector:
     """The vector entry point of an id whose entry says ``vector_entry_point: native``:
     :class:`envzoo.core.vector.TaskVectorEnv` over the task of the id's env class (a
-    :class:`envzoo.core.env.TaskEnv`), with its reward (scalar or vector). Nothing is imported
-    until a vector env is made."""
+    :class:`envzoo.core.env.TaskEnv`), with its reward (scalar or vector); with
+    ``backend="jax"``, :class:`envzoo.core.jax_vector.JaxVectorEnv` over the id's JAX env (its
+    ``jax_entry_point``). Nothing is imported until a vector env is made."""
 
     #: The class of the vector envs it makes.
     vector_env = "envzoo.core.vector:TaskVectorEnv"
+    #: The backends a native vector env runs on: the CPU core, or the JAX core.
+    BACKENDS = ("cpu", "jax")
 
-    def __init__(self, env_entry_point: str):
+    def __init__(self, env_entry_point: str, jax_entry_point: str | None = None):
         self.env_entry_point = env_entry_point
+        self.jax_entry_point = jax_entry_point
 
-    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, backend: str = "cpu", **kwargs):
+        if backend not in self.BACKENDS:
+            raise ValueError(f"backend must be one of {self.BACKENDS}, got {backend!r}")
+        if backend == "jax":
+            if self.jax_entry_point is None:
+                raise ValueError(f"{self.env_entry_point} has no JAX backend; envzoo.jax.ids() lists the ids with one")
+            from envzoo.core.jax_vector import JaxVectorEnv
+
+            return JaxVectorEnv(load_attr(self.jax_entry_point), num_envs, max_episode_steps, **kwargs)
         from envzoo.core.vector import TaskVectorEnv
 
         env_class = load_attr(self.env_entry_point)
@@ -155,7 +170,7 @@ class NativeVector:
                              vector_reward=env_class.vector_reward, **kwargs)
 
     def __repr__(self):
-        return f"NativeVector({self.env_entry_point!r})"
+        return f"NativeVector({self.env_entry_point!r}, {self.jax_entry_point!r})"
 
 
 class SubprocessVector:
@@ -184,7 +199,7 @@ SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
 
 # ---------------------------------------------------------------------- validation
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
-_OPTIONAL = {"vector_entry_point": str, "kwargs": dict, "max_episode_steps": int,
+_OPTIONAL = {"vector_entry_point": str, "jax_entry_point": str, "kwargs": dict, "max_episode_steps": int,
              "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
              "policies": dict, "reward_scale": (int, float, list)}
 
@@ -217,13 +232,17 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         raise _fail(where, "id", f"{raw['id']!r} does not have the form envzoo/<Name>-v<N>")
     if raw["kind"] not in KINDS:
         raise _fail(where, "kind", f"{raw['kind']!r} is not one of {KINDS}")
-    for name in ("entry_point", "vector_entry_point"):
+    for name in ("entry_point", "vector_entry_point", "jax_entry_point"):
         shared = SHARED_VECTOR_FACES if name == "vector_entry_point" else {}
         if raw.get(name) is not None and raw[name] not in shared and not _ENTRY_POINT.match(raw[name]):
             raise _fail(where, name, f"{raw[name]!r} is not of the form 'package.module:Attribute'"
                         + (f" or one of {sorted(shared)}" if shared else ""))
-    if raw.get("vector_entry_point") and raw["kind"] not in GYMNASIUM_KINDS:
-        raise _fail(where, "vector_entry_point", f"only the kinds {GYMNASIUM_KINDS} have a vector entry point")
+    for name in ("vector_entry_point", "jax_entry_point"):
+        if raw.get(name) and raw["kind"] not in GYMNASIUM_KINDS:
+            raise _fail(where, name, f"only the kinds {GYMNASIUM_KINDS} have a {name.replace('_', ' ')}")
+    if raw.get("jax_entry_point") and raw.get("vector_entry_point") != NATIVE:
+        raise _fail(where, "jax_entry_point", f"the JAX backend is a backend of the native vector face: set "
+                    f"vector_entry_point: {NATIVE}")
     if bool(raw.get("objectives")) != (raw["kind"] == "mo-gymnasium"):
         raise _fail(where, "objectives", "an mo-gymnasium id names its objectives, and only an mo-gymnasium id "
                     "has objectives (set kind: mo-gymnasium or remove objectives)")
@@ -251,7 +270,8 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     return EnvEntry(
         id=raw["id"], kind=raw["kind"], domain=raw["domain"], entry_point=raw["entry_point"],
         summary=raw["summary"], metrics=tuple(raw["metrics"]),
-        vector_entry_point=raw.get("vector_entry_point"), kwargs=dict(raw.get("kwargs") or {}),
+        vector_entry_point=raw.get("vector_entry_point"), jax_entry_point=raw.get("jax_entry_point"),
+        kwargs=dict(raw.get("kwargs") or {}),
         max_episode_steps=raw.get("max_episode_steps"),
         objectives=tuple(raw.get("objectives") or ()), costs=tuple(raw.get("costs") or ()),
         papers=tuple(raw.get("papers") or ()), extra=raw.get("extra"),
@@ -313,14 +333,22 @@ def register_all() -> None:
             gymnasium.register(
                 id=entry.id,
                 entry_point=entry.entry_point,
-                vector_entry_point=(SHARED_VECTOR_FACES[entry.vector_entry_point](entry.entry_point)
-                                    if entry.vector_entry_point in SHARED_VECTOR_FACES else entry.vector_entry_point),
+                vector_entry_point=_vector_entry_point(entry),
                 max_episode_steps=entry.max_episode_steps,
                 kwargs=dict(entry.kwargs),
                 # Gymnasium's passive checker expects scalar rewards; mo_gymnasium.make
                 # disables it too.
                 disable_env_checker=entry.is_multi_objective,
             )
+
+
+def _vector_entry_point(entry: EnvEntry):
+    """What Gymnasium's registry gets as the entry's vector entry point."""
+    if entry.vector_entry_point == NATIVE:
+        return NativeVector(entry.entry_point, entry.jax_entry_point)
+    if entry.vector_entry_point == SUBPROCESS:
+        return SubprocessVector(entry.entry_point)
+    return entry.vector_entry_point
 
 
 # ---------------------------------------------------------------------- public helpers

@@ -1,0 +1,159 @@
+"""The JAX backends: every JAX core follows its CPU core's trajectories to 1e-9 (the same
+counter-based random stream), and the functional API and the Gymnasium vector face keep their
+promises (autoreset, horizon, seeding, checked actions, hand-off to PyTorch)."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils import seeding
+
+import envzoo
+from envzoo.core.errors import InvalidActionError, RegistryError
+from envzoo.core.rng import key_from_generator
+from envzoo.registry import parse_registry
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+envzoo_jax = pytest.importorskip("envzoo.jax")
+
+JAX_IDS = envzoo_jax.ids()
+#: Arguments away from the defaults that switch the cores' other branches, per id.
+OTHER_CONFIGS = {
+    "envzoo/MarketMakingAS-v1": {"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
+                                 "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
+                                 "initial_inventory": 2},
+}
+
+
+def test_every_jax_id_has_its_other_configuration_listed():
+    assert JAX_IDS and set(JAX_IDS) == set(OTHER_CONFIGS)
+
+
+def _as_float(value):
+    return np.asarray(value, dtype=np.float64)
+
+
+def _assert_close(cpu, jax_value, what, step):
+    np.testing.assert_allclose(_as_float(jax_value), _as_float(cpu), rtol=1e-9, atol=1e-9,
+                               err_msg=f"{what} at step {step}")
+
+
+@pytest.mark.parametrize("env_id", JAX_IDS)
+@pytest.mark.parametrize("other", [False, True], ids=["defaults", "other-config"])
+def test_jax_core_follows_the_cpu_core(env_id, other):
+    kwargs = OTHER_CONFIGS[env_id] if other else {}
+    cpu = gym.make(env_id, **kwargs).unwrapped  # without the horizon: both cores run the task's own end
+    env, params = envzoo_jax.make(env_id, max_episode_steps=None, **kwargs)
+    transition, observe, metrics = (jax.jit(f) for f in (env.transition, env.observe, env.metrics))
+    actions = np.random.default_rng(7)
+    cpu.action_space.seed(7)
+    for seed in (0, 11):
+        observation, _ = cpu.reset(seed=seed)
+        state = env.reset_episode(key_from_generator(seeding.np_random(seed)[0]), params)
+        _assert_close(observation, observe(state, params), "first observation", 0)
+        for step in range(1, 400):
+            action = cpu.action_space.sample() if actions.random() < 0.7 else cpu.action_space.low
+            observation, reward, terminated, truncated, info = cpu.step(action)
+            state, outcome = transition(state, jnp.asarray(action), params)
+            _assert_close(observation, observe(state, params), "observation", step)
+            _assert_close(reward, outcome.reward, "reward", step)
+            assert bool(outcome.terminated) == terminated, step
+            for name, value in info.get("cost", {}).items():
+                _assert_close(value, outcome.cost[name], f"cost {name}", step)
+            jax_metrics = metrics(state, params)
+            for name, value in info.get("metrics", {}).items():
+                _assert_close(value, jax_metrics[name], f"metric {name}", step)
+            if terminated or truncated:
+                break
+        assert terminated or truncated, "the episode should end within 400 steps"
+
+
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_jitted_scan_autoresets_and_counts_the_horizon(env_id):
+    env, params = envzoo_jax.make(env_id, max_episode_steps=5)
+    action = jnp.asarray(env.action_space.low)
+
+    def one_step(carry, key):
+        state, episodes = carry
+        observation, state, reward, done, info = env.step(key, state, action, params)
+        return (state, episodes + done), (done, info["truncated"], state.elapsed)
+
+    _, state = env.reset(jax.random.key(0), params)
+    (_, episodes), (done, truncated, elapsed) = jax.jit(
+        lambda s: jax.lax.scan(one_step, (s, 0), jax.random.split(jax.random.key(1), 12)))(state)
+    assert int(episodes) == 2  # steps 5 and 10 end an episode
+    np.testing.assert_array_equal(np.flatnonzero(np.asarray(done)), [4, 9])
+    assert bool(truncated[4]) and bool(truncated[9])
+    np.testing.assert_array_equal(np.asarray(elapsed), [1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2])
+
+
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
+    n = 6
+    cpu = gym.make_vec(env_id, num_envs=n)
+    on_jax = gym.make_vec(env_id, num_envs=n, backend="jax")
+    assert on_jax.single_action_space == cpu.single_action_space
+    assert on_jax.single_observation_space == cpu.single_observation_space
+    cpu_obs, _ = cpu.reset(seed=3)
+    jax_obs, _ = on_jax.reset(seed=3)
+    np.testing.assert_allclose(np.asarray(jax_obs), cpu_obs, rtol=1e-6)
+    cpu.action_space.seed(0)
+    ended = np.zeros(n, dtype=bool)
+    for step in range(cpu.spec.max_episode_steps or 400):
+        actions = cpu.action_space.sample()
+        cpu_step = cpu.step(actions)
+        jax_obs, rewards, terminated, truncated, info = on_jax.step(actions)
+        done = np.asarray(terminated | truncated)
+        if not ended.any():  # until some episode ends, every sub-env is in its first episode
+            np.testing.assert_allclose(np.asarray(rewards), cpu_step[1], rtol=1e-9, atol=1e-9)
+            np.testing.assert_array_equal(done, cpu_step[2] | cpu_step[3])
+        if done.any():
+            np.testing.assert_array_equal(np.asarray(info["_final_obs"]), done)
+            assert not np.array_equal(np.asarray(info["final_obs"])[done], np.asarray(jax_obs)[done])
+        ended |= done
+        if ended.all():
+            break
+    assert ended.all()
+
+
+def test_vector_face_refuses_actions_outside_the_space():
+    env_id = JAX_IDS[0]
+    on_jax = gym.make_vec(env_id, num_envs=3, backend="jax")
+    on_jax.reset(seed=0)
+    high = np.broadcast_to(on_jax.single_action_space.high, on_jax.action_space.shape)
+    with pytest.raises(InvalidActionError, match="within the bounds"):
+        on_jax.step(high * 2)
+    with pytest.raises(InvalidActionError, match="shape"):
+        on_jax.step(high[:2])
+    with pytest.raises(ValueError, match="backend must be one of"):
+        gym.make_vec(env_id, num_envs=3, backend="cuda")
+
+
+def test_vector_face_hands_observations_to_torch_without_a_copy():
+    torch = pytest.importorskip("torch")
+    on_jax = gym.make_vec(JAX_IDS[0], num_envs=4, backend="jax")
+    observations, _ = on_jax.reset(seed=0)
+    tensor = torch.from_dlpack(observations)
+    assert tuple(tensor.shape) == observations.shape
+    assert tensor.data_ptr() == observations.unsafe_buffer_pointer()
+
+
+def test_ids_without_a_jax_backend_say_so():
+    no_jax = next(e.id for e in envzoo.list_envs(kind="gymnasium") if not e.jax_entry_point)
+    with pytest.raises(ValueError, match="has no JAX backend"):
+        envzoo_jax.make(no_jax)
+
+
+def test_registry_refuses_a_jax_backend_outside_the_native_vector_face():
+    entry = """
+envs:
+  - id: envzoo/Thing-v0
+    kind: gymnasium
+    domain: thing
+    entry_point: thing.env:ThingEnv
+    jax_entry_point: thing.jax_core:ThingJaxEnv
+    summary: a thing
+    metrics: [score]
+"""
+    with pytest.raises(RegistryError, match="vector_entry_point: native"):
+        parse_registry(entry)
