@@ -285,7 +285,8 @@ def cmd_eval(args) -> int:
 def cmd_bench(args) -> int:
     registered = "subprocess" if envzoo.env_info(args.id).vector_entry_point == "subprocess" else "native"
     labels = {"single": "single env", "sync": f"SyncVectorEnv x{args.num_envs}",
-              "native": f"{registered} vector env x{args.num_envs}"}
+              "native": f"{registered} vector env x{args.num_envs}",
+              "jax": f"JAX vector env x{args.num_envs}", "jax-scan": f"JAX on device, scan x{args.num_envs}"}
 
     def announce(mode: str) -> None:
         print(f"envzoo bench: measuring {labels[mode]} ...", file=sys.stderr, flush=True)
@@ -294,8 +295,9 @@ def cmd_bench(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    rows = [[labels[mode], f"{rate:,.0f}", f"{result['steps_measured'][mode]:,}"]
-            for mode, rate in result["steps_per_s"].items()]
+    device = result["jax_device"]
+    rows = [[labels[mode] + (f" ({device})" if mode.startswith("jax") else ""), f"{rate:,.0f}",
+             f"{result['steps_measured'][mode]:,}"] for mode, rate in result["steps_per_s"].items()]
     rows += [[labels[mode], f"skipped: {reason}", ""] for mode, reason in result["skipped"].items()]
     print(f"{result['id']}: up to {args.steps} steps or {args.max_seconds:g} s per mode, random actions, "
           f"seed {args.seed}")
@@ -451,7 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(evaluation, episodes=10, max_steps=None)
     evaluation.set_defaults(run=cmd_eval)
 
-    benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env")
+    benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env, JAX")
     benchmark.add_argument("id", help="an envzoo id")
     benchmark.add_argument("--num-envs", type=_positive, required=True, help="copies in the vector envs")
     benchmark.add_argument("--steps", type=_positive, default=100, help="steps per mode (100)")

@@ -12,9 +12,10 @@ import pytest
 import envzoo
 import envzoo.registry
 from envzoo.cli import Progress, _table, _table_in_blocks, main
-from envzoo.core.throughput import bench
+from envzoo.core.throughput import MODES, bench
 
 SERVERLESS = "envzoo/Serverless-v1"
+WITH_JAX = "envzoo/MarketMakingAS-v1"
 SERVERLESS_IDS = ["envzoo/Serverless-v1", "envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1"]
 INSTALLED = envzoo.list_envs(installed=True)
 
@@ -242,11 +243,13 @@ def test_missing_extra(capsys, fake_registry):
     assert out.splitlines()[-1].split()[:4] == [needs_extra.id, "mo-gymnasium", "train", "no"]
 
 
-def test_bench_measures_all_three_modes():
-    result = bench(SERVERLESS, num_envs=2, steps=3)
-    assert set(result["steps_per_s"]) == {"single", "sync", "native"} and not result["skipped"]
+def test_bench_measures_every_mode():
+    pytest.importorskip("jax")
+    result = bench(WITH_JAX, num_envs=2, steps=3)
+    assert set(result["steps_per_s"]) == set(MODES) and not result["skipped"]
     assert all(rate > 0 for rate in result["steps_per_s"].values())
     assert result["native_over_sync"] == result["steps_per_s"]["native"] / result["steps_per_s"]["sync"]
+    assert result["jax_device"] in ("cpu", "gpu", "tpu")
 
 
 def test_bench_stops_a_mode_when_its_time_is_up():
@@ -259,21 +262,25 @@ def test_bench_stops_a_mode_when_its_time_is_up():
 
 def test_bench_skips_what_an_id_lacks(monkeypatch):
     real = envzoo.registry.entries()
-    no_vector_face = dataclasses.replace(real[SERVERLESS], vector_entry_point=None)
+    no_vector_face = dataclasses.replace(real[SERVERLESS], vector_entry_point=None, jax_entry_point=None)
     monkeypatch.setattr(envzoo.registry, "entries", lambda: {**real, SERVERLESS: no_vector_face})
-    assert set(bench(SERVERLESS, num_envs=2, steps=2)["skipped"]) == {"native"}
-    assert set(bench("envzoo/ServerlessMO-v1", num_envs=2, steps=2)["steps_per_s"]) == {"single", "sync", "native"}
+    assert set(bench(SERVERLESS, num_envs=2, steps=2)["skipped"]) == {"native", "jax", "jax-scan"}
+    assert set(bench("envzoo/ServerlessMO-v1", num_envs=2, steps=2, modes=("single", "sync", "native"))
+               ["steps_per_s"]) == {"single", "sync", "native"}
     result = bench("envzoo/ServerlessCluster-v1", num_envs=2, steps=2)
-    assert set(result["skipped"]) == {"sync", "native"}
+    assert set(result["skipped"]) == {"sync", "native", "jax", "jax-scan"}
     assert result["steps_per_s"]["single"] > 0 and result["native_over_sync"] is None
 
 
 def test_bench_command_prints_rates_and_ratio(capsys):
-    code, out, err = run(capsys, "bench", SERVERLESS, "--num-envs", "2", "--steps", "2")
+    pytest.importorskip("jax")
+    code, out, err = run(capsys, "bench", WITH_JAX, "--num-envs", "2", "--steps", "2")
     assert code == 0
     assert "SyncVectorEnv x2" in out and "native vector env x2" in out and "native / sync:" in out
+    assert "JAX vector env x2 (" in out and "JAX on device, scan x2 (" in out  # (the device)
     assert err.splitlines() == [f"envzoo bench: measuring {mode} ..."
-                                for mode in ("single env", "SyncVectorEnv x2", "native vector env x2")]
+                                for mode in ("single env", "SyncVectorEnv x2", "native vector env x2",
+                                             "JAX vector env x2", "JAX on device, scan x2")]
 
 
 def test_tour_json_covers_every_installed_entry_and_policy(capsys):
