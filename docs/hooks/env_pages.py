@@ -207,6 +207,10 @@ def _make_snippet(entry) -> str:
         what = ("one copy per subprocess" if entry.vector_entry_point == "subprocess"
                 else "native vector env: all copies in one batched simulator")
         lines += ["", f"# {what}", f'envs = gymnasium.make_vec("{entry.id}", num_envs=16)']
+    if entry.jax_entry_point:
+        lines += ["", "# the JAX core (extra jax): on the device, or functional (see JAX backends)",
+                  f'envs = gymnasium.make_vec("{entry.id}", num_envs=4096, backend="jax")',
+                  "import envzoo.jax", f'env, params = envzoo.jax.make("{entry.id}")']
     return "\n".join(lines + ["```", ""])
 
 
@@ -226,6 +230,7 @@ def _facts_table(entry) -> str:
         ("domain", f"`{entry.domain}`"),
         ("entry point", f"`{entry.entry_point}`"),
         ("vector entry point", f"`{vector_class(entry)}`" if entry.vector_entry_point else "—"),
+        ("JAX backend", f"`{entry.jax_entry_point}` ([JAX backends](../jax.md))" if entry.jax_entry_point else "—"),
         (horizon_label, str(horizon)),
         ("default kwargs", kwargs),
         ("objectives", _code(entry.objectives)),
