@@ -147,25 +147,30 @@ class NativeVector:
 
     #: The class of the vector envs it makes.
     vector_env = "envzoo.core.vector:TaskVectorEnv"
-    #: The backends a native vector env runs on: the CPU core, or the JAX core.
-    BACKENDS = ("cpu", "jax")
+    #: The ``backend`` argument that selects the JAX core.
+    JAX = "jax"
 
     def __init__(self, env_entry_point: str, jax_entry_point: str | None = None):
         self.env_entry_point = env_entry_point
         self.jax_entry_point = jax_entry_point
 
-    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, backend: str = "cpu", **kwargs):
-        if backend not in self.BACKENDS:
-            raise ValueError(f"backend must be one of {self.BACKENDS}, got {backend!r}")
-        if backend == "jax":
+    def __call__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        if kwargs.get("backend") == self.JAX:
             if self.jax_entry_point is None:
                 raise ValueError(f"{self.env_entry_point} has no JAX backend; envzoo.jax.ids() lists the ids with one")
             from envzoo.core.jax_vector import JaxVectorEnv
 
+            kwargs.pop("backend")
             return JaxVectorEnv(load_attr(self.jax_entry_point), num_envs, max_episode_steps, **kwargs)
+        from envzoo.core.arguments import accepted_arguments
         from envzoo.core.vector import TaskVectorEnv
 
         env_class = load_attr(self.env_entry_point)
+        # An env may have a backend argument of its own (the orbital propagators); otherwise the
+        # only backend besides the compiled CPU core is JAX.
+        if "backend" in kwargs and "backend" not in accepted_arguments(env_class.task_class.make_params):
+            raise ValueError(f"backend must be {self.JAX!r} (the JAX core) or left out (the compiled CPU core), "
+                             f"got {kwargs['backend']!r}")
         return TaskVectorEnv(env_class.task_class, num_envs, max_episode_steps,
                              vector_reward=env_class.vector_reward, **kwargs)
 
