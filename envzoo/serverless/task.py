@@ -151,8 +151,9 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The cluster's KPIs (all functions together), the same for every agent."""
-        combined = self.sim.metrics_array(combine_functions=True)[0, 0].tolist()
-        return {name: np.full(self.batch, value) for name, value in zip(self.metric_names, combined)}
+        combined = self.sim.metrics_array(combine_functions=True)[0, 0]
+        every_agent = np.broadcast_to(combined, (self.batch, len(combined)))  # one array, not one per metric
+        return {name: every_agent[:, i] for i, name in enumerate(self.metric_names)}
 
     def render_text(self, row=None) -> str:
         s = self.stats[0]
