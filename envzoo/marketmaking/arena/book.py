@@ -110,12 +110,6 @@ def empty_book(order_capacity: int = INITIAL_CAPACITY, level_capacity: int = INI
 
 # ---------------------------------------------------------------------- kernels over the arrays
 @kernel(inline=True)
-def side_index(side):
-    """0 for BUY (the bids), 1 for SELL (the asks)."""
-    return 0 if side == BUY else 1
-
-
-@kernel(inline=True)
 def side_sign(s):
     """BUY (+1) for the bids (``s`` 0), SELL (-1) for the asks."""
     return BUY if s == 0 else SELL

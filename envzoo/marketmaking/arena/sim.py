@@ -15,8 +15,9 @@ flow, the final flattening, each maker's step accounting) over the book's arrays
   :func:`~envzoo.marketmaking.accounting.apply_fill`); ``accounting`` names its columns;
 - ``quotes`` (makers, 2, QUOTE_FIELDS) int64: each maker's resting order per side (its id, -1
   for none, the slot it was posted in, the lots posted);
-- ``episode`` (EPISODE_FIELDS) int64 and ``values`` (VALUE_FIELDS) float64: the steps played,
-  the step's market-order flow, the mid at the step's start and the mid change;
+- ``episode`` (``STEPS``, ``MARKET_FLOW``) int64 and ``values`` (``MID_PREV``, ``MID_CHANGE``)
+  float64: the steps played, the step's market-order flow (lots bought minus sold), the mid at
+  the step's start and its change over the step (ticks);
 - ``constants`` and ``limits``: what the kernels read of the parameters.
 
 The turn order is drawn in Python (``Generator.permutation``) before the kernel draws the
