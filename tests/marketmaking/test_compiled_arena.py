@@ -8,19 +8,32 @@ truncations, observations, metrics and accounting must be equal to the last bit,
 generators must have drawn the same numbers (their states equal), and the books must hold the
 same levels, with their background lots in the same order."""
 
+import numba
 import numpy as np
 import pytest
 
 from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, BUY, MARK_INVENTORY, SELL
+from envzoo.marketmaking.arena import sim as arena_sim
+from envzoo.marketmaking.arena.book import (
+    HEAD,
+    INITIAL_CAPACITY,
+    LEVEL_TICK,
+    LOTS,
+    N_LEVELS,
+    NEXT,
+    OWNER,
+    OrderBook,
+)
 from envzoo.marketmaking.arena.params import make_params
+from envzoo.marketmaking.arena.sim import step_market
 from envzoo.marketmaking.arena.task import ArenaTask
 
 from .reference_arena import ReferenceArenaTask
 
 #: Sides that empty now and then: few limit orders, many market orders.
 THIN = {"limit_rates": (0.6, 0.3), "cancel_rates": (0.9,), "market_rate": 1.5, "power_law": None, "levels": 2}
-#: More price levels per side than a new book has room for (64), which live long.
-WIDE = {"limit_rates": (3.0,) * 90, "cancel_rates": (0.02,), "market_rate": 0.5, "power_law": None, "levels": 90}
+#: More price levels per side, and orders, than a new book has room for, which live long.
+WIDE = {"limit_rates": (1.0,) * 70, "cancel_rates": (0.2,), "market_rate": 0.5, "power_law": None, "levels": 70}
 
 
 def reference_book(book) -> dict:
@@ -32,25 +45,40 @@ def reference_book(book) -> dict:
 
 
 def compiled_book(book) -> dict:
-    orders = book.arrays[0]
+    """:func:`reference_book` of the compiled book, read from its arrays."""
+    orders, levels, _, counts, _ = book.arrays
     described = {}
-    for side in (BUY, SELL):
+    for s, side in enumerate((BUY, SELL)):
         queues = []
         for tick in book.ticks(side):
-            queue = [(int(orders[slot, 0]), int(orders[slot, 3])) for slot in _queue_slots(book, side, tick)]
+            k = levels[s, :counts[N_LEVELS + s], LEVEL_TICK].tolist().index(tick)
+            queue, slot = [], levels[s, k, HEAD]
+            while slot >= 0:
+                queue.append((int(orders[slot, OWNER]), int(orders[slot, LOTS])))
+                slot = orders[slot, NEXT]
             queues.append((tick, queue))
         described[side] = (queues, list(book.background_levels(side).items()))
     return described
 
 
-def _queue_slots(book, side, tick):
-    orders, levels, counts = book.arrays[0], book.arrays[1], book.arrays[3]
-    s = 0 if side == BUY else 1
-    k = [levels[s, j, 0] for j in range(counts[s])].index(tick)
-    slot = levels[s, k, 1]
-    while slot >= 0:
-        yield slot
-        slot = orders[slot, 4]
+@numba.njit
+def _draws(generator, out):
+    for i in range(out.shape[0]):
+        out[i] = generator.standard_exponential() if i % 3 else generator.random()
+
+
+def test_the_kernels_draw_numpys_numbers():
+    """The flow's kernel draws with numba's ``Generator.standard_exponential`` and ``random``
+    on the episode's generator: numpy's ziggurat and 53-bit doubles, the same numbers as numpy's
+    methods, the ziggurat's tail beyond r = 7.697 included (some 90 of 200,000 exponentials), and
+    the same state after them."""
+    compiled, python = (np.random.Generator(np.random.PCG64(12)) for _ in range(2))
+    out = np.empty(300_000)
+    _draws(compiled, out)
+    expected = [python.standard_exponential() if i % 3 else python.random() for i in range(out.size)]
+    np.testing.assert_array_equal(out, expected)
+    assert compiled.bit_generator.state == python.bit_generator.state
+    assert np.count_nonzero(out[1::3] > 7.697) > 20  # draws from the ziggurat's tail
 
 
 def play(params, steps: int, seed: int, flatten_share: float = 0.1, restart_every: int | None = None) -> dict:
@@ -59,7 +87,8 @@ def play(params, steps: int, seed: int, flatten_share: float = 0.1, restart_ever
     compiled, reference = ArenaTask(params), ReferenceArenaTask(params)
     generators = [np.random.Generator(np.random.PCG64(seed)) for _ in range(2)]
     rng = np.random.default_rng(seed + 1000)
-    counts = {"fills": 0, "taker_fills": 0, "rejected": 0, "refused": 0, "empty_sides": 0, "ends": 0, "starts": 0}
+    counts = {"fills": 0, "taker_fills": 0, "rejected": 0, "refused": 0, "empty_sides": 0, "ends": 0, "starts": 0,
+              "level_capacity": 0, "order_capacity": 0}
 
     def count_session():
         for maker in reference.market.makers:
@@ -101,6 +130,9 @@ def play(params, steps: int, seed: int, flatten_share: float = 0.1, restart_ever
         compare(compiled.metrics(), reference.metrics())
         book = reference.market.book
         counts["empty_sides"] += (book.best(BUY) is None) + (book.best(SELL) is None)
+        orders, levels = compiled.market.book.arrays[:2]
+        counts["order_capacity"] = max(counts["order_capacity"], orders.shape[0])
+        counts["level_capacity"] = max(counts["level_capacity"], levels.shape[1])
         if expected.truncated[0]:
             counts["ends"] += 1
         if expected.truncated[0] or (restart_every and step % restart_every == restart_every - 1):
@@ -132,10 +164,20 @@ def test_thin_books_whose_sides_empty(reward):
     assert counts["empty_sides"] > 10 and counts["rejected"] > 0 and counts["fills"] > 10
 
 
-def test_a_book_that_outgrows_its_arrays():
-    params = make_params(2, flow=WIDE, max_cycles=None, warmup_seconds=60.0)
-    compiled = ArenaTask(params)
-    play(params, steps=40, seed=3)
-    compiled.start(np.random.Generator(np.random.PCG64(3)), {})
-    levels = compiled.market.book.arrays[1]
-    assert levels.shape[1] > 64 and max(len(compiled.market.book.ticks(side)) for side in (BUY, SELL)) > 64
+def test_books_that_outgrow_their_arrays(monkeypatch):
+    """A book wider and deeper than a new book's arrays; and books whose arrays grow only to
+    what is needed, so that the flow runs out of room in the middle of steps (and goes on from
+    there once the arrays have grown)."""
+    counts = play(make_params(2, flow=WIDE, max_cycles=None), steps=30, seed=3)
+    assert counts["level_capacity"] > INITIAL_CAPACITY and counts["order_capacity"] > INITIAL_CAPACITY
+    flow_stops = []
+
+    def recorded_step_market(*args):
+        stopped_at = step_market(*args)
+        flow_stops.append(stopped_at >= 0.0)
+        return stopped_at
+
+    monkeypatch.setattr(OrderBook, "grown", staticmethod(lambda capacity, needed: needed))
+    monkeypatch.setattr(arena_sim, "step_market", recorded_step_market)
+    play(make_params(3, max_cycles=50, flow={"levels": 30}), steps=100, seed=4)
+    assert sum(flow_stops) >= 5

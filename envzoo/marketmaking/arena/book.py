@@ -375,18 +375,24 @@ class OrderBook:
 
     # ------------------------------------------------------------------ room
 
+    @staticmethod
+    def grown(capacity: int, needed: int) -> int:
+        """The new capacity of arrays of ``capacity`` entries that must hold ``needed``: double,
+        so that a growing book is copied a few times only."""
+        return max(2 * capacity, needed)
+
     def reserve(self, orders: int, levels: int) -> None:
         """Make room for ``orders`` more orders and ``levels`` more levels per side (the kernels
-        never allocate), doubling what is full."""
+        never allocate), growing the arrays that are too small (:meth:`grown`)."""
         old_orders, old_levels, old_background, counts, old_free = self.arrays
         order_capacity, level_capacity = old_orders.shape[0], old_levels.shape[1]
         used_levels = max(counts[N_LEVELS], counts[N_LEVELS + 1])
         if counts[N_FREE] >= orders and used_levels + levels <= level_capacity:
             return
         if counts[N_FREE] < orders:
-            order_capacity = max(2 * order_capacity, order_capacity - counts[N_FREE] + orders)
+            order_capacity = self.grown(order_capacity, order_capacity - counts[N_FREE] + orders)
         if used_levels + levels > level_capacity:
-            level_capacity = max(2 * level_capacity, used_levels + levels)
+            level_capacity = self.grown(level_capacity, used_levels + levels)
         orders_, levels_, background, _, free = empty_book(order_capacity, level_capacity)
         orders_[:old_orders.shape[0]] = old_orders
         levels_[:, :old_levels.shape[1]] = old_levels

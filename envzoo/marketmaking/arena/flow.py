@@ -165,7 +165,7 @@ def advance(rng, book, tables, last, t, horizon, accounts, money, report):
             return False, t
         # The rate of every possible event: arrivals, then each background level's
         # cancellations, bids then asks, each side's levels in the order the book keeps them.
-        opposite = (reference(book, last, 1), reference(book, last, 0))
+        opposite = (reference(book, last, 1), reference(book, last, 0))  # of the bids, of the asks
         cancellations = 0.0
         for s in range(2):
             for k in range(counts[N_BACKGROUND + s]):

@@ -48,6 +48,7 @@ from envzoo.marketmaking.arena.sim import (
 )
 from envzoo.marketmaking.rewards import make_reward, reward_of
 
+#: A maker's position features, after the book's columns in its observation row.
 N_POSITION = len(POSITION_FEATURES)
 
 
