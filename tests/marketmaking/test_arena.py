@@ -10,8 +10,22 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.accounting import BUY, SELL, Fill
-from envzoo.marketmaking.arena.book import BACKGROUND, BookFill, CrossingOrderError, OrderBook
+from envzoo.marketmaking.accounting import (
+    BOUGHT,
+    BUY,
+    MAKER_BUYS,
+    MAKER_SELLS,
+    N_ACCOUNT_FIELDS,
+    SELL,
+    SOLD,
+    apply_fill,
+)
+from envzoo.marketmaking.arena.book import (
+    BACKGROUND,
+    BookFill,
+    CrossingOrderError,
+    OrderBook,
+)
 from envzoo.marketmaking.arena.flow import BackgroundFlow
 from envzoo.marketmaking.arena.parallel import MarketMakingArenaEnv
 from envzoo.marketmaking.arena.params import FlowParams
@@ -21,16 +35,6 @@ from envzoo.marketmaking.arena.policies import FixedLevels, InventorySkew, Rando
 #: has Poisson(3) lots on each of 5 levels per side.
 FROZEN = {"limit_rates": (3e-12,) * 5, "cancel_rates": (1e-12,), "market_rate": 0.0, "power_law": None,
           "levels": 5}
-
-
-class FixedUniform:
-    """A stand-in generator whose ``random()`` returns chosen values (to pick a lot by hand)."""
-
-    def __init__(self, *values):
-        self.values = list(values)
-
-    def random(self):
-        return self.values.pop(0)
 
 
 # ---------------------------------------------------------------------- matching engine
@@ -51,7 +55,7 @@ def test_a_maker_ahead_of_background_lots_fills_first_and_partially():
     maker = book.add_limit(0, SELL, 105, 3)
     book.add_limit(BACKGROUND, SELL, 105, 1)
     assert book.market_order(BUY, 2) == [BookFill(maker, 0, SELL, 105, 2)]
-    assert book.orders[maker].lots == 1 and book.queue_ahead(maker) == 0
+    assert book.order(maker).lots == 1 and book.queue_ahead(maker) == 0
     assert book.depth(SELL, 105, owner=BACKGROUND) == 1
 
 
@@ -61,7 +65,7 @@ def test_market_order_walks_several_levels_and_stops_when_the_book_is_empty():
     fills = book.market_order(BUY, 10)
     assert [(f.tick, f.lots) for f in fills] == [(105, 1), (106, 2), (108, 1)]
     assert {f.order_id for f in fills} == set(ids)
-    assert book.best_ask() is None and book.orders == {} and book.background_lots[SELL] == {}
+    assert book.best_ask() is None and book.total_lots() == 0 and book.background_levels(SELL) == {}
 
 
 def test_crossing_limit_orders_are_rejected_and_change_nothing():
@@ -83,11 +87,11 @@ def test_background_cancellations_behind_a_maker_do_not_move_it():
     maker = book.add_limit(0, BUY, 100, 1)
     book.add_limit(BACKGROUND, BUY, 100, 2)   # background lots 1 and 2: behind it
     assert book.queue_ahead(maker) == 1
-    book.cancel_background_lot(BUY, 100, FixedUniform(0.5))   # picks lot 1 (behind)
+    book.cancel_background_lot(BUY, 100, 0.5)   # picks lot 1 (behind)
     assert book.queue_ahead(maker) == 1 and book.depth(BUY, 100, owner=BACKGROUND) == 2
-    book.cancel_background_lot(BUY, 100, FixedUniform(0.2))   # picks lot 0 (ahead)
+    book.cancel_background_lot(BUY, 100, 0.2)   # picks lot 0 (ahead)
     assert book.queue_ahead(maker) == 0 and book.depth(BUY, 100) == 2
-    assert book.background_lots[BUY] == {100: 1}
+    assert book.background_levels(BUY) == {100: 1}
 
 
 def test_cancel_errors_name_the_problem():
@@ -97,7 +101,7 @@ def test_cancel_errors_name_the_problem():
     with pytest.raises(KeyError, match="no resting order with id"):
         book.cancel(order)
     with pytest.raises(ValueError, match="no background lot"):
-        book.cancel_background_lot(BUY, 100, FixedUniform(0.1))
+        book.cancel_background_lot(BUY, 100, 0.1)
     with pytest.raises(ValueError, match="whole number of lots"):
         book.add_limit(0, BUY, 99, 0)
 
@@ -142,7 +146,7 @@ def test_a_level_without_market_orders_is_an_m_m_infinity_queue():
     for _ in range(3000):
         flow.advance(book, 1.0, rng)
         samples += [book.depth(BUY, 100), book.depth(SELL, 101)]
-        assert set(book.levels[BUY]) <= {100} and set(book.levels[SELL]) <= {101}
+        assert set(book.ticks(BUY)) <= {100} and set(book.ticks(SELL)) <= {101}
     mean = params.mean_depth(1)
     assert mean == pytest.approx(2.606, abs=1e-3)
     assert np.mean(samples) == pytest.approx(mean, abs=0.15)
@@ -168,26 +172,30 @@ def test_market_orders_arrive_at_rate_mu_per_side(time_unit_s, seconds):
 def test_every_market_lot_is_matched_by_one_resting_lot_and_lots_are_conserved():
     """Background market orders hit background lots and makers' orders alike; every executed
     lot comes from exactly one resting lot and each owner's lots add up:
-    lots before + posted − cancelled − executed = lots after."""
+    lots before + posted − cancelled − executed = lots after. The makers' fills are booked in
+    their accounting rows (here in ticks and lots, without fees)."""
     rng = np.random.default_rng(3)
     book, flow = OrderBook(), BackgroundFlow()
     flow.seed_book(book, 20_000, rng)
     flow.advance(book, 10.0, rng)
-    makers = {0: [], 1: []}
-    for m in makers:
-        makers[m] += [book.add_limit(m, BUY, book.best_bid(), 2), book.add_limit(m, SELL, book.best_ask() + m, 3)]
+    for m in (0, 1):
+        book.add_limit(m, BUY, book.best_bid(), 2)
+        book.add_limit(m, SELL, book.best_ask() + m, 3)
     before = {owner: book.total_lots(owner) for owner in (BACKGROUND, 0, 1)}
-    report = flow.advance(book, 200.0, rng)
-    executed = {owner: sum(f.lots for f, _ in report.fills if f.owner == owner) for owner in (BACKGROUND, 0, 1)}
-    assert all(f.lots == 1 for f, _ in report.fills)  # one-lot market orders
+    accounts = np.zeros((2, N_ACCOUNT_FIELDS))
+    report = flow.advance(book, 200.0, rng, accounts, np.array([1.0, 1.0, 0.0]))
+    executed = {m: accounts[m, BOUGHT] + accounts[m, SOLD] for m in (0, 1)}
+    for m in (0, 1):  # one-lot market orders: one fill per lot
+        assert accounts[m, MAKER_BUYS] + accounts[m, MAKER_SELLS] == executed[m]
+    market_lots = report.market_lots[BUY] + report.market_lots[SELL]
     # the default book never empties here, so every market order executed exactly one lot
-    assert sum(executed.values()) == report.market_orders[BUY] + report.market_orders[SELL]
-    assert report.market_lots(BUY) + report.market_lots(SELL) == sum(executed.values())
+    assert market_lots == report.market_orders[BUY] + report.market_orders[SELL]
+    executed[BACKGROUND] = market_lots - executed[0] - executed[1]
     assert executed[0] + executed[1] > 0, "the makers' orders should have traded in 200 s"
     posted = report.limit_orders[BUY] + report.limit_orders[SELL]
     cancelled = report.cancellations[BUY] + report.cancellations[SELL]
     assert book.total_lots(BACKGROUND) == before[BACKGROUND] + posted - cancelled - executed[BACKGROUND]
-    for m in makers:
+    for m in (0, 1):
         assert book.total_lots(m) == before[m] - executed[m]
 
 
@@ -201,59 +209,66 @@ def test_each_makers_accounting_identity_holds_on_random_play():
     env = MarketMakingArenaEnv(n_makers=3, maker_fee=-0.0001, taker_fee=0.001, max_cycles=300)
     env.reset(seed=4)
     costs = np.zeros(3)
+    a = env.task.market.accounting
     for actions in _random_actions(env, 300, 4):
-        observations, rewards, _, _, infos = env.step(actions)
+        observations, _, _, _, infos = env.step(actions)
         mid = env.task.market.mid
-        for m, maker in enumerate(env.task.market.makers):
-            a = maker.accounting
-            assert a.identity_gap(mid) == pytest.approx(0.0, abs=1e-6)
-            assert abs(a.inventory) <= env.params.max_lots * env.params.lot_size
-            costs[m] += infos[f"maker_{m}"]["cost"]
+        gap = a.cash + a.inventory * mid - (env.params.initial_cash + a.realized + a.inventory * (mid - a.average_price)
+                                            - a.fees)
+        np.testing.assert_allclose(gap, 0.0, atol=1e-6)
+        assert np.all(np.abs(a.inventory) <= env.params.max_lots * env.params.lot_size)
+        costs += [infos[f"maker_{m}"]["cost"] for m in range(3)]
         for agent, observation in observations.items():
             assert np.all(np.isfinite(observation)) and env.observation_space(agent).contains(observation)
     for m, agent in enumerate(env.possible_agents):
         metrics = infos[agent]["metrics"]
         assert metrics["fees_paid"] == pytest.approx(costs[m])
         assert metrics["bid_fills"] + metrics["ask_fills"] > 0
-        assert env.task.market.makers[m].accounting.inventory == 0  # flattened in the last step
-        assert metrics["pnl"] == pytest.approx(env.task.market.makers[m].accounting.equity(env.task.market.mid))
+        assert a.inventory[m] == 0  # flattened in the last step
+        assert metrics["pnl"] == pytest.approx(env.task.market.pnl()[m])
     assert env.agents == []
 
 
 def test_the_inventory_limit_caps_orders():
     """With max_position 2 and random quotes on a busy book (μ = 3 per second), the inventory
-    after every single fill stays within ±2 lots, reaches the limit, and quotes with no room left
-    are refused rather than posted."""
+    stays within ±2 lots after every step, reaches the limit, and quotes with no room left
+    are refused rather than posted. (An order is posted for at most the room left, so no fill
+    within a step can pass the limit either: the comparison with the oracle checks every fill.)"""
     env = MarketMakingArenaEnv(flow={"market_rate": 3.0}, max_position=2, max_cycles=200)
     env.reset(seed=2)
     quote_only = [{agent: 1 + (a % (env.params.n_actions - 2)) for agent, a in actions.items()}
                   for actions in _random_actions(env, 199, 2)]
+    path = []
     for actions in quote_only:
         env.step(actions)
-    for maker in env.task.market.makers:
-        path = np.cumsum([fill.side * fill.quantity for fill in maker.accounting.fills])
-        assert np.abs(path).max() == 2.0
-        assert maker.accounting.refused > 0
+        path.append(env.task.market.accounting.inventory.copy())
+    assert np.abs(path).max() == 2.0
+    assert np.all(env.task.market.accounting.refused > 0)
+
+
+def _orders(env, m):
+    return {side: env.task.market.live_order(m, side) for side in (BUY, SELL)}
 
 
 def test_quoting_the_same_price_keeps_queue_priority_and_a_new_price_reposts():
     env = MarketMakingArenaEnv(flow=FROZEN, max_cycles=10)
     env.reset(seed=0)
+    book = env.task.market.book
     pair = env.params.quote_pairs.index((1, 2)) + 1
     other = env.params.quote_pairs.index((2, 2)) + 1
     noop = {"maker_1": 0}
     env.step({"maker_0": pair, **noop})
-    first = dict(env.task.market.makers[0].orders)
-    ahead = env.task.market.book.queue_ahead(first[BUY])
-    bid, ask = env.task.market.book.best(BUY, exclude_owner=0), env.task.market.book.best(SELL, exclude_owner=0)
-    assert env.task.market.book.orders[first[BUY]].tick == bid - 1 and env.task.market.book.orders[first[SELL]].tick == ask + 2
+    first = _orders(env, 0)
+    ahead = book.queue_ahead(first[BUY])
+    bid, ask = book.best(BUY, exclude_owner=0), book.best(SELL, exclude_owner=0)
+    assert book.order(first[BUY]).tick == bid - 1 and book.order(first[SELL]).tick == ask + 2
     env.step({"maker_0": pair, **noop})
-    assert env.task.market.makers[0].orders == first and env.task.market.book.queue_ahead(first[BUY]) == ahead
+    assert _orders(env, 0) == first and book.queue_ahead(first[BUY]) == ahead
     env.step({"maker_0": other, **noop})
-    assert env.task.market.makers[0].orders[SELL] == first[SELL]               # same ask price: kept
-    assert env.task.market.makers[0].orders[BUY] != first[BUY]                 # new bid price: re-posted
-    assert env.task.market.book.orders[env.task.market.makers[0].orders[BUY]].tick == bid - 2
-    assert first[BUY] not in env.task.market.book.orders
+    assert _orders(env, 0)[SELL] == first[SELL]               # same ask price: kept
+    assert _orders(env, 0)[BUY] != first[BUY]                 # new bid price: re-posted
+    assert book.order(_orders(env, 0)[BUY]).tick == bid - 2
+    assert book.order(first[BUY]) is None
 
 
 def test_simultaneous_quotes_at_one_price_get_random_time_priority():
@@ -266,7 +281,7 @@ def test_simultaneous_quotes_at_one_price_get_random_time_priority():
     for seed in range(40):
         env.reset(seed=seed)
         env.step({"maker_0": pair, "maker_1": pair})
-        ahead = [env.task.market.book.queue_ahead(maker.orders[BUY]) for maker in env.task.market.makers]
+        ahead = [env.task.market.book.queue_ahead(_orders(env, m)[BUY]) for m in (0, 1)]
         assert abs(ahead[0] - ahead[1]) == 1  # the second right behind the first's one lot
         first.append(ahead[0] < ahead[1])
     assert 0 < sum(first) < 40
@@ -275,18 +290,19 @@ def test_simultaneous_quotes_at_one_price_get_random_time_priority():
 def test_a_flattening_market_order_can_fill_another_makers_quote():
     env = MarketMakingArenaEnv(flow=FROZEN, max_cycles=10, warmup_seconds=0.0)
     env.reset(seed=1)
+    market = env.task.market
     env.step({"maker_0": 0, "maker_1": env.params.quote_pairs.index((0, 4)) + 1})
-    bid_tick = env.task.market.book.orders[env.task.market.makers[1].orders[BUY]].tick
-    ahead = env.task.market.book.queue_ahead(env.task.market.makers[1].orders[BUY])
+    bid_tick = market.book.order(_orders(env, 1)[BUY]).tick
+    ahead = market.book.queue_ahead(_orders(env, 1)[BUY])
     assert ahead < 10
     # maker 0 holds 10 long lots (bought off-book, at the mid)
-    env.task.market.makers[0].accounting.apply(Fill(0, BUY, env.task.market.mid, 10.0, 0.0, False, env.task.market.mid))
+    apply_fill(market.accounts[0], float(BUY), market.mid, 10.0, 0.0, False, market.mid)
     _, _, _, _, infos = env.step({"maker_0": env.params.flatten_action, "maker_1": 0})
-    taker = [f for f in env.task.market.makers[0].accounting.fills if not f.maker and f.side == SELL]
-    assert sum(f.quantity for f in taker) == 10.0 and env.task.market.makers[0].accounting.inventory == 0
-    hit = [f for f in env.task.market.makers[1].accounting.fills if f.maker]
-    assert [(f.side, f.price, f.quantity) for f in hit] == [(BUY, bid_tick * env.params.tick_size, 1.0)]
-    assert infos["maker_0"]["cost"] == pytest.approx(sum(f.fee for f in taker))
+    a = market.accounting
+    assert a.sold[0] == 10.0 and a.inventory[0] == 0 and a.taker_fees[0] > 0
+    assert a.maker_buys[1] == 1 and a.bought[1] == 1.0 and a.inventory[1] == 1.0  # its bid was hit, at its price
+    assert a.average_price[1] == bid_tick * env.params.tick_size
+    assert infos["maker_0"]["cost"] == a.taker_fees[0] and a.taker_sells[0] > 0
     assert infos["maker_1"]["metrics"]["bid_fills"] == 1
 
 

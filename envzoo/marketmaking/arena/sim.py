@@ -6,40 +6,279 @@ decisions) and takes effect one maker after the other, in a random order; then t
 flow runs for ``step_seconds``, its market orders filling resting lots, makers' included, by
 price-time priority. At the session's end (``max_cycles`` steps) every maker is flattened with a
 market order. Randomness (the turn order, the flow) comes from the episode's generator.
+
+Implementation: a step is one compiled kernel (:func:`step_market`: the makers' orders, the
+flow, the final flattening, each maker's step accounting) over the book's arrays and these:
+
+- ``accounts`` (makers, ACCOUNT_FIELDS): each maker's accounting row
+  (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`, booked by
+  :func:`~envzoo.marketmaking.accounting.apply_fill`); ``accounting`` names its columns;
+- ``quotes`` (makers, 2, QUOTE_FIELDS) int64: each maker's resting order per side (its id, -1
+  for none, the slot it was posted in, the lots posted);
+- ``episode`` (``STEPS``, ``MARKET_FLOW``) int64 and ``values`` (``MID_PREV``, ``MID_CHANGE``)
+  float64: the steps played, the step's market-order flow (lots bought minus sold), the mid at
+  the step's start and its change over the step (ticks);
+- ``constants`` and ``limits``: what the kernels read of the parameters.
+
+The turn order is drawn in Python (``Generator.permutation``) before the kernel draws the
+flow's numbers, the order in which the Python implementation drew them
+(``tests/marketmaking/reference_arena.py``, the oracle: the same numbers, bit for bit).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from envzoo.marketmaking.accounting import BUY, SELL, Accounting, Fill
-from envzoo.marketmaking.arena.book import BookFill, CrossingOrderError, OrderBook
-from envzoo.marketmaking.arena.flow import BackgroundFlow
+from envzoo.core.compiled import kernel
+from envzoo.marketmaking.accounting import (
+    BUY,
+    CASH,
+    FEES,
+    INVENTORY,
+    MARK_EQUITY,
+    MARK_FEES,
+    MARK_INVENTORY,
+    MARK_REALIZED,
+    MARK_SPREAD,
+    N_ACCOUNT_FIELDS,
+    N_STEP_FIELDS,
+    REALIZED,
+    REFUSED,
+    REJECTED,
+    SELL,
+    SPREAD_CAPTURED,
+    STEP_DT,
+    STEP_END,
+    STEP_EQUITY_CHANGE,
+    STEP_FEES,
+    STEP_INVENTORY,
+    STEP_INVENTORY_PREV,
+    STEP_MAKER_BOUGHT,
+    STEP_MAKER_BUY,
+    STEP_MAKER_SELL,
+    STEP_MAKER_SOLD,
+    STEP_MID,
+    STEP_MID_PREV,
+    STEP_ORDER_SIZE,
+    STEP_REALIZED,
+    STEP_SPREAD_CAPTURED,
+    STEP_START,
+    STEP_TAKEN,
+    STEP_TAKER,
+    STEP_TERMINAL,
+    STEP_TERMINAL_INVENTORY,
+    BatchAccounting,
+    apply_fill,
+    mark_step,
+)
+from envzoo.marketmaking.arena.book import (
+    ID,
+    LOTS,
+    OWNER,
+    TICK,
+    OrderBook,
+    add_limit,
+    best_tick,
+    front_order,
+    remove_order,
+    side_sign,
+    take,
+)
+from envzoo.marketmaking.arena.flow import (
+    MARKET_LOTS,
+    N_REPORT,
+    BackgroundFlow,
+    advance,
+    book_maker_fill,
+    mid_tick,
+    reference,
+)
 from envzoo.marketmaking.arena.params import ArenaParams
 
+# Columns of ArenaSim.quotes (makers, 2, QUOTE_FIELDS): per side (0 the bid, 1 the ask).
+ORDER_ID, ORDER_SLOT, POSTED_LOTS = range(3)
+QUOTE_FIELDS = 3
+# Entries of ArenaSim.episode (int64) and ArenaSim.values (float64).
+STEPS, MARKET_FLOW = range(2)
+MID_PREV, MID_CHANGE = range(2)
+# Entries of ArenaSim.constants (float64): the money of the parameters; ArenaSim.limits (int64).
+TICK_SIZE, LOT_SIZE, MAKER_FEE, TAKER_FEE, STEP_SECONDS, HORIZON, ORDER_SIZE, INITIAL_CASH = range(8)
+ORDER_LOTS, MAX_LOTS, FLATTEN_ACTION, MAX_CYCLES = range(4)
+#: ``limits[MAX_CYCLES]`` of a session without end.
+ENDLESS = -1
 
-@dataclass
-class Maker:
-    """One maker's resting orders (book ids and posted sizes) and accounting."""
 
-    accounting: Accounting
-    orders: dict = field(default_factory=lambda: {BUY: None, SELL: None})
-    posted_lots: dict = field(default_factory=lambda: {BUY: 0, SELL: 0})
+@kernel(inline=True)
+def mid_price(book, last, c):
+    """The book's mid price (quote currency), with an empty side's last best price."""
+    return mid_tick(book, last) * c[TICK_SIZE]
+
+
+@kernel(inline=True)
+def live_slot(book, quotes, m, s):
+    """The slot of maker ``m``'s resting order on side ``s``, or -1 (forgetting a filled one)."""
+    quote = quotes[m, s]
+    if quote[ORDER_ID] >= 0 and book[0][quote[ORDER_SLOT], ID] != quote[ORDER_ID]:  # filled since
+        quote[ORDER_ID] = -1
+    return quote[ORDER_SLOT] if quote[ORDER_ID] >= 0 else -1
+
+
+@kernel(inline=True)
+def _inventory_lots(account, c):
+    return np.int64(np.rint(account[INVENTORY] / c[LOT_SIZE]))
+
+
+@kernel(allocates=False)
+def _quote(book, c, limits, account, quotes, m, s, tick):
+    """Maker ``m`` quotes ``tick`` on side ``s``: an order resting at that price stays (with its
+    queue position), another is cancelled and a new one posted, of the lots the inventory
+    limit leaves room for (refused where none), unless it would cross the book (rejected)."""
+    live = live_slot(book, quotes, m, s)
+    if live >= 0:
+        if book[0][live, TICK] == tick:
+            return
+        remove_order(book, live)
+        quotes[m, s, ORDER_ID] = -1
+    room = max(0, min(limits[ORDER_LOTS], limits[MAX_LOTS] - side_sign(s) * _inventory_lots(account, c)))
+    if room == 0:
+        account[REFUSED] += 1.0
+        return
+    slot = add_limit(book, m, s, tick, room)
+    if slot < 0:
+        account[REJECTED] += 1.0
+        return
+    quotes[m, s, ORDER_ID], quotes[m, s, ORDER_SLOT], quotes[m, s, POSTED_LOTS] = book[0][slot, ID], slot, room
+
+
+@kernel(allocates=False)
+def _flatten(book, last, c, accounts, quotes, episode, m):
+    """Cancel maker ``m``'s orders and send a market order for its inventory; it fills at most
+    what the book holds, other makers' resting orders included."""
+    for s in range(2):
+        live = live_slot(book, quotes, m, s)
+        if live >= 0:
+            remove_order(book, live)
+            quotes[m, s, ORDER_ID] = -1
+    inventory = _inventory_lots(accounts[m], c)
+    if inventory == 0:
+        return
+    side = SELL if inventory > 0 else BUY
+    mid = mid_price(book, last, c)
+    orders, remaining = book[0], abs(inventory)
+    rest = 0 if side == SELL else 1  # the side the market order takes from
+    while remaining > 0:
+        slot = front_order(book, rest)
+        if slot < 0:
+            break
+        owner, tick = orders[slot, OWNER], orders[slot, TICK]
+        traded = min(remaining, orders[slot, LOTS])
+        take(book, slot, traded)
+        remaining -= traded
+        price, quantity = tick * c[TICK_SIZE], traded * c[LOT_SIZE]
+        apply_fill(accounts[m], side, price, quantity, c[TAKER_FEE] * price * quantity, False, mid)
+        if owner >= 0:
+            book_maker_fill(accounts[owner], -side, tick, traded, mid / c[TICK_SIZE], c[TICK_SIZE], c[LOT_SIZE],
+                            c[MAKER_FEE])
+        episode[MARKET_FLOW] += side * traded
+
+
+@kernel(allocates=False)
+def _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions, turn_order, targets):
+    """The start of a step: the mid, each maker's step mark and quote prices (from the book at
+    the start of the step, without the maker's own orders), then the makers' actions in turn."""
+    mid_prev = mid_price(book, last, c)
+    values[MID_PREV] = mid_prev
+    for m in range(accounts.shape[0]):
+        mark_step(accounts[m], mid_prev)
+    episode[STEPS] += 1
+    episode[MARKET_FLOW] = 0
+    for m in range(accounts.shape[0]):
+        action = actions[m]
+        if action == 0 or action == limits[FLATTEN_ACTION]:
+            continue
+        found_bid, bid = best_tick(book, 0, m)
+        found_ask, ask = best_tick(book, 1, m)
+        if not found_bid:  # one tick inside the other side's quote, else the side's last best price
+            bid = ask - 1 if found_ask else reference(book, last, 0)
+        if not found_ask:
+            ask = bid + 1 if found_bid else reference(book, last, 1)
+        targets[m, 0] = bid - quote_pairs[action - 1, 0]
+        targets[m, 1] = ask + quote_pairs[action - 1, 1]
+    for m in turn_order:
+        if actions[m] == limits[FLATTEN_ACTION]:
+            _flatten(book, last, c, accounts, quotes, episode, m)
+        elif actions[m] != 0:
+            for s in range(2):
+                _quote(book, c, limits, accounts[m], quotes, m, s, targets[m, s])
+
+
+@kernel(allocates=False)
+def _close(book, last, c, limits, accounts, quotes, episode, values, turn_order, steps):
+    """The end of a step: the session's last flattens every maker (in turn order); each maker's
+    step accounting into its row of ``steps`` (:data:`STEP_FIELDS`)."""
+    terminal = limits[MAX_CYCLES] != ENDLESS and episode[STEPS] >= limits[MAX_CYCLES]
+    for m in range(accounts.shape[0]):
+        steps[m, STEP_TERMINAL_INVENTORY] = accounts[m, INVENTORY] if terminal else 0.0
+    if terminal:
+        for m in turn_order:
+            _flatten(book, last, c, accounts, quotes, episode, m)
+    mid_prev, mid = values[MID_PREV], mid_price(book, last, c)
+    values[MID_CHANGE] = (mid - mid_prev) / c[TICK_SIZE]
+    for m in range(accounts.shape[0]):
+        account, step = accounts[m], steps[m]
+        step[STEP_START], step[STEP_END], step[STEP_DT] = episode[STEPS] - 1, episode[STEPS], c[STEP_SECONDS]
+        step[STEP_MID_PREV], step[STEP_MID] = mid_prev, mid
+        step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
+        step[STEP_ORDER_SIZE] = c[ORDER_SIZE]
+        step[STEP_REALIZED] = account[REALIZED] - account[MARK_REALIZED]
+        step[STEP_FEES] = account[FEES] - account[MARK_FEES]
+        step[STEP_EQUITY_CHANGE] = account[CASH] + account[INVENTORY] * mid - account[MARK_EQUITY]
+        step[STEP_SPREAD_CAPTURED] = account[SPREAD_CAPTURED] - account[MARK_SPREAD]
+        step[STEP_MAKER_BUY], step[STEP_MAKER_SELL] = account[STEP_MAKER_BOUGHT], account[STEP_MAKER_SOLD]
+        step[STEP_TAKER] = account[STEP_TAKEN]
+        step[STEP_TERMINAL] = terminal
+
+
+@kernel(allocates=False)
+def step_market(rng, book, flow_tables, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions,
+                turn_order, targets, report, steps, flow_from):
+    """One step of the market (see the module docstring): the makers' actions, the flow of
+    ``step_seconds``, the end. Where the flow stopped for room in the book, returns the time it
+    stopped at (>= 0: make room and call again from there, ``flow_from``; the makers have
+    acted); else -1 with every maker's step in ``steps``. A new step has ``flow_from`` -1."""
+    if flow_from < 0.0:
+        _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions, turn_order, targets)
+        flow_from = 0.0
+    money = c[TICK_SIZE:MAKER_FEE + 1]
+    done, t = advance(rng, book, flow_tables, last, flow_from, c[HORIZON], accounts, money, report)
+    if not done:
+        return t
+    episode[MARKET_FLOW] += report[MARKET_LOTS] - report[MARKET_LOTS + 1]  # the flow's lots bought minus sold
+    _close(book, last, c, limits, accounts, quotes, episode, values, turn_order, steps)
+    return -1.0
 
 
 class ArenaSim:
-    """The book, the background flow and the makers of one arena episode."""
+    """The book, the background flow and the makers of one arena episode (module docstring)."""
 
     def __init__(self, params: ArenaParams):
-        self.params = params
+        self.params = p = params
+        n = p.n_makers
         self.book = OrderBook()
-        self.flow = BackgroundFlow(params.flow)
-        self.makers: list[Maker] = []
-        self.steps = 0
-        self.mid_change = 0.0
-        self.market_flow = 0
+        self.flow = BackgroundFlow(p.flow)
+        self.accounts = np.zeros((n, N_ACCOUNT_FIELDS))
+        self.accounting = BatchAccounting(self.accounts)
+        self.quotes = np.full((n, 2, QUOTE_FIELDS), -1, dtype=np.int64)
+        self.episode = np.zeros(2, dtype=np.int64)
+        self.values = np.zeros(2)
+        self.constants = np.array([p.tick_size, p.lot_size, p.maker_fee, p.taker_fee, p.step_seconds,
+                                   p.step_seconds / p.flow.time_unit_s, p.order_lots * p.lot_size, p.initial_cash])
+        self.limits = np.array([p.order_lots, p.max_lots, p.flatten_action,
+                                ENDLESS if p.max_cycles is None else p.max_cycles], dtype=np.int64)
+        self.quote_pairs = np.array(p.quote_pairs, dtype=np.int64).reshape(-1, 2)
+        self.maker_steps = np.zeros((n, N_STEP_FIELDS))
+        self._targets = np.zeros((n, 2), dtype=np.int64)
+        self._report = np.zeros(N_REPORT, dtype=np.int64)
         self.rng: np.random.Generator | None = None
 
     def start(self, rng: np.random.Generator) -> None:
@@ -47,51 +286,51 @@ class ArenaSim:
         p = self.params
         self.rng = rng
         self.book = OrderBook()
-        self.flow = BackgroundFlow(p.flow)
         self.flow.seed_book(self.book, p.start_tick, rng)
         if p.warmup_seconds > 0:
             self.flow.advance(self.book, p.warmup_seconds, rng)
-        self.makers = [Maker(Accounting(initial_cash=p.initial_cash)) for _ in range(p.n_makers)]
-        self.steps = 0
-        self.mid_change = 0.0
-        self.market_flow = 0
+        self.accounts[:] = 0.0
+        self.accounts[:, CASH] = p.initial_cash
+        self.quotes[:] = -1
+        self.episode[:] = 0
+        self.values[:] = 0.0
 
-    def step(self, actions: list[int]) -> list:
-        """One step of every maker's (checked) action; the step's accounting of each maker
-        (:class:`~envzoo.marketmaking.accounting.StepAccounting`)."""
-        p, rng = self.params, self.rng
-        mid_prev = self.mid
-        marks = [maker.accounting.mark(mid_prev) for maker in self.makers]
-        self.steps += 1  # the step under way: fills carry its number as their ``update``
-        self.market_flow = 0
-        targets = [self._quote_ticks(m, action) for m, action in enumerate(actions)]
-        turn_order = rng.permutation(p.n_makers).tolist()
-        for m in turn_order:
-            if actions[m] == p.flatten_action:
-                self._flatten(m)
-            elif actions[m] != 0:
-                for side in (BUY, SELL):
-                    self._quote(m, side, targets[m][side])
-        report = self.flow.advance(self.book, p.step_seconds, rng)
-        for fill, mid_tick in report.fills:
-            self._book_maker_fill(fill, mid_tick)
-        self.market_flow += report.market_lots(BUY) - report.market_lots(SELL)
-        terminal = self.at_end
-        terminal_inventories = [maker.accounting.inventory for maker in self.makers]
-        if terminal:
-            for m in turn_order:
-                self._flatten(m)
-        mid = self.mid
-        self.mid_change = (mid - mid_prev) / p.tick_size
-        return [maker.accounting.step_since(marks[m], start=self.steps - 1, end=self.steps, dt=p.step_seconds,
-                                            mid_prev=mid_prev, mid=mid, order_size=p.order_lots * p.lot_size,
-                                            terminal=terminal, terminal_inventory=terminal_inventories[m])
-                for m, maker in enumerate(self.makers)]
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """One step of every maker's (checked) action; each maker's step accounting, rows of
+        :data:`~envzoo.marketmaking.accounting.STEP_FIELDS` (``maker_steps``)."""
+        n = self.params.n_makers
+        turn_order = self.rng.permutation(n)
+        self.book.reserve(2 * n, n)  # each maker posts at most an order per side
+        self._report[:] = 0
+        flow_from = -1.0
+        while True:
+            flow_from = step_market(self.rng, self.book.arrays, self.flow.tables, self.flow.last, self.constants,
+                                    self.limits, self.quote_pairs, self.accounts, self.quotes, self.episode,
+                                    self.values, actions, turn_order, self._targets, self._report, self.maker_steps,
+                                    flow_from)
+            if flow_from < 0.0:
+                return self.maker_steps
+            self.book.reserve(1, 1)
 
     @property
     def at_end(self) -> bool:
         """The session's last step has been played (never, without ``max_cycles``)."""
-        return self.params.max_cycles is not None and self.steps >= self.params.max_cycles
+        return self.params.max_cycles is not None and self.episode[STEPS] >= self.params.max_cycles
+
+    @property
+    def steps(self) -> int:
+        """Steps played in the session."""
+        return int(self.episode[STEPS])
+
+    @property
+    def mid_change(self) -> float:
+        """The mid's change over the last step, in ticks."""
+        return float(self.values[MID_CHANGE])
+
+    @property
+    def market_flow(self) -> int:
+        """Lots bought minus lots sold by market orders during the last step (all owners)."""
+        return int(self.episode[MARKET_FLOW])
 
     # ------------------------------------------------------------------------------- book access
 
@@ -101,90 +340,16 @@ class ArenaSim:
         return self.flow.mid_tick(self.book) * self.params.tick_size
 
     def pnl(self) -> np.ndarray:
-        mid = self.mid
-        return np.array([maker.accounting.equity(mid) - self.params.initial_cash for maker in self.makers])
+        return self.accounting.equity(self.mid) - self.params.initial_cash
 
-    def live_order(self, m: int, side: int):
+    def live_order(self, m: int, side: int) -> int | None:
         """Maker ``m``'s resting order id on ``side``, or None (forgetting a filled one)."""
-        order_id = self.makers[m].orders[side]
-        if order_id is not None and order_id not in self.book.orders:  # filled since
-            self.makers[m].orders[side] = order_id = None
-        return order_id
+        s = 0 if side == BUY else 1
+        return None if live_slot(self.book.arrays, self.quotes, m, s) < 0 else int(self.quotes[m, s, ORDER_ID])
 
     def order_text(self, order_id) -> str:
-        if order_id is None or order_id not in self.book.orders:
-            return "-"
-        order = self.book.orders[order_id]
-        return f"{order.tick * self.params.tick_size:.6g}x{order.lots}"
+        order = None if order_id is None else self.book.order(order_id)
+        return "-" if order is None else f"{order.tick * self.params.tick_size:.6g}x{order.lots}"
 
-    def _quote_ticks(self, m: int, action: int) -> dict | None:
-        """Target ticks of maker ``m``'s quote action, from the book without its own orders."""
-        if action == 0 or action == self.params.flatten_action:
-            return None
-        bid_level, ask_level = self.params.quote_pairs[action - 1]
-        best = {side: self.book.best(side, exclude_owner=m) for side in (BUY, SELL)}
-        reference = {}
-        for side in (BUY, SELL):
-            if best[side] is not None:
-                reference[side] = best[side]
-            elif best[-side] is not None:
-                reference[side] = best[-side] - side  # one tick inside the other side's quote
-            else:
-                reference[side] = self.flow.reference(self.book, side)
-        return {BUY: reference[BUY] - bid_level, SELL: reference[SELL] + ask_level}
 
-    # ------------------------------------------------------------------------------- maker orders
-
-    def _room(self, m: int, side: int) -> int:
-        """Lots a new order of ``side`` may have under the inventory limit."""
-        inventory = self._inventory_lots(m)
-        return max(0, min(self.params.order_lots, self.params.max_lots - side * inventory))
-
-    def _inventory_lots(self, m: int) -> int:
-        return int(round(self.makers[m].accounting.inventory / self.params.lot_size))
-
-    def _quote(self, m: int, side: int, tick: int) -> None:
-        maker = self.makers[m]
-        live = self.live_order(m, side)
-        if live is not None:
-            if self.book.orders[live].tick == tick:
-                return  # same price: keep the order and its queue position
-            self.book.cancel(live)
-            maker.orders[side] = None
-        lots = self._room(m, side)
-        if lots == 0:
-            maker.accounting.refused += 1
-            return
-        try:
-            maker.orders[side] = self.book.add_limit(m, side, tick, lots)
-            maker.posted_lots[side] = lots
-        except CrossingOrderError:
-            maker.accounting.rejected += 1
-
-    def _flatten(self, m: int) -> None:
-        """Cancel maker ``m``'s orders and send a market order for its inventory."""
-        p, maker = self.params, self.makers[m]
-        for side in (BUY, SELL):
-            if self.live_order(m, side) is not None:
-                self.book.cancel(maker.orders[side])
-                maker.orders[side] = None
-        inventory = self._inventory_lots(m)
-        if inventory == 0:
-            return
-        side = SELL if inventory > 0 else BUY
-        mid = self.mid
-        fills = self.book.market_order(side, abs(inventory))
-        for fill in fills:
-            price, quantity = fill.tick * p.tick_size, fill.lots * p.lot_size
-            maker.accounting.apply(Fill(self.steps, side, price, quantity, p.taker_fee * price * quantity, False, mid))
-            self._book_maker_fill(fill, mid / p.tick_size)
-        self.market_flow += side * sum(fill.lots for fill in fills)
-
-    def _book_maker_fill(self, fill: BookFill, mid_tick: float) -> None:
-        """Book a fill of a maker's resting order (background fills need nothing)."""
-        if fill.owner < 0:
-            return
-        p = self.params
-        price, quantity = fill.tick * p.tick_size, fill.lots * p.lot_size
-        self.makers[fill.owner].accounting.apply(Fill(self.steps, fill.side, price, quantity,
-                                                      p.maker_fee * price * quantity, True, mid_tick * p.tick_size))
+__all__ = ["ArenaSim", "live_slot", "mid_price", "step_market"]

@@ -1,17 +1,114 @@
 """The arena's decision problem over its market: one agent (row) per maker; the makers' step
 accounting becomes their observations, rewards (the named market-making reward), costs and
-running metrics."""
+running metrics.
+
+After the market's step (:func:`~envzoo.marketmaking.arena.sim.step_market`), one compiled
+kernel (:func:`_settle`) computes every maker's reward, running metrics and observation row;
+only the observation's book depths go through numpy (``log1p``), as they always did, so that
+they are numpy's numbers to the last bit whatever instructions numpy's ``log1p`` uses here.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Transition
-from envzoo.marketmaking.accounting import BUY, SELL, RunningMetrics, step_rows
+from envzoo.marketmaking.accounting import (
+    AVERAGE_PRICE,
+    BUY,
+    CASH,
+    FEES,
+    INVENTORY,
+    METRICS,
+    N_METRICS,
+    REALIZED,
+    SELL,
+    STEP_FEES,
+    RunningMetrics,
+    running_metrics,
+    update_running,
+)
+from envzoo.marketmaking.arena.book import ANY_OWNER, LOTS, TICK, depth, queue_ahead
+from envzoo.marketmaking.arena.flow import reference
 from envzoo.marketmaking.arena.params import POSITION_FEATURES, ArenaParams, make_params
-from envzoo.marketmaking.arena.sim import ArenaSim
-from envzoo.marketmaking.rewards import make_reward
+from envzoo.marketmaking.arena.sim import (
+    INITIAL_CASH,
+    LOT_SIZE,
+    MARKET_FLOW,
+    MAX_LOTS,
+    MID_CHANGE,
+    ORDER_SIZE,
+    POSTED_LOTS,
+    TICK_SIZE,
+    ArenaSim,
+    live_slot,
+    mid_price,
+)
+from envzoo.marketmaking.rewards import make_reward, reward_of
+
+#: A maker's position features, after the book's columns in its observation row.
+N_POSITION = len(POSITION_FEATURES)
+
+
+@kernel(allocates=False)
+def _observe(book, last, c, limits, accounts, quotes, episode, values, last_action, last_reward, depth_lots,
+             observation):
+    """Every maker's observation row into ``observation`` (float32), but for the book depths,
+    whose lots go to ``depth_lots`` (the caller takes their ``log1p``)."""
+    k = depth_lots.shape[0] // 2
+    bid, ask = reference(book, last, 0), reference(book, last, 1)
+    for j in range(k):
+        depth_lots[j] = depth(book, 0, bid - j, ANY_OWNER)
+        depth_lots[k + j] = depth(book, 1, ask + j, ANY_OWNER)
+    mid = mid_price(book, last, c)
+    notional = c[ORDER_SIZE] * mid
+    position = 2 * k + 3
+    orders = book[0]
+    for m in range(accounts.shape[0]):
+        row, account = observation[m], accounts[m]
+        for j in range(2 * k, row.shape[0]):
+            row[j] = 0.0
+        row[2 * k], row[2 * k + 1], row[2 * k + 2] = ask - bid, values[MID_CHANGE], episode[MARKET_FLOW]
+        inventory = account[INVENTORY]
+        row[position] = inventory / (limits[MAX_LOTS] * c[LOT_SIZE])
+        row[position + 1] = (account[REALIZED] - account[FEES]) / notional
+        row[position + 2] = inventory * (mid - account[AVERAGE_PRICE]) / notional
+        for s in range(2):
+            slot = live_slot(book, quotes, m, s)
+            if slot >= 0:
+                row[position + 3 + s] = (orders[slot, TICK] * c[TICK_SIZE] - mid) / c[TICK_SIZE]
+                row[position + 5 + s] = queue_ahead(book, slot)
+                row[position + 7 + s] = 1.0 - orders[slot, LOTS] / quotes[m, s, POSTED_LOTS]
+        if last_action[m] >= 0:
+            row[position + N_POSITION + last_action[m]] = 1.0
+        row[-1] = last_reward[m]
+
+
+@kernel(allocates=False)
+def _metrics(book, last, c, accounts, running, notional, metrics):
+    """Every maker's episode metrics (:data:`~envzoo.marketmaking.accounting.METRICS`) into ``metrics``."""
+    mid = mid_price(book, last, c)
+    for m in range(accounts.shape[0]):
+        pnl = accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH]
+        running_metrics(running[m], accounts[m], pnl, notional[m], metrics[m])
+
+
+@kernel(allocates=False)
+def _settle(book, last, c, limits, accounts, quotes, episode, values, maker_steps, actions, reward_code,
+            reward_parameters, reward_state, running, notional, last_action, last_reward, rewards, metrics,
+            depth_lots, observation):
+    """After the market's step: every maker's reward, running metrics and observation."""
+    mid = mid_price(book, last, c)
+    for m in range(accounts.shape[0]):
+        update_running(running[m], maker_steps[m], accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH])
+        rewards[m] = reward_of(reward_code, reward_parameters, reward_state[m], maker_steps[m])
+        last_action[m] = actions[m]
+        last_reward[m] = rewards[m]
+    _metrics(book, last, c, accounts, running, notional, metrics)
+    _observe(book, last, c, limits, accounts, quotes, episode, values, last_action, last_reward, depth_lots,
+             observation)
 
 
 class ArenaTask(AgentsTask):
@@ -24,84 +121,70 @@ class ArenaTask(AgentsTask):
     def __init__(self, params: ArenaParams):
         self.agents = tuple(f"maker_{i}" for i in range(params.n_makers))
         super().__init__(params, params.n_makers)
+        n = params.n_makers
         self.market = ArenaSim(params)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(params.observation_names),), dtype=np.float32)
         self.action_space = spaces.Discrete(params.n_actions)
         self.action_hint = params.action_hint()
-        self.reward_fns = []
-        self.running = RunningMetrics(params.n_makers)
-        self.notional = np.ones(params.n_makers)
-        self.last_action = np.full(params.n_makers, -1)
-        self.last_reward = np.zeros(params.n_makers)
+        self.reward_fn = make_reward(params.reward, **params.reward_kwargs)  # one state row per maker
+        self.reward_fn.reset(n)
+        self.running = RunningMetrics(n)
+        self.notional = np.ones(n)
+        self.last_action = np.full(n, -1, dtype=np.int64)
+        self.last_reward = np.zeros(n)
+        self.rewards = np.zeros(n)
+        self.metric_rows = np.zeros((n, N_METRICS))
+        self.observation = np.zeros((n, len(params.observation_names)), dtype=np.float32)
+        self.depth_lots = np.zeros(2 * params.depth_levels)
 
     def start(self, generator, options) -> dict:
-        p = self.params
-        self.market.start(generator)
-        self.reward_fns = [make_reward(p.reward, **p.reward_kwargs) for _ in self.agents]
-        self.running = RunningMetrics(p.n_makers)
-        self.notional = np.full(p.n_makers, p.order_lots * p.lot_size * self.market.mid)
+        p, market = self.params, self.market
+        market.start(generator)
+        self.reward_fn.reset(p.n_makers)
+        self.running.reset(slice(None))
+        self.notional[:] = p.order_lots * p.lot_size * market.mid
         self.last_action[:] = -1
         self.last_reward[:] = 0.0
+        book, last = market.book.arrays, market.flow.last
+        _metrics(book, last, market.constants, market.accounts, self.running.state, self.notional, self.metric_rows)
+        _observe(book, last, market.constants, market.limits, market.accounts, market.quotes, market.episode,
+                 market.values, self.last_action, self.last_reward, self.depth_lots, self.observation)
+        self._log_depths()
         return {"metrics": self.metrics()}
 
-    def check_agent_actions(self, actions: list) -> list[int]:
-        return [int(action) for action in super().check_agent_actions(actions)]
+    def check_agent_actions(self, actions: list) -> np.ndarray:
+        return np.asarray(super().check_agent_actions(actions), dtype=np.int64)
 
     def step(self, actions) -> Transition:
-        steps = self.market.step(actions)
-        self.running.update(np.stack([step_rows(step) for step in steps]), self.market.pnl())
-        rewards = np.array([float(reward_fn(step)) for reward_fn, step in zip(self.reward_fns, steps)])
-        self.last_action[:] = actions
-        self.last_reward[:] = rewards
-        return Transition(reward=rewards, terminated=np.zeros(self.batch, dtype=bool),
-                          truncated=np.full(self.batch, self.market.at_end),
-                          cost=np.array([float(step.fees) for step in steps]))
+        market = self.market
+        maker_steps = market.step(actions)
+        _settle(market.book.arrays, market.flow.last, market.constants, market.limits, market.accounts, market.quotes,
+                market.episode, market.values, maker_steps, actions, self.reward_fn.code, self.reward_fn.parameters(),
+                self.reward_fn.state, self.running.state, self.notional, self.last_action, self.last_reward,
+                self.rewards, self.metric_rows, self.depth_lots, self.observation)
+        self._log_depths()
+        return Transition(reward=self.rewards.copy(), terminated=np.zeros(self.batch, dtype=bool),
+                          truncated=np.full(self.batch, market.at_end), cost=maker_steps[:, STEP_FEES].copy())
+
+    def _log_depths(self) -> None:
+        self.observation[:, :self.depth_lots.size] = np.log1p(self.depth_lots)
 
     def metrics(self) -> dict[str, np.ndarray]:
-        accounts = np.stack([maker.accounting.as_row() for maker in self.market.makers])
-        return self.running.values(self.market.pnl(), self.notional, accounts)
+        return dict(zip(METRICS, self.metric_rows.T.copy()))
 
     def observe(self) -> np.ndarray:
-        p, market = self.params, self.market
-        book, flow, k = market.book, market.flow, p.depth_levels
-        bid, ask = flow.reference(book, BUY), flow.reference(book, SELL)
-        depths = np.empty(2 * k + 3)
-        depths[:k] = [book.depth(BUY, bid - j) for j in range(k)]
-        depths[k:2 * k] = [book.depth(SELL, ask + j) for j in range(k)]
-        depths[:2 * k] = np.log1p(depths[:2 * k])
-        depths[2 * k:] = (ask - bid, market.mid_change, market.market_flow)
-        mid = market.mid
-        notional = p.order_lots * p.lot_size * mid
-        rows = []
-        for m, maker in enumerate(market.makers):
-            a = maker.accounting
-            position = np.zeros(len(POSITION_FEATURES))
-            position[0] = a.inventory / (p.max_lots * p.lot_size)
-            position[1] = (a.realized - a.fees) / notional
-            position[2] = a.unrealized(mid) / notional
-            for s, side in enumerate((BUY, SELL)):
-                order_id = market.live_order(m, side)
-                if order_id is not None:
-                    order = book.orders[order_id]
-                    position[3 + s] = (order.tick * p.tick_size - mid) / p.tick_size
-                    position[5 + s] = book.queue_ahead(order_id)
-                    position[7 + s] = 1.0 - order.lots / maker.posted_lots[side]
-            last = np.zeros(p.n_actions + 1)
-            if self.last_action[m] >= 0:
-                last[self.last_action[m]] = 1.0
-            last[-1] = self.last_reward[m]
-            rows.append(np.concatenate([depths, position, last]).astype(np.float32))
-        return np.stack(rows)
+        return self.observation.copy()
 
     def render_text(self, row=None) -> str:
         p, market = self.params, self.market
         book, flow = market.book, market.flow
         bid, ask = flow.reference(book, BUY), flow.reference(book, SELL)
         session = f"/{p.max_cycles}" if p.max_cycles is not None else ""
-        lines = [f"step {market.steps}{session} bid {bid * p.tick_size:.6g} x {book.depth(BUY, bid)}"
-                 f"  ask {ask * p.tick_size:.6g} x {book.depth(SELL, ask)}  mid {market.mid:.6g}"]
-        for agent, maker in zip(self.agents, market.makers):
-            quotes = " ".join(f"{name}={market.order_text(maker.orders[side])}" for name, side in (("bid", BUY), ("ask", SELL)))
-            a = maker.accounting
-            lines.append(f"  {agent}: inv={a.inventory:+.4g} {quotes} pnl={a.equity(market.mid) - p.initial_cash:+.6g}")
+        lines = [(f"step {market.steps}{session} bid {bid * p.tick_size:.6g} x {book.depth(BUY, bid)}"
+                  f"  ask {ask * p.tick_size:.6g} x {book.depth(SELL, ask)}  mid {market.mid:.6g}")]
+        pnl, inventory = market.pnl(), market.accounting.inventory
+        for m, agent in enumerate(self.agents):
+            quotes = " ".join(f"{name}={market.order_text(market.live_order(m, side))}"
+                              for name, side in (("bid", BUY), ("ask", SELL)))
+            lines.append(f"  {agent}: inv={inventory[m]:+.4g} {quotes} pnl={pnl[m]:+.6g}")
         return "\n".join(lines) + "\n"
