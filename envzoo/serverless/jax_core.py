@@ -13,6 +13,13 @@ that on the CPU in float64 a trajectory equals the compiled core's to the roundi
 order of additions. Only ``tagged_latency_seconds`` (a statistic no observation, reward or
 metric reads) sums a tick's tags in another order.
 
+XLA rounds some float arithmetic differently from the CPU kernel: it fuses ``a + b · c`` into
+one rounding (FMA), divides by a broadcast value as a multiplication by its reciprocal, and
+turns ``(a / b) / c`` into ``a / (b · c)``. Mostly that moves a number by a rounding, but where
+the result becomes a whole number or meets a boundary (the KPA's ceilings, a time against a
+window's end, a trace's minute) it would move a decision. So the clock's offsets ``k · dt`` and a
+trace's rates are computed on the host, and those divisions go through :func:`_divide`.
+
 Every workload kind is supported, a trace too (its per-minute counts are a table of the params);
 a :class:`~envzoo.serverless.generator.Workload` of a class of one's own is not (it has no JAX
 rates) and is refused at construction with a ``ValueError``.
@@ -56,7 +63,6 @@ class ServerlessNumbers(NamedTuple):
     workload_rate: Any   # (F,) requests/s (ones for a trace)
     workload_constants: Any
     workload_table: Any  # a trace's per-minute rates, counts / 60 · scale as the CPU computes them, (F or 1, minutes)
-    minute_s: Any        # 60.0
     tick_offsets: Any    # (ticks,) dt · s: tick s of an interval starts at time + dt · s
     kpa_offsets: Any     # (KPA periods,) the ends of an interval's KPA periods, (s + 1) · dt
     edges: Any           # (bins + 1,) the latency histogram's edges
@@ -141,7 +147,7 @@ class ServerlessJaxEnv(JaxEnv):
             workload_rate=jnp.asarray(np.broadcast_to(rate, (self.n_functions,)), jnp.float64),
             workload_constants=jnp.asarray(constants, jnp.float64),
             workload_table=jnp.asarray(table / 60.0 * constants[0] if code == TRACE else table, jnp.float64),
-            minute_s=jnp.float64(60.0), tick_offsets=jnp.asarray(p.sim.dt * ticks),
+            tick_offsets=jnp.asarray(p.sim.dt * ticks),
             kpa_offsets=jnp.asarray((ticks[p.sim.ticks_per_kpa - 1::p.sim.ticks_per_kpa] + 1) * p.sim.dt),
             edges=jnp.asarray(p.sim.latency_bins.edges))
 
@@ -212,7 +218,8 @@ class ServerlessJaxEnv(JaxEnv):
         # every arrival of the interval is still in the system at its end.
         in_system = (s.pods.queue + s.pods.in_service + s.pods.draining_load
                      + rates.max(axis=1) * (c[S.INTERVAL_S] + 5 * params.mean_service))
-        pods = s.pods._replace(tag_every=jnp.maximum(1.0, jnp.ceil(2 * in_system / p.latency_tags)).astype(jnp.int64))
+        tag_every = jnp.maximum(1.0, jnp.ceil(_divide(2 * in_system, p.latency_tags)))
+        pods = s.pods._replace(tag_every=tag_every.astype(jnp.int64))
         # Arrivals depend on the rates only: all the interval's counts in one draw.
         elements = functions[:, None] * ticks + jnp.arange(ticks)
         arrivals = jax.vmap(jax.vmap(jax_rng.poisson))(jax_rng.element_seed(s.key, s.draws + _ARRIVALS, elements),
@@ -234,8 +241,9 @@ class ServerlessJaxEnv(JaxEnv):
             ended = (period + 1) * per_kpa  # ticks of the interval so far
             in_flight = pods.in_flight_sum
             totals = totals.at[:, S.REQUEST_SECONDS].add(in_flight * dt)
-            samples, memory, desired = self._kpa_decide(samples, memory, in_flight / c[S.TICKS_PER_KPA], pods.ready,
-                                                        limits, s.time + params.kpa_offsets[period], params.kpa)
+            observed = _divide(in_flight, c[S.TICKS_PER_KPA])  # the period's average concurrency
+            samples, memory, desired = self._kpa_decide(samples, memory, observed, pods.ready, limits,
+                                                        s.time + params.kpa_offsets[period], params.kpa)
             pods = pods._replace(in_flight_sum=jnp.zeros_like(in_flight), desired=desired)
             pods, ring, totals = self._scale_to(pods, ring, totals, s.ticks + ended, params)
             return (pods, ring, totals, tags, hist, queued, pods_present), samples, memory
@@ -275,7 +283,7 @@ class ServerlessJaxEnv(JaxEnv):
             return base * jnp.where((constants[1] <= times) & (times < constants[2]), constants[0], 1.0), memory
         if workload.code == TRACE:  # memory[:, 0]: the start minute; table: per-minute rates
             table = params.workload_table
-            minute = (memory[:, :1] + jnp.floor(times / params.minute_s)).astype(jnp.int64) % table.shape[1]
+            minute = (memory[:, :1] + jnp.floor(_divide(times, 60.0))).astype(jnp.int64) % table.shape[1]
             rows = jnp.arange(self.n_functions)[:, None] if table.shape[0] > 1 else 0
             return table[rows, minute], memory
         # BURSTY (factor, P(leave calm), P(leave burst)): the hidden state switches tick by tick
@@ -368,20 +376,20 @@ class ServerlessJaxEnv(JaxEnv):
             return samples, memory, memory[:, K.DECISION].astype(jnp.int64)
 
         # Samples older than what was seen are zeros, so the stable window is the whole array.
-        stable_avg = _rounded(numpy_sum(samples) / seen)
+        stable_avg = _divide(numpy_sum(samples), seen)
         panic_n = jnp.minimum(seen, k[K.PANIC_TICKS])
         recent = (window - 1 - jnp.arange(window)) < panic_n[:, None]
-        panic_avg = _rounded(numpy_sum(jnp.where(recent, samples, 0.0)) / panic_n)
+        panic_avg = _divide(numpy_sum(jnp.where(recent, samples, 0.0)), panic_n)
 
         ready = jnp.maximum(ready_pods, 1).astype(jnp.float64)
         target = jnp.where(limit > 0, limit, k[K.DEFAULT_TARGET]) * k[K.TARGET_UTILIZATION]
         up_limit = jnp.ceil(k[K.MAX_UP_RATE] * ready)
-        down_limit = jnp.floor(ready / k[K.MAX_DOWN_RATE])
-        stable_pods = jnp.minimum(jnp.maximum(jnp.ceil(stable_avg / target), down_limit), up_limit)
-        panic_pods = jnp.minimum(jnp.maximum(jnp.ceil(panic_avg / target), down_limit), up_limit)
+        down_limit = jnp.floor(_divide(ready, k[K.MAX_DOWN_RATE]))
+        stable_pods = jnp.minimum(jnp.maximum(jnp.ceil(_divide(stable_avg, target)), down_limit), up_limit)
+        panic_pods = jnp.minimum(jnp.maximum(jnp.ceil(_divide(panic_avg, target)), down_limit), up_limit)
 
         # The panic test uses the unclamped panic count, as Knative does.
-        over_panic = jnp.ceil(panic_avg / target) / ready >= k[K.PANIC_THRESHOLD]
+        over_panic = _divide(jnp.ceil(_divide(panic_avg, target)), ready) >= k[K.PANIC_THRESHOLD]
         calmed = ~over_panic & (memory[:, K.PANIC_SINCE] + k[K.STABLE_WINDOW_S] < now)
         panic_since = jnp.where(over_panic, now, jnp.where(calmed, jnp.nan, memory[:, K.PANIC_SINCE]))
         max_panic_pods = jnp.where(calmed, 0.0, memory[:, K.MAX_PANIC_PODS])
@@ -469,14 +477,20 @@ class ServerlessMOJaxEnv(ServerlessJaxEnv):
     −mean pods), float64 (the CPU face rounds it to float32)."""
 
     vector_reward = True
+    reward_space = ServerlessTask.reward_space
 
 
 # ---------------------------------------------------------------------- the compiled helpers in JAX
-def _rounded(quotient):
-    """``quotient``, rounded before it is divided again: XLA turns ``(a / b) / c`` into
-    ``a / (b · c)``, one rounding where the CPU kernel rounds twice, and a KPA count is the
-    ceiling of such a quotient (14 / 0.7 is 20, 14 / 2.1 a hair above)."""
-    return lax.optimization_barrier(quotient)
+def _divide(numerator, denominator):
+    """``numerator / denominator``, the IEEE division that the CPU kernel makes. XLA turns a
+    division by a broadcast value (a setting, or under ``vmap`` anything not batched) into a
+    multiplication by its rounded reciprocal, and ``(a / b) / c`` into ``a / (b · c)``; where the
+    quotient is then rounded to a whole number (a KPA count is a ceiling: 14 / 0.7 is 20,
+    14 / 2.1 a hair above) one rounding apart is one pod apart. The barrier keeps a quotient
+    whole, and ``0 · numerator`` (no identity for a compiler, inf and nan being what they are)
+    ties the denominator to the numerator, so that it is no broadcast."""
+    numerator = lax.optimization_barrier(numerator)
+    return numerator / (denominator + 0.0 * numerator)
 
 
 def _completion_probability(c, mean_service, requests, pods):
@@ -489,7 +503,7 @@ def _completion_probability(c, mean_service, requests, pods):
 
 def bin_of(value, low, log_range, n: int):
     """``histogram.bin_of``: the bin of ``value`` among ``n`` geometric bins from ``low``."""
-    position = jnp.log(jnp.maximum(value, low) / low) / log_range
+    position = _divide(jnp.log(_divide(jnp.maximum(value, low), low)), log_range)
     return jnp.clip((position * n).astype(jnp.int64), 0, n - 1)
 
 
