@@ -33,3 +33,13 @@ def test_a_finite_cluster_of_three_functions_follows_the_compiled_simulator():
         ours[:, summed_in_another_order] = expected[:, summed_in_another_order]
         np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-9, err_msg=f"interval {step}")
     assert cpu.totals_by_name()["denied_pod_seconds"].min() > 0  # the cluster was short of pods for every function
+
+
+def test_a_workload_of_ones_own_is_refused_at_construction():
+    from envzoo.serverless.generator import Constant
+
+    class Doubled(Constant):
+        pass
+
+    with pytest.raises(ValueError, match="not a Doubled"):
+        jax_core.ServerlessJaxEnv(workload=Doubled(rate=3.0))
