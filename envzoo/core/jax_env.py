@@ -36,7 +36,7 @@ class Outcome(NamedTuple):
 
     reward: Any      # float64 scalar (or (K,) float64 where the env has a vector reward)
     terminated: Any  # bool scalar: the episode reached a terminal state
-    cost: dict       # name -> float64 scalar, info["cost"] of the CPU face
+    cost: Any        # info["cost"] of the CPU face: name -> float64 scalar, or one float64 scalar
 
 
 class EnvState(NamedTuple):
@@ -59,7 +59,8 @@ class JaxEnv:
     task_class: type
     observation_space: spaces.Space
     action_space: spaces.Space
-    #: Set where ``transition`` returns the vector reward of the id's multi-objective face.
+    #: Set where ``transition`` returns the vector reward of the id's multi-objective face (with
+    #: ``reward_space``, that face's).
     vector_reward = False
 
     def __init__(self, max_episode_steps: int | None = None, **kwargs):

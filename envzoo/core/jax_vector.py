@@ -30,6 +30,8 @@ class JaxVectorEnv(VectorEnv):
     an array over all sub-envs, meaningful where ``info["_final_obs"]`` (the sub-envs whose
     episode ended in this step), and ``info["metrics"]``, ``info["cost"]`` are the step's
     values before any reset (so, where an episode ended, that episode's final metrics).
+    Rewards are float64 (N,), or, where the env has a vector reward, float32 (N, K) with
+    ``reward_space``, as on the CPU's native vector env.
 
     Seeding: ``reset(seed=s)`` gives sub-env i the first episode of the single env seeded
     s + i (the same episode key, drawn from the same NumPy generator), so that first episode
@@ -51,6 +53,9 @@ class JaxVectorEnv(VectorEnv):
         self.single_action_space = self.env.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        if self.env.vector_reward:
+            self.single_reward_space = self.env.reward_space
+            self.reward_space = batch_space(self.single_reward_space, num_envs)
         self.seeds = InstanceSeeds(num_envs)
         self._in_space = _membership(self.single_action_space)
         self._reset = jax.jit(jax.vmap(self.env.reset_episode, in_axes=(0, None)))
@@ -83,10 +88,14 @@ class JaxVectorEnv(VectorEnv):
 
 
 def _step_and_split(env: JaxEnv):
-    """One sub-env's step that also advances its PRNG key (the key of the next autoreset)."""
+    """One sub-env's step that also advances its PRNG key (the key of the next autoreset); a
+    vector reward in float32, as the CPU faces give it."""
     def step(key, state, action, params):
         key, reset_key = jax.random.split(key)
-        return (key, *env.step(reset_key, state, action, params))
+        observation, state, reward, done, info = env.step(reset_key, state, action, params)
+        if env.vector_reward:
+            reward = reward.astype(jnp.float32)
+        return key, observation, state, reward, done, info
     return step
 
 

@@ -22,6 +22,12 @@ OTHER_CONFIGS = {
     "envzoo/MarketMakingAS-v1": {"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
                                  "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
                                  "initial_inventory": 2},
+    "envzoo/Serverless-v1": {"workload": "bursty", "contention": 0.2, "cluster_pods": 6, "initial_level": 0,
+                             "reward_weights": (0.05, 2.0, 0.01), "kpa": {"stable_window_s": 20}},
+    "envzoo/ServerlessMO-v1": {"workload": {"kind": "trace", "counts": [[600, 0, 1200, 60, 3000] * 4],
+                                            "start_minute": None},
+                               "decision_interval_s": 20.0, "cold_start_s": 0.0, "queue_capacity": 30,
+                               "kpa": {"min_scale": 0, "scale_to_zero_grace_s": 10}},
 }
 
 
@@ -34,8 +40,20 @@ def _as_float(value):
 
 
 def _assert_close(cpu, jax_value, what, step):
+    if np.asarray(cpu).dtype == np.float32:  # a CPU face's float32 reward (the MO faces' vector reward)
+        jax_value = np.asarray(jax_value).astype(np.float32)
     np.testing.assert_allclose(_as_float(jax_value), _as_float(cpu), rtol=1e-9, atol=1e-9,
                                err_msg=f"{what} at step {step}")
+
+
+def _lowest(space):
+    """The lowest action of a Box or Discrete space."""
+    return space.low if isinstance(space, gym.spaces.Box) else space.start
+
+
+def _costs(cost) -> dict:
+    """``info["cost"]`` by name: a dict of costs, or one cost (named ``cost``)."""
+    return cost if isinstance(cost, dict) else {"cost": cost}
 
 
 @pytest.mark.parametrize("env_id", JAX_IDS)
@@ -43,6 +61,7 @@ def _assert_close(cpu, jax_value, what, step):
 def test_jax_core_follows_the_cpu_core(env_id, other):
     kwargs = OTHER_CONFIGS[env_id] if other else {}
     cpu = gym.make(env_id, **kwargs).unwrapped  # without the horizon: both cores run the task's own end
+    horizon = gym.spec(env_id).max_episode_steps  # or, for a continuing task, the registry's horizon
     env, params = envzoo_jax.make(env_id, max_episode_steps=None, **kwargs)
     transition, observe, metrics = (jax.jit(f) for f in (env.transition, env.observe, env.metrics))
     actions = np.random.default_rng(7)
@@ -52,26 +71,27 @@ def test_jax_core_follows_the_cpu_core(env_id, other):
         state = env.reset_episode(key_from_generator(seeding.np_random(seed)[0]), params)
         _assert_close(observation, observe(state, params), "first observation", 0)
         for step in range(1, 400):
-            action = cpu.action_space.sample() if actions.random() < 0.7 else cpu.action_space.low
+            action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest(cpu.action_space)
             observation, reward, terminated, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
             _assert_close(observation, observe(state, params), "observation", step)
             _assert_close(reward, outcome.reward, "reward", step)
             assert bool(outcome.terminated) == terminated, step
-            for name, value in info.get("cost", {}).items():
-                _assert_close(value, outcome.cost[name], f"cost {name}", step)
+            jax_costs = _costs(outcome.cost)
+            for name, value in _costs(info.get("cost", {})).items():
+                _assert_close(value, jax_costs[name], f"cost {name}", step)
             jax_metrics = metrics(state, params)
             for name, value in info.get("metrics", {}).items():
                 _assert_close(value, jax_metrics[name], f"metric {name}", step)
-            if terminated or truncated:
+            if terminated or truncated or step == horizon:
                 break
-        assert terminated or truncated, "the episode should end within 400 steps"
+        assert terminated or truncated or step == horizon, "the episode should end within 400 steps"
 
 
 @pytest.mark.parametrize("env_id", JAX_IDS)
 def test_jitted_scan_autoresets_and_counts_the_horizon(env_id):
     env, params = envzoo_jax.make(env_id, max_episode_steps=5)
-    action = jnp.asarray(env.action_space.low)
+    action = jnp.asarray(_lowest(env.action_space))
 
     def one_step(carry, key):
         state, episodes = carry
@@ -120,9 +140,11 @@ def test_vector_face_refuses_actions_outside_the_space():
     env_id = JAX_IDS[0]
     on_jax = gym.make_vec(env_id, num_envs=3, backend="jax")
     on_jax.reset(seed=0)
-    high = np.broadcast_to(on_jax.single_action_space.high, on_jax.action_space.shape)
+    space = on_jax.single_action_space
+    high = np.broadcast_to(space.high if isinstance(space, gym.spaces.Box) else space.start + space.n - 1,
+                           on_jax.action_space.shape)
     with pytest.raises(InvalidActionError, match="within the bounds"):
-        on_jax.step(high * 2)
+        on_jax.step(high * 2 + 1)
     with pytest.raises(InvalidActionError, match="shape"):
         on_jax.step(high[:2])
     with pytest.raises(ValueError, match=r"backend must be 'jax' \(the JAX core\) or left out"):
