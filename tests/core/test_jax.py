@@ -22,6 +22,16 @@ OTHER_CONFIGS = {
     "envzoo/MarketMakingAS-v1": [{"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
                                   "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
                                   "initial_inventory": 2}],
+    "envzoo/Portfolio-v1": [
+        {"data": "synthetic-crypto-30m", "features": ("close", "high", "low", "volume"), "n_assets": 4, "window": 8,
+         "episode_steps": 120, "allow_short": True, "max_leverage": 1.5, "max_weight": 0.6, "max_turnover": 0.8,
+         "cash_rate": 1e-5, "reward": "differential_sharpe", "observation": "flat"},
+        {"reward": "sortino", "reward_window": 5, "max_weight": 0.3, "max_turnover": 0.5, "commission": 0.01},
+        {"reward": "rolling_sharpe", "split": "test", "test_start": "2022-01-01", "exact_cost": False},
+        {"reward": "return_minus_turnover", "assets": ("MSFT", "KO", "XOM"), "n_assets": 2, "window": 3},
+    ],
+    "envzoo/PortfolioMO-v0": [{"risk": "downside", "data": "factor-etfs", "n_assets": 3, "allow_short": True,
+                               "max_leverage": 2.0, "observation": "flat"}],
 }
 
 
