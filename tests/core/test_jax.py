@@ -32,11 +32,23 @@ OTHER_CONFIGS = {
     ],
     "envzoo/PortfolioMO-v0": [{"risk": "downside", "data": "factor-etfs", "n_assets": 3, "allow_short": True,
                                "max_leverage": 2.0, "observation": "flat"}],
+    "envzoo/Trading-v0": [
+        {"reward": "log_return", "allow_short": True, "data": "nasdaq-index", "episode_steps": 150,
+         "fee_bps": 30.0, "lookback": 3, "indicators": {"rsi_period": 7, "ma_slow": 30}},
+        {"positions": (0.0, 1.0, 2.5, 3.0), "split": "test", "test_start": "2018-01-01", "slippage_bps": 0.0},
+    ],
+    "envzoo/TradingMO-v0": [{"reward": "log_return", "positions": (-3.0, 0.0, 0.5), "allow_short": True,
+                             "data": "synthetic"}],
 }
 
 
 def test_every_jax_id_has_its_other_configuration_listed():
     assert JAX_IDS and set(JAX_IDS) == set(OTHER_CONFIGS)
+
+
+def _lowest_action(space):
+    """The action at the space's lower end: a Box's ``low``, a Discrete's first."""
+    return space.low if isinstance(space, gym.spaces.Box) else space.start
 
 
 def _as_float(value):
@@ -71,7 +83,7 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
         state = env.reset_episode(key_from_generator(seeding.np_random(seed)[0]), params)
         _assert_close(observation, observe(state, params), "first observation", 0)
         for step in range(1, 400):
-            action = cpu.action_space.sample() if actions.random() < 0.7 else cpu.action_space.low
+            action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest_action(cpu.action_space)
             observation, reward, terminated, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
             _assert_close(observation, observe(state, params), "observation", step)
@@ -91,7 +103,7 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
 @pytest.mark.parametrize("env_id", JAX_IDS)
 def test_jitted_scan_autoresets_and_counts_the_horizon(env_id):
     env, params = envzoo_jax.make(env_id, max_episode_steps=5)
-    action = jnp.asarray(env.action_space.low)
+    action = jnp.asarray(_lowest_action(env.action_space))
 
     def one_step(carry, key):
         state, episodes = carry
