@@ -22,6 +22,7 @@ there); :class:`envzoo.core.jax_vector.JaxVectorEnv` checks them before they ent
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -86,9 +87,10 @@ class JaxEnv:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ shared
-    @property
+    @functools.cached_property
     def default_params(self):
-        """``numbers()``: the params of the configuration the env was made with."""
+        """``numbers()``: the params of the configuration the env was made with (built once: a
+        price panel's arrays are among them)."""
         return self.numbers()
 
     def reset(self, key, params=None):
