@@ -22,6 +22,7 @@ there); :class:`envzoo.core.jax_vector.JaxVectorEnv` checks them before they ent
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -34,9 +35,11 @@ from envzoo.core import jax_rng
 class Outcome(NamedTuple):
     """What one transition produced for one instance."""
 
-    reward: Any      # float64 scalar (or (K,) float64 where the env has a vector reward)
+    reward: Any      # float64 scalar (or the (K,) float32 vector reward, as the CPU face's)
     terminated: Any  # bool scalar: the episode reached a terminal state
-    cost: Any        # info["cost"] of the CPU face: name -> float64 scalar, or one float64 scalar
+    cost: Any        # info["cost"] of the CPU face: a float64 scalar, or name -> float64 scalar
+    truncated: Any = False  # bool scalar: the episode's own end short of a terminal state (its data
+    #                         ran out); the registry's horizon is added by JaxEnv.step
 
 
 class EnvState(NamedTuple):
@@ -59,8 +62,7 @@ class JaxEnv:
     task_class: type
     observation_space: spaces.Space
     action_space: spaces.Space
-    #: Set where ``transition`` returns the vector reward of the id's multi-objective face (with
-    #: ``reward_space``, that face's).
+    #: Set where ``transition`` returns the vector reward of the id's multi-objective face.
     vector_reward = False
 
     def __init__(self, max_episode_steps: int | None = None, **kwargs):
@@ -85,9 +87,10 @@ class JaxEnv:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ shared
-    @property
+    @functools.cached_property
     def default_params(self):
-        """``numbers()``: the params of the configuration the env was made with."""
+        """``numbers()``: the params of the configuration the env was made with (built once: a
+        price panel's arrays are among them)."""
         return self.numbers()
 
     def reset(self, key, params=None):
@@ -99,20 +102,25 @@ class JaxEnv:
     def step(self, key, state: EnvState, action, params=None):
         """One step with autoreset: ``(observation, state, reward, done, info)``.
 
-        ``info`` holds ``terminated``, ``truncated`` (the registry's horizon), ``cost``, the
-        ``metrics`` and ``final_obs`` of the step before any reset (so, where ``done``, the
-        finished episode's), as arrays. Where ``done`` the observation and state are the next
+        ``info`` holds ``terminated``, ``truncated`` (the core's own end or the registry's
+        horizon), ``cost``, the ``metrics`` and ``final_obs`` of the step before any reset (so,
+        where ``done``, the finished episode's), as arrays. Where ``done`` the observation and state are the next
         episode's first, drawn from ``key``.
         """
         params = self.default_params if params is None else params
         core, outcome = self.transition(state.core, action, params)
         elapsed = state.elapsed + 1
-        truncated = jnp.asarray(False) if self.max_episode_steps is None else elapsed >= self.max_episode_steps
+        truncated = jnp.asarray(outcome.truncated)
+        if self.max_episode_steps is not None:
+            truncated = truncated | (elapsed >= self.max_episode_steps)
         done = outcome.terminated | truncated
         final_obs = self.observe(core, params)
         info = {"terminated": outcome.terminated, "truncated": truncated, "cost": outcome.cost,
                 "metrics": self.metrics(core, params), "final_obs": final_obs}
         next_obs, next_state = self.reset(key, params)
-        state = jax.tree.map(lambda fresh, going_on: jnp.where(done, fresh, going_on),
-                             next_state, EnvState(core, elapsed))
-        return jnp.where(done, next_obs, final_obs), state, outcome.reward, done, info
+
+        def where_done(fresh, going_on):
+            return jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, going_on)
+
+        return (where_done(next_obs, final_obs), where_done(next_state, EnvState(core, elapsed)), outcome.reward, done,
+                info)

@@ -121,6 +121,14 @@ def split_period(times: np.ndarray, split: str, first_usable: int, episode_steps
     return first, last, start_date
 
 
+def episode_starts(u, first_bar, last_bar, episode_steps):
+    """The first bars of train episodes from uniforms ``u`` in (0, 1): uniform over the bars from
+    ``first_bar`` that leave ``episode_steps`` decisions up to ``last_bar`` (from
+    :func:`split_period`). NumPy and JAX arrays alike, so that the JAX cores draw the CPU's bars."""
+    span = last_bar - episode_steps - first_bar + 1
+    return first_bar + (u * span).astype(np.int64)  # u * span >= 0: truncation is the floor
+
+
 @kernel
 def _windows(stack, t, assets, length, close_index):
     """Universe.window, compiled: one pass over the output instead of a gather, a transpose and

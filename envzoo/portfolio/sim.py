@@ -13,7 +13,7 @@ import numpy as np
 
 from envzoo.core import rng
 from envzoo.finance.book import Book, first_order_factor, transaction_factor
-from envzoo.finance.prices import Universe
+from envzoo.finance.prices import Universe, episode_starts
 from envzoo.portfolio.params import PortfolioParams
 
 
@@ -39,8 +39,7 @@ class PortfolioSim:
         n_all = self.universe.panel.n_assets
         u = rng.uniforms(keys, np.zeros(rows.size, dtype=np.uint64), (1 + n_all,))
         if p.split == "train":
-            span = p.last_bar - p.episode_steps - p.first_bar + 1
-            self.start[rows] = p.first_bar + np.floor(u[:, 0] * span).astype(np.int64)
+            self.start[rows] = episode_starts(u[:, 0], p.first_bar, p.last_bar, p.episode_steps)
             self.end[rows] = self.start[rows] + p.episode_steps
         else:
             self.start[rows] = p.first_bar

@@ -36,6 +36,13 @@ def action_space(params: PortfolioParams) -> spaces.Box:
     return spaces.Box(low, 1.0, (params.n_assets + 1,), np.float32)
 
 
+def reward_space(params: PortfolioParams) -> spaces.Box:
+    """The vector reward's space: (log return, −risk, −(1 − μ))."""
+    lowest_cost = -np.inf if params.allow_short else -1.0  # −(1 − μ), μ in [0, 1] long-only
+    return spaces.Box(np.array([-np.inf, -np.inf, lowest_cost], np.float32),
+                      np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
+
+
 def flatten(observations: dict[str, np.ndarray]) -> np.ndarray:
     """The flat face of batched Dict observations: prices.ravel() then weights, per row."""
     batch = observations["weights"].shape[0]
@@ -62,9 +69,7 @@ class PortfolioTask(Task):
         self.sim = PortfolioSim(params, batch)
         self.observation_space = observation_space(params)
         self.action_space = action_space(params)
-        lowest_cost = -np.inf if params.allow_short else -1.0  # −(1 − μ), μ in [0, 1] long-only
-        self.reward_space = spaces.Box(np.array([-np.inf, -np.inf, lowest_cost], np.float32),
-                                       np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
+        self.reward_space = reward_space(params)
         self.performance = RunningPerformance(batch, params.panel.periods_per_year)
         self.dsr = DifferentialSharpe(batch, params.dsr_eta)
         self.recent = RollingWindow(batch, params.reward_window)

@@ -80,7 +80,7 @@ class TradingEnv(TaskEnv):
     ## Starting State
 
     Flat (all cash), equity 1. ``split="train"``: the episode starts at a close drawn uniformly
-    (from ``np_random``) in the train period (bars before ``test_start``), after the indicators'
+    (from the episode's key, which ``np_random`` draws) in the train period (bars before ``test_start``), after the indicators'
     warm-up, and lasts ``episode_steps`` steps within that period. ``split="test"``: one
     deterministic backtest from the first bar on or after ``test_start`` to the last bar.
     ``test_start`` defaults to 2015-01-01 when the data cover that date (as the shipped indices
@@ -139,6 +139,11 @@ class TradingEnv(TaskEnv):
       numba's ``log`` and ``expm1`` differ from numpy's), and ``info["metrics"]`` comes with an
       episode's last step only (building it every step cost more than the step): observations,
       rewards, costs and the final metrics are otherwise unchanged, so the id keeps its version.
+      A train episode's start bar is drawn from the episode's key (the counter-based stream of
+      :mod:`envzoo.core.rng`, as the portfolio env draws it) rather than directly from
+      ``np_random``, so that the JAX core starts where the CPU core does: a seed picks another
+      start bar than before (the same uniform distribution over the same bars), and the golden
+      digests were recorded anew.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

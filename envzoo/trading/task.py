@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core import rng
 from envzoo.core.contract import Task, Transition
+from envzoo.finance.prices import episode_starts
 from envzoo.trading.params import TradingParams, make_params
 from envzoo.trading.sim import (COST, COSTS, EQUITY, METRIC_NAMES, NEGATIVE_COST, NEW_BAR, NEW_EQUITY, NEW_POSITION, POSITION,
                                 REWARD, TERMINATED, TRUNCATED, TradingSim)
@@ -55,9 +57,9 @@ class TradingTask(Task):
 
     def reset(self, rows, generators, options) -> dict:
         p = self.params
-        if p.split == "train":
-            starts = np.array([generator.integers(p.first_bar, p.last_bar - p.episode_steps + 1) for generator in generators],
-                              dtype=np.int64)
+        if p.split == "train":  # the start bar from the episode key (draw 0), as the JAX core draws it
+            u = rng.uniforms(rng.keys_from(generators), np.zeros(rows.size, dtype=np.uint64), (1,))
+            starts = episode_starts(u[:, 0], p.first_bar, p.last_bar, p.episode_steps)
             ends = starts + p.episode_steps
         else:
             starts, ends = np.full(rows.size, p.first_bar), np.full(rows.size, p.last_bar)

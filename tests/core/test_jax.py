@@ -17,17 +17,34 @@ jnp = jax.numpy
 envzoo_jax = pytest.importorskip("envzoo.jax")
 
 JAX_IDS = envzoo_jax.ids()
-#: Arguments away from the defaults that switch the cores' other branches, per id.
+#: Arguments away from the defaults that switch the cores' other branches: one or more per id.
 OTHER_CONFIGS = {
-    "envzoo/MarketMakingAS-v1": {"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
-                                 "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
-                                 "initial_inventory": 2},
-    "envzoo/Serverless-v1": {"workload": "bursty", "contention": 0.2, "cluster_pods": 6, "initial_level": 0,
-                             "reward_weights": (0.05, 2.0, 0.01), "kpa": {"stable_window_s": 20}},
-    "envzoo/ServerlessMO-v1": {"workload": {"kind": "trace", "counts": [[600, 0, 1200, 60, 3000] * 4],
-                                            "start_minute": None},
-                               "decision_interval_s": 20.0, "cold_start_s": 0.0, "queue_capacity": 30,
-                               "kpa": {"min_scale": 0, "scale_to_zero_grace_s": 10}},
+    "envzoo/MarketMakingAS-v1": [{"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
+                                  "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
+                                  "initial_inventory": 2}],
+    "envzoo/Portfolio-v1": [
+        {"data": "synthetic-crypto-30m", "features": ("close", "high", "low", "volume"), "n_assets": 4, "window": 8,
+         "episode_steps": 120, "allow_short": True, "max_leverage": 1.5, "max_weight": 0.6, "max_turnover": 0.8,
+         "cash_rate": 1e-5, "reward": "differential_sharpe", "observation": "flat"},
+        {"reward": "sortino", "reward_window": 5, "max_weight": 0.3, "max_turnover": 0.5, "commission": 0.01},
+        {"reward": "rolling_sharpe", "split": "test", "test_start": "2022-01-01", "exact_cost": False},
+        {"reward": "return_minus_turnover", "assets": ("MSFT", "KO", "XOM"), "n_assets": 2, "window": 3},
+    ],
+    "envzoo/PortfolioMO-v0": [{"risk": "downside", "data": "factor-etfs", "n_assets": 3, "allow_short": True,
+                               "max_leverage": 2.0, "observation": "flat"}],
+    "envzoo/Trading-v0": [
+        {"reward": "log_return", "allow_short": True, "data": "nasdaq-index", "episode_steps": 150,
+         "fee_bps": 30.0, "lookback": 3, "indicators": {"rsi_period": 7, "ma_slow": 30}},
+        {"positions": (0.0, 1.0, 2.5, 3.0), "split": "test", "test_start": "2018-01-01", "slippage_bps": 0.0},
+    ],
+    "envzoo/TradingMO-v0": [{"reward": "log_return", "positions": (-3.0, 0.0, 0.5), "allow_short": True,
+                             "data": "synthetic"}],
+    "envzoo/Serverless-v1": [{"workload": "bursty", "contention": 0.2, "cluster_pods": 6, "initial_level": 0,
+                              "reward_weights": (0.05, 2.0, 0.01), "kpa": {"stable_window_s": 20}}],
+    "envzoo/ServerlessMO-v1": [{"workload": {"kind": "trace", "counts": [[600, 0, 1200, 60, 3000] * 4],
+                                             "start_minute": None},
+                                "decision_interval_s": 20.0, "cold_start_s": 0.0, "queue_capacity": 30,
+                                "kpa": {"min_scale": 0, "scale_to_zero_grace_s": 10}}],
 }
 
 
@@ -35,31 +52,35 @@ def test_every_jax_id_has_its_other_configuration_listed():
     assert JAX_IDS and set(JAX_IDS) == set(OTHER_CONFIGS)
 
 
+def _lowest_action(space):
+    """The action at the space's lower end: a Box's ``low``, a Discrete's first."""
+    return space.low if isinstance(space, gym.spaces.Box) else space.start
+
+
 def _as_float(value):
     return np.asarray(value, dtype=np.float64)
 
 
-def _assert_close(cpu, jax_value, what, step):
+def _assert_close(cpu, jax_value, what, step, rtol=1e-9):
+    """CPU and JAX values (arrays, or dicts of them: Dict observations, named costs) agree."""
+    if isinstance(cpu, dict):
+        assert set(cpu) == set(jax_value), what
+        for name in cpu:
+            _assert_close(cpu[name], jax_value[name], f"{what} {name}", step, rtol)
+        return
     if np.asarray(cpu).dtype == np.float32:  # a CPU face's float32 reward (the MO faces' vector reward)
         jax_value = np.asarray(jax_value).astype(np.float32)
-    np.testing.assert_allclose(_as_float(jax_value), _as_float(cpu), rtol=1e-9, atol=1e-9,
+    np.testing.assert_allclose(_as_float(jax_value), _as_float(cpu), rtol=rtol, atol=rtol,
                                err_msg=f"{what} at step {step}")
 
 
-def _lowest(space):
-    """The lowest action of a Box or Discrete space."""
-    return space.low if isinstance(space, gym.spaces.Box) else space.start
+CONFIGURATIONS = [pytest.param(env_id, kwargs, id=f"{env_id}-{name}") for env_id in JAX_IDS
+                  for name, kwargs in [("defaults", {}), *((f"other-config-{k}", kwargs)
+                                                           for k, kwargs in enumerate(OTHER_CONFIGS.get(env_id, ())))]]
 
 
-def _costs(cost) -> dict:
-    """``info["cost"]`` by name: a dict of costs, or one cost (named ``cost``)."""
-    return cost if isinstance(cost, dict) else {"cost": cost}
-
-
-@pytest.mark.parametrize("env_id", JAX_IDS)
-@pytest.mark.parametrize("other", [False, True], ids=["defaults", "other-config"])
-def test_jax_core_follows_the_cpu_core(env_id, other):
-    kwargs = OTHER_CONFIGS[env_id] if other else {}
+@pytest.mark.parametrize("env_id, kwargs", CONFIGURATIONS)
+def test_jax_core_follows_the_cpu_core(env_id, kwargs):
     cpu = gym.make(env_id, **kwargs).unwrapped  # without the horizon: both cores run the task's own end
     horizon = gym.spec(env_id).max_episode_steps  # or, for a continuing task, the registry's horizon
     env, params = envzoo_jax.make(env_id, max_episode_steps=None, **kwargs)
@@ -71,15 +92,15 @@ def test_jax_core_follows_the_cpu_core(env_id, other):
         state = env.reset_episode(key_from_generator(seeding.np_random(seed)[0]), params)
         _assert_close(observation, observe(state, params), "first observation", 0)
         for step in range(1, 400):
-            action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest(cpu.action_space)
+            action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest_action(cpu.action_space)
             observation, reward, terminated, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
             _assert_close(observation, observe(state, params), "observation", step)
             _assert_close(reward, outcome.reward, "reward", step)
             assert bool(outcome.terminated) == terminated, step
-            jax_costs = _costs(outcome.cost)
-            for name, value in _costs(info.get("cost", {})).items():
-                _assert_close(value, jax_costs[name], f"cost {name}", step)
+            assert bool(outcome.truncated) == truncated, step
+            if "cost" in info:
+                _assert_close(info["cost"], outcome.cost, "cost", step)
             jax_metrics = metrics(state, params)
             for name, value in info.get("metrics", {}).items():
                 _assert_close(value, jax_metrics[name], f"metric {name}", step)
@@ -91,7 +112,7 @@ def test_jax_core_follows_the_cpu_core(env_id, other):
 @pytest.mark.parametrize("env_id", JAX_IDS)
 def test_jitted_scan_autoresets_and_counts_the_horizon(env_id):
     env, params = envzoo_jax.make(env_id, max_episode_steps=5)
-    action = jnp.asarray(_lowest(env.action_space))
+    action = jnp.asarray(_lowest_action(env.action_space))
 
     def one_step(carry, key):
         state, episodes = carry
@@ -116,7 +137,7 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
     assert on_jax.single_observation_space == cpu.single_observation_space
     cpu_obs, _ = cpu.reset(seed=3)
     jax_obs, _ = on_jax.reset(seed=3)
-    np.testing.assert_allclose(np.asarray(jax_obs), cpu_obs, rtol=1e-6)
+    _assert_close(cpu_obs, jax_obs, "first observations", 0, rtol=1e-6)
     cpu.action_space.seed(0)
     ended = np.zeros(n, dtype=bool)
     for step in range(cpu.spec.max_episode_steps or 400):
@@ -125,11 +146,12 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
         jax_obs, rewards, terminated, truncated, info = on_jax.step(actions)
         done = np.asarray(terminated | truncated)
         if not ended.any():  # until some episode ends, every sub-env is in its first episode
-            np.testing.assert_allclose(np.asarray(rewards), cpu_step[1], rtol=1e-9, atol=1e-9)
+            _assert_close(cpu_step[1], rewards, "rewards", step)
             np.testing.assert_array_equal(done, cpu_step[2] | cpu_step[3])
         if done.any():
             np.testing.assert_array_equal(np.asarray(info["_final_obs"]), done)
-            assert not np.array_equal(np.asarray(info["final_obs"])[done], np.asarray(jax_obs)[done])
+            final, fresh = (np.asarray(jax.tree.leaves(obs)[-1]) for obs in (info["final_obs"], jax_obs))
+            assert not np.array_equal(final[done], fresh[done])
         ended |= done
         if ended.all():
             break
@@ -154,7 +176,7 @@ def test_vector_face_refuses_actions_outside_the_space():
 def test_vector_face_hands_observations_to_torch_without_a_copy():
     torch = pytest.importorskip("torch")
     on_jax = gym.make_vec(JAX_IDS[0], num_envs=4, backend="jax")
-    observations, _ = on_jax.reset(seed=0)
+    observations = jax.tree.leaves(on_jax.reset(seed=0)[0])[0]
     tensor = torch.from_dlpack(observations)
     assert tuple(tensor.shape) == observations.shape
     assert tensor.data_ptr() == observations.unsafe_buffer_pointer()

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 from envzoo.core import jax_rng
 from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.finance.jax_performance import sharpe_ratio, welford_step
 from envzoo.marketmaking.avellaneda_stoikov.task import MAX_UTILITY_EXPONENT, ASTask, action_space, observation_space
 
 
@@ -112,9 +113,7 @@ class ASJaxEnv(JaxEnv):
         cash = jnp.where(terminal, cash + held * mid - params.terminal_penalty * (held * held), cash)
         inventory = jnp.where(terminal, 0.0, held)
         change = cash + inventory * mid - old_wealth
-        count = s.count + 1
-        delta = change - s.mean
-        mean = s.mean + delta / count
+        count, mean, m2 = welford_step(s.count, s.mean, s.m2, change)
         pnl = cash + inventory * mid - s.initial_wealth
         peak = jnp.maximum(s.peak, pnl)
         state = ASState(
@@ -123,7 +122,7 @@ class ASJaxEnv(JaxEnv):
             fees_paid=s.fees_paid + fees, spread_sum=s.spread_sum + (bid_depth + ask_depth),
             inventory_sum=s.inventory_sum + held, abs_inventory_sum=s.abs_inventory_sum + jnp.abs(held),
             max_abs_inventory=jnp.maximum(s.max_abs_inventory, jnp.abs(held)), last_inventory=held,
-            count=count, mean=mean, m2=s.m2 + delta * (change - mean), peak=peak,
+            count=count, mean=mean, m2=m2, peak=peak,
             max_drawdown=jnp.maximum(s.max_drawdown, peak - pnl))
         inventory_risk = held * held * params.dt
         return state, Outcome(self._reward(params, change, inventory_risk, pnl, terminal), terminal,
@@ -161,10 +160,3 @@ class ASJaxEnv(JaxEnv):
             "max_drawdown": s.max_drawdown,
             "agent_steps": n,
         }
-
-
-def sharpe_ratio(mean, std):
-    """:func:`envzoo.finance.performance.sharpe_ratio` in JAX: mean / std, 0 where the spread is nil
-    next to the mean."""
-    meaningful = std > 1e-12 * (1.0 + jnp.abs(mean))
-    return jnp.where(meaningful, mean / jnp.where(meaningful, std, 1.0), 0.0)
