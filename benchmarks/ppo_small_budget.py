@@ -5,7 +5,7 @@ episodes on seeds no training episode used (and the test split where the id has 
 PPO trains on rewards divided by the registry's ``reward_scale`` (``scale_reward=True``); every
 return printed is in the env's own units. Portfolio-v1 is trained on its flat observation (one
 ``Box``, for ``MlpPolicy``). This is a small-budget check of learnability, not a leaderboard.
-The test splits of Portfolio-v1 and Trading-v0 are one fixed period, and a seeded reset of
+The test splits of Portfolio-v1 and Trading-v1 are one fixed period, and a seeded reset of
 MarketMaking-v1's test split starts at its first test day, so their evaluation episodes repeat
 one episode (a spread of 0 for deterministic policies).
 
@@ -27,7 +27,7 @@ from envzoo.core.rollout import evaluate, mean_and_std
 #: Arguments each id is trained and evaluated with besides its defaults.
 TRAIN_KWARGS = {"envzoo/Portfolio-v1": {"observation": "flat"}}
 #: Arguments of the evaluation episodes only: the held-out data of the ids that have a split.
-EVAL_KWARGS = {"envzoo/Portfolio-v1": {"split": "test"}, "envzoo/Trading-v0": {"split": "test"},
+EVAL_KWARGS = {"envzoo/Portfolio-v1": {"split": "test"}, "envzoo/Trading-v1": {"split": "test"},
                "envzoo/MarketMaking-v1": {"split": "test"}}
 EVAL_SEED = 10_000  # evaluation episodes use seeds from here; training starts from seed 0
 

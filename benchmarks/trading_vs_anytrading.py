@@ -1,4 +1,4 @@
-"""Single-asset trading side by side: envzoo/Trading-v0 against gym-anytrading's stocks-v0, in one
+"""Single-asset trading side by side: envzoo/Trading-v1 against gym-anytrading's stocks-v0, in one
 run on this machine (steps per second under seeded random actions, resets included).
 
     python benchmarks/trading_vs_anytrading.py [--steps 200000] [--repeats 5] [--num-envs 1024]
@@ -7,15 +7,15 @@ Rows (each runs ``--repeats`` times, taking turns; see side_by_side.py):
 
 - gym-anytrading stocks-v0: ``gymnasium.make("stocks-v0")`` with its defaults (Google daily
   bars, window 30, frame bound (30, 2335)), as a user gets it;
-- envzoo Trading-v0: ``gymnasium.make("envzoo/Trading-v0")`` with its defaults (S&P 500 daily
+- envzoo Trading-v1: ``gymnasium.make("envzoo/Trading-v1")`` with its defaults (S&P 500 daily
   bars, 9 causal indicators and 10 lagged returns observed, 252-step episodes, info["metrics"]
   at each episode's end);
-- the same two as ``gymnasium.vector.SyncVectorEnv`` of 64, and Trading-v0's native vector env
+- the same two as ``gymnasium.vector.SyncVectorEnv`` of 64, and Trading-v1's native vector env
   (``gymnasium.make_vec``) of ``--num-envs``: env-steps per second.
 
 Both single envs go through the wrappers ``gymnasium.make`` adds (the passive checker and the
 order enforcer). The actions are drawn before the clock starts, uniformly over each env's own
-action space (2 actions for stocks-v0, 3 for Trading-v0), from the same seed. The counts are the
+action space (2 actions for stocks-v0, 3 for Trading-v1), from the same seed. The counts are the
 steps taken and the episodes that ended; the rate is env-steps per second of the fastest repeat.
 
 gym-anytrading is not a dependency of envzoo (``pip install gym-anytrading``); without it its
@@ -91,20 +91,20 @@ def main() -> None:
     native_steps = max(args.steps // 20, 1)
     rows = {
         "gym-anytrading stocks-v0": lambda: single_run(anytrading(lambda: gym.make("stocks-v0")), args.steps),
-        "envzoo Trading-v0": lambda: single_run(lambda: gym.make("envzoo/Trading-v0"), args.steps),
+        "envzoo Trading-v1": lambda: single_run(lambda: gym.make("envzoo/Trading-v1"), args.steps),
         "gym-anytrading SyncVectorEnv 64": lambda: vector_run(
             anytrading(lambda: gym.make_vec("stocks-v0", 64, vectorization_mode="sync")), sync_steps),
-        "envzoo Trading-v0 SyncVectorEnv 64": lambda: vector_run(
-            lambda: gym.make_vec("envzoo/Trading-v0", 64, vectorization_mode="sync"), sync_steps),
-        f"envzoo Trading-v0 native {args.num_envs}": lambda: vector_run(
-            lambda: gym.make_vec("envzoo/Trading-v0", args.num_envs), native_steps),
+        "envzoo Trading-v1 SyncVectorEnv 64": lambda: vector_run(
+            lambda: gym.make_vec("envzoo/Trading-v1", 64, vectorization_mode="sync"), sync_steps),
+        f"envzoo Trading-v1 native {args.num_envs}": lambda: vector_run(
+            lambda: gym.make_vec("envzoo/Trading-v1", args.num_envs), native_steps),
     }
-    single_run(lambda: gym.make("envzoo/Trading-v0"), 1000)  # compile, or load the cached kernels, untimed
+    single_run(lambda: gym.make("envzoo/Trading-v1"), 1000)  # compile, or load the cached kernels, untimed
     print(f"single-asset trading, {args.repeats} repeat(s), on {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs, numpy {np.__version__}, gymnasium {gym.__version__}")
     runs, skipped = measure(rows, args.repeats)
     print(table(runs, skipped, reference="gym-anytrading stocks-v0" if "gym-anytrading stocks-v0" not in skipped
-                else "envzoo Trading-v0", rate="env_steps", rate_unit="env-steps/s"))
+                else "envzoo Trading-v1", rate="env_steps", rate_unit="env-steps/s"))
 
 
 if __name__ == "__main__":

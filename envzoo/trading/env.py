@@ -132,18 +132,19 @@ class TradingEnv(TaskEnv):
 
     ## Version History
 
+    - v1: a train episode's start bar is drawn from the episode's key (the counter-based stream
+      of :mod:`envzoo.core.rng`, as the portfolio env draws it) rather than directly from
+      ``np_random``, so that the JAX core starts where the CPU core does: a seed picks another
+      start bar than in v0 (the same uniform distribution over the same bars), so episodes of a
+      seed differ from v0's and the golden digests were recorded anew. The registry's
+      ``reward_scale`` was measured again on the new episodes (0.01, was 0.006).
     - v0: initial version. The accounting became the shared portfolio book's (Jiang et al.'s
       eq. (14) with the fee and slippage as notional costs), which is the same rule; a native
       vector env and ``TradingMO-v0`` were added without changing an episode. The simulator
       became compiled code (numba: the same numbers, but for one unit in the last place where
       numba's ``log`` and ``expm1`` differ from numpy's), and ``info["metrics"]`` comes with an
       episode's last step only (building it every step cost more than the step): observations,
-      rewards, costs and the final metrics are otherwise unchanged, so the id keeps its version.
-      A train episode's start bar is drawn from the episode's key (the counter-based stream of
-      :mod:`envzoo.core.rng`, as the portfolio env draws it) rather than directly from
-      ``np_random``, so that the JAX core starts where the CPU core does: a seed picks another
-      start bar than before (the same uniform distribution over the same bars), and the golden
-      digests were recorded anew.
+      rewards, costs and the final metrics were otherwise unchanged, so the id kept its version.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

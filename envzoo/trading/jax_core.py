@@ -1,4 +1,4 @@
-"""``Trading-v0`` and ``TradingMO-v0`` in JAX: the compiled simulator of :mod:`.sim` and the task of
+"""``Trading-v1`` and ``TradingMO-v1`` in JAX: the compiled simulator of :mod:`.sim` and the task of
 :mod:`.task` as pure functions of one instance (``jax.vmap`` batches them), with the episode's
 start bar drawn from the same counter-based stream (draw 0 of the episode key, as
 :meth:`.task.TradingTask.reset`); see :mod:`envzoo.core.jax_env` for the API.
@@ -10,7 +10,7 @@ accounting ``sim._step_row`` writes out in scalars (the tests hold the two to th
 the metrics are the shared finance JAX twins (:mod:`envzoo.finance.jax_performance`). Every
 formula follows the compiled kernels operation for operation, so that on the CPU in float64 a
 trajectory equals the compiled core's to the rounding of ``log`` and ``expm1``. Every argument of
-``Trading-v0`` is supported.
+``Trading-v1`` is supported.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class TradingState(NamedTuple):
 
 
 class TradingJaxEnv(JaxEnv):
-    """The JAX twin of ``Trading-v0`` (same arguments, spaces, rewards, costs, metrics)."""
+    """The JAX twin of ``Trading-v1`` (same arguments, spaces, rewards, costs, metrics)."""
 
     task_class = TradingTask
 
@@ -133,7 +133,7 @@ class TradingJaxEnv(JaxEnv):
 
 
 class TradingMOJaxEnv(TradingJaxEnv):
-    """The JAX twin of ``TradingMO-v0``: the vector reward (return, −(log return)², −cost)."""
+    """The JAX twin of ``TradingMO-v1``: the vector reward (return, −(log return)², −cost)."""
 
     vector_reward = True
     reward_space = REWARD_SPACE

@@ -10,7 +10,7 @@ class TradingMOEnv(TaskMOEnv):
     """
     ## Description
 
-    ``Trading-v0`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
+    ``Trading-v1`` with a vector reward, for multi-objective RL (MO-Gymnasium API): the same
     data, indicators, actions, observation, costs and metrics, so that a user can trade return
     against risk and trading costs instead of fixing the trade-off in the reward.
 
@@ -18,21 +18,23 @@ class TradingMOEnv(TaskMOEnv):
 
     ``Box([-inf, -inf, -1], [inf, 0, 0], (3,), float32)``, ``reward_dim = 3``, per step:
 
-    1. return: the scalar reward of ``Trading-v0`` (``reward="pnl"``: (E_{t+1} − E_t) / E_0, the
+    1. return: the scalar reward of ``Trading-v1`` (``reward="pnl"``: (E_{t+1} − E_t) / E_0, the
        default; ``reward="log_return"``: log(E_{t+1} / E_t)), net of costs;
     2. risk: minus the squared log return of the step, −log(E_{t+1} / E_t)²;
     3. costs: minus the fees and slippage of the step as a fraction of the equity before the
        trade, −``info["cost"]``.
 
-    The scalar ``Trading-v0`` reward is the first component (weights (1, 0, 0)); MO-Gymnasium's
+    The scalar ``Trading-v1`` reward is the first component (weights (1, 0, 0)); MO-Gymnasium's
     ``LinearReward`` with those weights gives the same number.
 
     ## Arguments
 
-    As ``Trading-v0``.
+    As ``Trading-v1``.
 
     ## Version History
 
+    - v1: as ``Trading-v1``: a seed's start bar is drawn from the episode's key, so episodes
+      differ from v0's; the registry's ``reward_scale`` measured again.
     - v0: initial version. As ``Trading-v0``'s: a compiled simulator, and ``info["metrics"]``
       with an episode's last step only.
     """

@@ -1,5 +1,5 @@
 """The parameters of the trading envs, built from the env arguments by :func:`make_params` (see
-``Trading-v0``'s docstring) and checked there: the one-asset panel, its causal indicator table,
+``Trading-v1``'s docstring) and checked there: the one-asset panel, its causal indicator table,
 the episode period, the positions and the costs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reference policies for Trading-v0: buy-and-hold and two textbook indicator rules.
+"""Reference policies for Trading-v1: buy-and-hold and two textbook indicator rules.
 
 Each reads only the observation, at indices it looks up once with
 ``env.unwrapped.params.feature_index(name)``, and the env's configuration (its ``positions``).

@@ -38,7 +38,7 @@ def observation_space(params: TradingParams) -> spaces.Box:
 
 
 class TradingTask(Task):
-    """B trading episodes on one asset; see ``Trading-v0``'s docstring for the rules. The
+    """B trading episodes on one asset; see ``Trading-v1``'s docstring for the rules. The
     simulator (:mod:`envzoo.trading.sim`) keeps the book and the running accounting; the task
     picks the episodes and names what the simulator computes."""
 

@@ -19,7 +19,7 @@ ALLOWED_WARNINGS = [
     # Observations are rates, counts and times that have no finite upper bound (queue lengths,
     # request rates, pods); the envs document Box(0, inf). Gymnasium only suggests a bound.
     (UserWarning, r"A Box observation space maximum value is infinity", "any"),
-    # Trading-v0 observes log returns and MACD differences, which have no finite lower bound.
+    # Trading-v1 observes log returns and MACD differences, which have no finite lower bound.
     (UserWarning, r"A Box observation space minimum value is -infinity", "any"),
     # MarketMakingAS-v1's actions are quote depths in price units, Box(0, max_depth) as in
     # mbt-gym; Gymnasium only recommends [-1, 1] (RescaleAction normalises for agents that need it).

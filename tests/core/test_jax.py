@@ -32,12 +32,12 @@ OTHER_CONFIGS = {
     ],
     "envzoo/PortfolioMO-v0": [{"risk": "downside", "data": "factor-etfs", "n_assets": 3, "allow_short": True,
                                "max_leverage": 2.0, "observation": "flat"}],
-    "envzoo/Trading-v0": [
+    "envzoo/Trading-v1": [
         {"reward": "log_return", "allow_short": True, "data": "nasdaq-index", "episode_steps": 150,
          "fee_bps": 30.0, "lookback": 3, "indicators": {"rsi_period": 7, "ma_slow": 30}},
         {"positions": (0.0, 1.0, 2.5, 3.0), "split": "test", "test_start": "2018-01-01", "slippage_bps": 0.0},
     ],
-    "envzoo/TradingMO-v0": [{"reward": "log_return", "positions": (-3.0, 0.0, 0.5), "allow_short": True,
+    "envzoo/TradingMO-v1": [{"reward": "log_return", "positions": (-3.0, 0.0, 0.5), "allow_short": True,
                              "data": "synthetic"}],
     "envzoo/Serverless-v1": [{"workload": "bursty", "contention": 0.2, "cluster_pods": 6, "initial_level": 0,
                               "reward_weights": (0.05, 2.0, 0.01), "kpa": {"stable_window_s": 20}}],

@@ -1,4 +1,4 @@
-"""Trading-v0 accounting against direct computations: buy-and-hold equals the close ratio (pandas),
+"""Trading-v1 accounting against direct computations: buy-and-hold equals the close ratio (pandas),
 a round trip costs exactly 2 × (fee + slippage) × notional, a constant-mix target matches a
 share-and-cash book solved by fixed-point iteration, and rewards and metrics add up."""
 
@@ -161,7 +161,7 @@ def test_an_outer_time_limit_cut_leaves_the_metrics_on_request(panel):
         def __call__(self, observation, info):
             return 1
 
-    env = gym.make("envzoo/Trading-v0", data=panel, max_episode_steps=5)
+    env = gym.make("envzoo/Trading-v1", data=panel, max_episode_steps=5)
     env.reset(seed=0)
     infos = [env.step(1)[-1] for _ in range(5)]
     assert not any("metrics" in info for info in infos)

@@ -1,4 +1,4 @@
-"""Trading-v0 as an environment: no look-ahead in observations, splits and episodes, invalid
+"""Trading-v1 as an environment: no look-ahead in observations, splits and episodes, invalid
 actions, seeding, the observation space, argument errors, rendering and the shipped data."""
 
 import re

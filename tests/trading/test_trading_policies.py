@@ -1,4 +1,4 @@
-"""Trading-v0 reference policies: their rules on hand-made observations, and whole backtests."""
+"""Trading-v1 reference policies: their rules on hand-made observations, and whole backtests."""
 
 import numpy as np
 import pytest
