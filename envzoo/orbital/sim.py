@@ -690,6 +690,15 @@ class CollisionAvoidanceSim:
         if singular.any():
             raise ValueError(singular_rendezvous_message(self.slot_mean_motion[singular], self.return_duration_s))
 
+    def _orders(self, delta_v, return_to_slot) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step`'s orders as the kernels take them, checked."""
+        delta_v = np.ascontiguousarray(delta_v, dtype=np.float64).reshape(self.B, 3)
+        if return_to_slot is None:
+            return delta_v, np.zeros(self.B, dtype=bool)
+        return_to_slot = np.asarray(return_to_slot, dtype=bool)
+        self.check_returns(return_to_slot)
+        return delta_v, return_to_slot
+
     def step(self, delta_v: np.ndarray, return_to_slot: np.ndarray | None = None) -> dict:
         """Advance every episode by one decision step (see the module docstring).
 
@@ -700,9 +709,7 @@ class CollisionAvoidanceSim:
         agent's view after the step.
         """
         B, n = self.B, self.n
-        delta_v = np.ascontiguousarray(delta_v, dtype=np.float64).reshape(B, 3)
-        return_to_slot = np.zeros(B, dtype=bool) if return_to_slot is None else np.asarray(return_to_slot, dtype=bool)
-        self.check_returns(return_to_slot)
+        delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
         burnt, refused, collision = np.empty(B), np.empty(B, dtype=bool), np.empty(B, dtype=bool)
         if self.compiled_propagation:
             def step_rows(start, stop):
@@ -736,56 +743,83 @@ class CollisionAvoidanceSim:
 
 
 # ---------------------------------------------------------------------- a constellation's pairs
+class PairState(NamedTuple):
+    """A constellation's sibling conjunctions as the kernels take them: the arrays of the same
+    names of :class:`ConstellationSim` (``slot_position``, ``slot_velocity``: its
+    ``slot_at_tca``), then its ``pair_view``'s."""
+
+    pair_tca: np.ndarray
+    pair_passed: np.ndarray
+    pair_rows: np.ndarray
+    slot_position: np.ndarray
+    slot_velocity: np.ndarray
+    sibling_min_miss: np.ndarray
+    sibling_collisions: np.ndarray
+    relative_rtn: np.ndarray
+    relative_velocity_rtn: np.ndarray
+    plane_sigmas: np.ndarray
+    pc: np.ndarray
+    lead: np.ndarray
+    partner_relative_rtn: np.ndarray
+    partner_relative_velocity_rtn: np.ndarray
+
+
 @kernel
-def _decide_pairs(rows, s, pair_tca, pair_passed, pair_rows, sibling_min_miss, sibling_collisions, hit, scratch):
+def _decide_pairs(rows, s, pairs, hit, scratch):
     """True misses of the sibling conjunctions whose TCA fell in the step just taken: both
     satellites propagated back to the TCA; ``hit`` (K,) the satellites that collided."""
     now = rows.step_index[0] * s.decision_step_s
     first, second = scratch.copy_position, scratch.copy_velocity  # (sat_0, partner) positions, velocities
-    for j in range(pair_tca.shape[0]):
-        if pair_passed[j] or not pair_tca[j] <= now:
+    for j in range(pairs.pair_tca.shape[0]):
+        tca = pairs.pair_tca[j]
+        if pairs.pair_passed[j] or not tca <= now:
             continue
-        partner = pair_rows[j]
+        partner = pairs.pair_rows[j]
         for side, row in enumerate((0, partner)):
             first[side], second[side] = rows.primary_position[row], rows.primary_velocity[row]
-            propagate_object(first[side], second[side], (pair_tca[j] - now) / s.substeps, s.substeps, s.mu,
-                             s.j2_factor, scratch.propagation)
+            propagate_object(first[side], second[side], (tca - now) / s.substeps, s.substeps, s.mu, s.j2_factor,
+                             scratch.propagation)
         miss = true_miss(vector_of(first[0]), vector_of(second[0]), vector_of(first[1]), vector_of(second[1]))
         crash = miss < s.hard_body_radius
         for row in (0, partner):
-            sibling_min_miss[row] = min(sibling_min_miss[row], miss)
-            sibling_collisions[row] += crash
+            pairs.sibling_min_miss[row] = min(pairs.sibling_min_miss[row], miss)
+            pairs.sibling_collisions[row] += crash
             hit[row] |= crash
-        pair_passed[j] = True
+        pairs.pair_passed[j] = True
 
 
 @kernel
-def _assess_pairs(rows, s, pair_tca, pair_passed, pair_rows, slot_position, slot_velocity, relative_rtn,
-                  relative_velocity_rtn, plane_sigmas, pc, lead, partner_relative_rtn, partner_relative_velocity_rtn,
-                  scratch):
+def _assess_pairs(rows, s, pairs, scratch):
     """Each pair's predicted encounter (:meth:`ConstellationSim.assess_pairs`) into the pair view's
-    arrays; ``slot_position``/``slot_velocity`` (2 pairs, 3): the slots of sat_0, then of each
-    partner, at the pair's TCA."""
-    pairs = pair_tca.shape[0]
-    for j in range(pairs):
-        partner = pair_rows[j]
-        lead[j] = pair_tca[j] - rows.step_index[0] * s.decision_step_s
-        position, velocity = predicted_state(0, lead[j], vector_of(slot_position[j]), vector_of(slot_velocity[j]),
-                                             rows, scratch.transition)
+    arrays of ``pairs``."""
+    count = pairs.pair_tca.shape[0]
+    for j in range(count):
+        partner, tca = pairs.pair_rows[j], pairs.pair_tca[j]
+        pairs.lead[j] = tca - rows.step_index[0] * s.decision_step_s
+        position, velocity = predicted_state(0, pairs.lead[j], vector_of(pairs.slot_position[j]),
+                                             vector_of(pairs.slot_velocity[j]), rows, scratch.transition)
         partner_position, partner_velocity = predicted_state(
-            partner, pair_tca[j] - rows.step_index[partner] * s.decision_step_s, vector_of(slot_position[pairs + j]),
-            vector_of(slot_velocity[pairs + j]), rows, scratch.transition)
+            partner, tca - rows.step_index[partner] * s.decision_step_s, vector_of(pairs.slot_position[count + j]),
+            vector_of(pairs.slot_velocity[count + j]), rows, scratch.transition)
         partner_basis = rtn_basis_of(partner_position, partner_velocity)
         partner_covariance = transform_covariance(matrix_of(s.primary_covariance), partner_basis, True)
-        pc[j] = assess_encounter(position, velocity, partner_position, partner_velocity, partner_covariance,
-                                 s.primary_covariance, pair_passed[j], s, scratch.quadrature, relative_rtn[j],
-                                 relative_velocity_rtn[j], plane_sigmas[j])
+        pairs.pc[j] = assess_encounter(position, velocity, partner_position, partner_velocity, partner_covariance,
+                                       s.primary_covariance, pairs.pair_passed[j], s, scratch.quadrature,
+                                       pairs.relative_rtn[j], pairs.relative_velocity_rtn[j], pairs.plane_sigmas[j])
         # The same relative state seen from the partner: −(its RTN frame) · (sat_0's frame)ᵀ · x.
         basis = rtn_basis_of(position, velocity)
-        seen = to_rtn(partner_basis, from_rtn(basis, vector_of(relative_rtn[j])))
-        moving = to_rtn(partner_basis, from_rtn(basis, vector_of(relative_velocity_rtn[j])))
+        seen = to_rtn(partner_basis, from_rtn(basis, vector_of(pairs.relative_rtn[j])))
+        moving = to_rtn(partner_basis, from_rtn(basis, vector_of(pairs.relative_velocity_rtn[j])))
         for i in range(3):
-            partner_relative_rtn[j, i], partner_relative_velocity_rtn[j, i] = -seen[i], -moving[i]
+            pairs.partner_relative_rtn[j, i], pairs.partner_relative_velocity_rtn[j, i] = -seen[i], -moving[i]
+
+
+@kernel
+def _step_constellation(delta_v, return_to_slot, rows, s, pairs, burnt, refused, collision, hit, scratch):
+    """Every satellite's step, then the sibling conjunctions inside it and the pairs' view."""
+    _step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
+    _decide_pairs(rows, s, pairs, hit, scratch)
+    _assess_pairs(rows, s, pairs, scratch)
 
 
 class ConstellationSim(CollisionAvoidanceSim):
@@ -801,6 +835,9 @@ class ConstellationSim(CollisionAvoidanceSim):
 
     def __init__(self, params: CollisionAvoidanceParams, siblings: ConjunctionParams):
         super().__init__(params, siblings.n_debris + 1)
+        if not self.compiled_propagation:
+            raise ValueError(f"a constellation's kernels propagate as the numpy backend does, got "
+                             f"backend={params.backend!r}")
         self.siblings = siblings
         K = self.B
         pairs = K - 1
@@ -814,6 +851,11 @@ class ConstellationSim(CollisionAvoidanceSim):
             ("lead", ()), ("partner_relative_rtn", (3,)), ("partner_relative_velocity_rtn", (3,)))}
         self.sibling_collisions = np.zeros(K)
         self.sibling_min_miss = np.full(K, np.inf)
+        view = self.pair_view
+        self._pairs = PairState(
+            self.pair_tca, self.pair_passed, self.pair_rows, *self.slot_at_tca, self.sibling_min_miss,
+            self.sibling_collisions, view["relative_rtn"], view["relative_velocity_rtn"], view["plane_sigmas"],
+            view["pc"], view["lead"], view["partner_relative_rtn"], view["partner_relative_velocity_rtn"])
         # The pairs' kernels' work arrays: copies of both satellites of a pair, a Pc's.
         self._pair_scratch = new_scratch(2, self.settings.quadrature_size)
 
@@ -826,34 +868,32 @@ class ConstellationSim(CollisionAvoidanceSim):
         self.reset(np.arange(K), rng.key_from_generator(generator, K))
         self.pair_tca[:] = slots.tca
         both = np.concatenate([np.zeros(K - 1, dtype=np.int64), self.pair_rows])
-        self.slot_at_tca = self.slot_states_at(both, np.tile(slots.tca, 2))
+        self.slot_at_tca[0][:], self.slot_at_tca[1][:] = self.slot_states_at(both, np.tile(slots.tca, 2))
         self.pair_passed[:] = False
         self.sibling_collisions[:] = 0.0
         self.sibling_min_miss[:] = np.inf
         self.assess_pairs()
 
     def step(self, delta_v: np.ndarray, return_to_slot: np.ndarray | None = None) -> dict:
-        """:meth:`CollisionAvoidanceSim.step`, then the sibling conjunctions of the step:
+        """:meth:`CollisionAvoidanceSim.step`, then the sibling conjunctions of the step and the
+        pairs' view, in one kernel call (a constellation's few rows are not worth threads):
         ``sibling_collision`` (K,) bool is added to the result."""
-        result = super().step(delta_v, return_to_slot)
-        hit = np.zeros(self.B, dtype=bool)
-        _decide_pairs(self.rows, self.settings, self.pair_tca, self.pair_passed, self.pair_rows, self.sibling_min_miss,
-                      self.sibling_collisions, hit, self._pair_scratch)
-        result["sibling_collision"] = hit
-        self.assess_pairs()
-        return result
+        delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
+        K = self.B
+        burnt, refused, collision = np.empty(K), np.empty(K, dtype=bool), np.empty(K, dtype=bool)
+        hit = np.zeros(K, dtype=bool)
+        _step_constellation(delta_v, return_to_slot, self.rows, self.settings, self._pairs, burnt, refused, collision,
+                            hit, self._pair_scratch)
+        return {"delta_v": burnt, "refused": refused, "collision": collision, "done": self.done,
+                "sibling_collision": hit}
 
     def assess_pairs(self) -> dict:
         """Each pair's predicted encounter (CW prediction of both satellites about their slots
         at TCA), seen from sat_0 (``relative_rtn``, ``relative_velocity_rtn``) and from sat_j
         (``partner_...``), its ``lead`` and its Pc with both GNSS covariances (0 once passed),
         into :attr:`pair_view` (which it returns)."""
-        view = self.pair_view
-        _assess_pairs(self.rows, self.settings, self.pair_tca, self.pair_passed, self.pair_rows, *self.slot_at_tca,
-                      view["relative_rtn"], view["relative_velocity_rtn"], view["plane_sigmas"], view["pc"],
-                      view["lead"], view["partner_relative_rtn"], view["partner_relative_velocity_rtn"],
-                      self._pair_scratch)
-        return view
+        _assess_pairs(self.rows, self.settings, self._pairs, self._pair_scratch)
+        return self.pair_view
 
     def pair_pc_per_satellite(self) -> np.ndarray:
         """(K,) the largest Pc of a sibling conjunction each satellite is part of."""

@@ -262,6 +262,27 @@ def _account_rows(burnt, collision, rows, s, t, max_pc, off_slot_s, out):
         account_row(b, burnt[b], collision[b], rows, s, t, max_pc, off_slot_s, decades, out[b])
 
 
+@kernel
+def _account_constellation(burnt, collision, hit, rows, s, t, pair_rows, pair_pc, max_pc, off_slot_s, sibling_max_pc,
+                           out):
+    """The satellites' step numbers (as :func:`_account_rows`), each reward less the risk of its
+    sibling conjunctions (sat_0 is in every pair, sat_j in pair j − 1): ``risk_weight`` × (their
+    decades above the threshold + ``collision_penalty`` where one hit it, ``hit``); and the
+    largest sibling Pc of each satellite so far."""
+    _account_rows(burnt, collision, rows, s, t, max_pc, off_slot_s, out)
+    pairs = pair_pc.shape[0]
+    decades = np.empty(pairs)
+    largest = 0.0
+    for j in range(pairs):
+        decades[j] = np.log10(max(pair_pc[j], t.pc_threshold) / t.pc_threshold)
+        largest = max(largest, pair_pc[j])
+        partner = pair_rows[j]
+        sibling_max_pc[partner] = max(sibling_max_pc[partner], pair_pc[j])
+        out[partner, REWARD] -= t.risk_weight * (decades[j] + t.collision_penalty * (1.0 if hit[partner] else 0.0))
+    sibling_max_pc[0] = max(sibling_max_pc[0], largest)
+    out[0, REWARD] -= t.risk_weight * (numpy_sum(decades, 0, pairs) + t.collision_penalty * (1.0 if hit[0] else 0.0))
+
+
 @kernel(inline=True)
 def metrics_row(b, rows, max_pc, off_slot_s, out):
     """Row ``b``'s ``METRICS`` into ``out``; ``min_true_miss_m`` is −1 until a TCA has passed."""
@@ -293,11 +314,6 @@ def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim,
     out = np.empty((sim.B, len(settings.offset)), dtype=np.float32)
     _observe_rows(sim.rows, sim.settings, settings, out)
     return out
-
-
-def risk_decades(params: CollisionAvoidanceParams, pc: np.ndarray) -> np.ndarray:
-    """Decades by which each Pc exceeds the operator threshold, log10(max(Pc, t) / t)."""
-    return np.log10(np.maximum(pc, params.pc_threshold) / params.pc_threshold)
 
 
 class _Outcomes:
@@ -458,22 +474,18 @@ class ConstellationTask(_Outcomes, AgentsTask):
     def start(self, generator, options) -> dict:
         self.sim.start(generator)
         self._start_outcomes(np.arange(self.batch), self.sim)
-        self.sibling_max_pc = self.sim.pair_pc_per_satellite()
+        self.sibling_max_pc[:] = self.sim.pair_pc_per_satellite()
         return {}
 
     def step(self, actions) -> Transition:
         p, sim = self.params.avoidance, self.sim
         result = sim.step(*orders(p, actions))
-        numbers = self._account(sim, result)
-        self.sibling_max_pc = np.maximum(self.sibling_max_pc, sim.pair_pc_per_satellite())
-        pair_decades = risk_decades(p, sim.pair_view["pc"])
-        decades = np.zeros(self.batch)  # sat_0 is in every pair, sat_j in pair j − 1
-        decades[0] = pair_decades.sum()
-        decades[sim.pair_rows] = pair_decades
-        sibling_hit = result["sibling_collision"]
-        rewards = numbers[:, REWARD] - p.risk_weight * (decades + p.collision_penalty * sibling_hit)
+        numbers, sibling_hit = np.empty((self.batch, 4)), result["sibling_collision"]
+        _account_constellation(result["delta_v"], result["collision"], sibling_hit, sim.rows, sim.settings,
+                               self.settings, sim.pair_rows, sim.pair_view["pc"], self.max_pc, self.off_slot_s,
+                               self.sibling_max_pc, numbers)
         ended = bool(result["collision"].any() or sibling_hit.any() or result["done"].any())
-        return Transition(reward=rewards, terminated=np.full(self.batch, ended),
+        return Transition(reward=numbers[:, REWARD], terminated=np.full(self.batch, ended),
                           truncated=np.zeros(self.batch, dtype=bool), cost=result["delta_v"],
                           info={"maneuver_refused": result["refused"]})
 
