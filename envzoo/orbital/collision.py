@@ -195,8 +195,10 @@ def project_to_plane_of(plane, relative_position, covariance):
     of a 3×3 inertial ``covariance`` (a tuple of rows), each product summed in sequence."""
     miss = (einsum_dot(plane[0], relative_position), einsum_dot(plane[1], relative_position))
     columns = transpose3(covariance)
-    radial = (in_sequence3(plane[0], columns[0]), in_sequence3(plane[0], columns[1]), in_sequence3(plane[0], columns[2]))
-    cross = (in_sequence3(plane[1], columns[0]), in_sequence3(plane[1], columns[1]), in_sequence3(plane[1], columns[2]))
+    radial = (in_sequence3(plane[0], columns[0]), in_sequence3(plane[0], columns[1]),
+              in_sequence3(plane[0], columns[2]))
+    cross = (in_sequence3(plane[1], columns[0]), in_sequence3(plane[1], columns[1]),
+             in_sequence3(plane[1], columns[2]))
     return miss, (in_sequence3(radial, plane[0]), in_sequence3(radial, plane[1]),
                   in_sequence3(cross, plane[0]), in_sequence3(cross, plane[1]))
 

@@ -23,7 +23,7 @@ designed encounter is the one at the designed TCA.
 
 Everything random is drawn from the ``numpy.random.Generator`` passed in, so a seed gives one
 scenario. Steps 2 and 3 of one encounter are a compiled kernel (:func:`debris_at_encounter_of`),
-which the simulator's kernels share with :func:`debris_at_encounter`.
+which :func:`debris_at_encounter` loops over the encounters.
 """
 
 from __future__ import annotations
@@ -143,8 +143,8 @@ def debris_at_encounter_of(primary_position, primary_velocity, cos_crossing, sin
     radial_unit = divide3(primary_position, norm3(primary_position))
     # Rodrigues' rotation of the primary's velocity about the radial axis (right-hand rule).
     along_axis = scale3(einsum_dot(radial_unit, primary_velocity), radial_unit)
-    rotated = add3(add3(scale3(cos_crossing, primary_velocity), scale3(sin_crossing, cross3(radial_unit, primary_velocity))),
-                   scale3(1 - cos_crossing, along_axis))
+    turned = scale3(sin_crossing, cross3(radial_unit, primary_velocity))
+    rotated = add3(add3(scale3(cos_crossing, primary_velocity), turned), scale3(1 - cos_crossing, along_axis))
     debris_velocity = scale3(speed_ratio, rotated)
     plane, radial_norm = encounter_plane_of(primary_position, subtract3(debris_velocity, primary_velocity))
     debris_position = add3(add3(primary_position, scale3(miss_radial, plane[0])), scale3(miss_cross, plane[1]))

@@ -70,7 +70,9 @@ from envzoo.orbital.data import load_cdm_encounter
 from envzoo.orbital.elements import (
     add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
 )
-from envzoo.orbital.generator import DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions
+from envzoo.orbital.generator import (
+    DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
+)
 from envzoo.orbital.orekit.propagation import tle_state
 from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
 from envzoo.orbital.propagation import OrbitState, propagate_object

@@ -82,7 +82,8 @@ class ReferenceSim:
             self.use_slots(slot.position, slot.velocity)
         else:
             self.primary_covariance = cdm.primary_covariance_rtn
-            self.use_slots(*self.advance(cdm.primary_position[None], cdm.primary_velocity[None], np.array([-cdm.tca_s])))
+            self.use_slots(*self.advance(cdm.primary_position[None], cdm.primary_velocity[None],
+                                         np.array([-cdm.tca_s])))
         self._kick_covariance = kick_covariance(params.tracking, params.decision_step_s)
         self._kick_sigma = np.sqrt(np.diag(self._kick_covariance))
         self._measurement_factor = np.sqrt(np.diag(params.tracking.measurement_covariance))
@@ -291,7 +292,8 @@ class ReferenceSim:
         predicted = np.einsum("bnij,bj->bni", mech.cw_transition(self.slot_mean_motion[:, None], lead), deviation)
         primary_position, primary_velocity = mech.from_hill(
             self.slot_tca_position.reshape(-1, 3), self.slot_tca_velocity.reshape(-1, 3), predicted.reshape(-1, 6))
-        debris_covariance = mech.covariance_from_rtn(self.covariance.reshape(-1, 3, 3), self.debris_basis.reshape(-1, 3, 3))
+        debris_covariance = mech.covariance_from_rtn(self.covariance.reshape(-1, 3, 3),
+                                                     self.debris_basis.reshape(-1, 3, 3))
         view = assess_encounters(primary_position, primary_velocity, self.estimate_position.reshape(-1, 3),
                                  self.estimate_velocity.reshape(-1, 3), debris_covariance,
                                  self.primary_covariance, p.hard_body_radius_m)

@@ -173,3 +173,16 @@ def test_compiled_constellation_reproduces_the_array_simulator(satellites):
                          rtol=1e-6)
             if transition.terminated.any():
                 break
+
+
+def test_the_rows_split_over_threads_give_the_same_trajectories(monkeypatch):
+    runs = []
+    for threads in ("1", "3"):
+        monkeypatch.setenv("ENVZOO_THREADS", threads)
+        task = CollisionAvoidanceTask(CollisionAvoidanceTask.make_params(), 100)
+        task.reset(np.arange(100), [np.random.default_rng(seed) for seed in range(100)], {})
+        draw = np.random.default_rng(0)
+        runs.append([(task.step(random_actions(task.params, draw, 100)).reward, task.observe()) for _ in range(12)])
+    for (reward, observation), (expected_reward, expected_observation) in zip(*runs):
+        np.testing.assert_array_equal(reward, expected_reward)
+        np.testing.assert_array_equal(observation, expected_observation)
