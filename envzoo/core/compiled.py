@@ -1,6 +1,7 @@
 """The one way envzoo compiles a CPU kernel: numba's nopython mode, cached on disk; the one way a
 batched kernel spreads its rows over the CPUs (:func:`over_row_ranges`); and numpy's order of
-summation for kernels (:func:`numpy_sum`, :func:`pairwise_sum` where a kernel allocates nothing).
+summation for kernels (:func:`numpy_sum`, :func:`pairwise_sum` where a kernel allocates nothing,
+:func:`einsum_dot`), so that a kernel computes what the array code it replaced computed to the last bit.
 
 A kernel is a plain Python function over numpy arrays and numbers, decorated with
 :func:`kernel`. The first call in a process compiles it for its argument types, or loads the
@@ -168,3 +169,30 @@ def pairwise_sum(values, start, count, workspace):
             starts[top + 1], lengths[top + 1], left_done[top + 1] = starts[top] + half, lengths[top] - half, 0.0
             top += 1
             break
+
+
+@kernel
+def einsum_dot(a, b):
+    """``np.einsum("i,i->", a, b)`` (and every contraction of einsum over a last axis that is
+    contiguous in both operands: ``"nij,nj->ni"``, ``"...i,...i->..."``) in numpy's order:
+    einsum adds the products into two SIMD lanes, the even and the odd indices, eight products
+    at a time from the last pair down, then pair by pair, and adds the lanes at the end. For
+    three products that is (a0 b0 + a2 b2) + a1 b1. (numpy 2 on x86-64, whose einsum loops use
+    the baseline two-lane registers without fused multiply-add.) ``a`` and ``b``: 1-D arrays, or
+    tuples of numbers (a kernel's 3-vectors)."""
+    n = len(a)
+    even = 0.0
+    odd = 0.0
+    k = 0
+    while n - k >= 8:
+        for pair in range(3, -1, -1):
+            even += a[k + 2 * pair] * b[k + 2 * pair]
+            odd += a[k + 2 * pair + 1] * b[k + 2 * pair + 1]
+        k += 8
+    while k + 1 < n:
+        even += a[k] * b[k]
+        odd += a[k + 1] * b[k + 1]
+        k += 2
+    if k < n:
+        even += a[k] * b[k]
+    return even + odd

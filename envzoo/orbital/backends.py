@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.orbital.params import BACKENDS
-from envzoo.orbital.propagation import TWO_BODY, GravityModel, extrapolation_step
+from envzoo.orbital.propagation import TWO_BODY, GravityModel, advance_objects
 
 #: The forces a backend may model: numpy models "j2" only.
 FORCE_MODELS = ("j2", "4x4", "4x4+drag")
@@ -57,12 +57,12 @@ class NumpyPropagation:
         """``start_s`` (the states' time into the episode) is unused: two-body + J2 about a fixed
         pole does not depend on the date."""
         durations = np.asarray(durations, dtype=np.float64)
-        longest = float(np.max(np.abs(durations), initial=0.0))
-        count = self.substeps * max(1, math.ceil(longest / self.decision_step_s))
-        step = durations / count
-        for _ in range(count):
-            position, velocity = extrapolation_step(position, velocity, step, self.gravity)
-        return position, velocity
+        count = self.step_count(float(np.max(np.abs(durations), initial=0.0)))
+        return advance_objects(position, velocity, durations / count, count, self.gravity)
+
+    def step_count(self, longest_s: float) -> int:
+        """The order-8 steps of a call whose longest duration is ``longest_s`` seconds."""
+        return self.substeps * max(1, math.ceil(longest_s / self.decision_step_s))
 
 
 @dataclass(frozen=True)

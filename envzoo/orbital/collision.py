@@ -20,6 +20,11 @@ direction, ``radial`` the primary's radial direction with its ``along`` part rem
 (radial, cross) components.
 
 Relative vectors are always secondary minus primary.
+
+The encounter plane, the projection on it and Foster's integral of one encounter are compiled
+kernels (:func:`encounter_plane_of`, :func:`project_to_plane_of`, :func:`foster_of`), which the
+simulator's kernels call; the array functions check their inputs and loop them over N
+encounters.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from envzoo.orbital.elements import as_vectors
-from envzoo.orbital.elements import cross as cross_product
+from envzoo.core.compiled import einsum_dot, kernel, numpy_sum
+from envzoo.orbital.elements import (
+    as_vectors, cross3, divide3, in_sequence3, matrix_of, norm3, scale3, subtract3, transpose3, vector_of,
+)
 from envzoo.orbital.propagation import (
     DEFAULT_MAX_STEP, GravityModel, OrbitState, acceleration, integrate, sample_trajectory,
 )
@@ -39,6 +46,10 @@ DEFAULT_RADIAL_NODES = 64
 DEFAULT_ANGULAR_NODES = 64
 
 # Newton on the range rate: stop when the time correction is below this, s (≈ 15 µm at 15 km/s).
+# Below this, exp(x) is 0 in float64 (5e-324, the least subnormal, at −745.13).
+_EXP_UNDERFLOW = -746.0
+# A squared Mahalanobis distance q whose exponent −q/2 is four times below the underflow.
+_CERTAIN_UNDERFLOW = -8 * _EXP_UNDERFLOW
 _TCA_TOLERANCE = 1e-9
 _TCA_MAX_ITERATIONS = 20
 
@@ -164,39 +175,82 @@ def _refine_minima(trajectory, left, secondary, guess, gravity, max_step):
     return tca, position, velocity
 
 
+@kernel
+def encounter_plane_of(primary_position, relative_velocity):
+    """The encounter-plane frame of one encounter (3-vectors): rows (radial, cross, along), and
+    the length of the radial axis before it was normalised (below 1e-9, or NaN for a zero
+    relative velocity, the frame is undefined)."""
+    along = divide3(relative_velocity, norm3(relative_velocity))
+    radial_direction = divide3(primary_position, norm3(primary_position))
+    radial = subtract3(radial_direction, scale3(einsum_dot(radial_direction, along), along))
+    radial_norm = norm3(radial)
+    radial = divide3(radial, radial_norm)
+    return (radial, cross3(along, radial), along), radial_norm
+
+
+@kernel
+def project_to_plane_of(plane, relative_position, covariance):
+    """The miss vector (miss_radial, miss_cross) of a relative position (3-vector) in an
+    encounter plane (:func:`encounter_plane_of`), and the plane covariance (c00, c01, c10, c11)
+    of a 3×3 inertial ``covariance`` (a tuple of rows), each product summed in sequence."""
+    miss = (einsum_dot(plane[0], relative_position), einsum_dot(plane[1], relative_position))
+    columns = transpose3(covariance)
+    radial = (in_sequence3(plane[0], columns[0]), in_sequence3(plane[0], columns[1]),
+              in_sequence3(plane[0], columns[2]))
+    cross = (in_sequence3(plane[1], columns[0]), in_sequence3(plane[1], columns[1]),
+             in_sequence3(plane[1], columns[2]))
+    return miss, (in_sequence3(radial, plane[0]), in_sequence3(radial, plane[1]),
+                  in_sequence3(cross, plane[0]), in_sequence3(cross, plane[1]))
+
+
+@kernel
+def _encounter_planes(position, relative_velocity, out, radial_norm):
+    for i in range(position.shape[0]):
+        plane, radial_norm[i] = encounter_plane_of(vector_of(position[i]), vector_of(relative_velocity[i]))
+        for row in range(3):
+            for k in range(3):
+                out[i, row, k] = plane[row][k]
+
+
+@kernel
+def _projections(basis, relative_position, covariance, miss, plane_covariance):
+    for i in range(basis.shape[0]):
+        plane = (vector_of(basis[i, 0]), vector_of(basis[i, 1]), vector_of(basis[i, 2]))
+        (miss[i, 0], miss[i, 1]), entries = project_to_plane_of(plane, vector_of(relative_position[i]),
+                                                                matrix_of(covariance[i]))
+        plane_covariance[i, 0, 0], plane_covariance[i, 0, 1] = entries[0], entries[1]
+        plane_covariance[i, 1, 0], plane_covariance[i, 1, 1] = entries[2], entries[3]
+
+
 def encounter_plane_basis(primary_position, relative_velocity) -> np.ndarray:
     """Encounter-plane frames (N, 3, 3), rows (radial, cross, along) as inertial unit vectors.
 
     Raises ``ValueError`` where the relative velocity is zero or parallel to the primary's
     position (a purely radial encounter, where the ``radial`` axis is undefined).
     """
-    position = as_vectors("primary_position", primary_position)
-    velocity = as_vectors("relative_velocity", relative_velocity)
-    speed = np.linalg.norm(velocity, axis=1)
-    if np.any(speed == 0):
-        raise ValueError(f"relative velocity is zero for encounters {np.flatnonzero(speed == 0)}; "
+    position = np.ascontiguousarray(as_vectors("primary_position", primary_position))
+    velocity = np.ascontiguousarray(as_vectors("relative_velocity", relative_velocity))
+    still = np.linalg.norm(velocity, axis=1) == 0
+    if np.any(still):
+        raise ValueError(f"relative velocity is zero for encounters {np.flatnonzero(still)}; "
                          f"the short-term encounter model needs objects that pass each other")
-    along = velocity / speed[:, None]
-    radial_direction = position / np.linalg.norm(position, axis=1)[:, None]
-    radial = radial_direction - _dot(radial_direction, along)[:, None] * along
-    radial_norm = np.linalg.norm(radial, axis=1)
+    basis, radial_norm = np.empty(position.shape + (3,)), np.empty(len(position))
+    _encounter_planes(position, velocity, basis, radial_norm)
     degenerate = radial_norm < 1e-9
     if np.any(degenerate):
         raise ValueError(f"relative velocity is parallel to the primary's radial direction for "
                          f"encounters {np.flatnonzero(degenerate)}: the encounter plane's radial "
                          f"axis is undefined")
-    radial = radial / radial_norm[:, None]
-    cross = cross_product(along, radial)
-    return np.stack([radial, cross, along], axis=1)
+    return basis
 
 
 def project_to_encounter_plane(relative_position, covariance, basis: np.ndarray):
     """Miss vectors (N, 2) and covariances (N, 2, 2) in (radial, cross) plane components."""
-    relative_position = as_vectors("relative_position", relative_position)
-    covariance = _as_covariances("covariance", covariance, 3)
-    plane = basis[:, :2, :]
-    miss = np.einsum("nij,nj->ni", plane, relative_position)
-    return miss, plane @ covariance @ np.swapaxes(plane, 1, 2)
+    relative_position = np.ascontiguousarray(as_vectors("relative_position", relative_position))
+    covariance = np.ascontiguousarray(_as_covariances("covariance", covariance, 3))
+    miss, plane_covariance = np.empty((len(relative_position), 2)), np.empty((len(relative_position), 2, 2))
+    _projections(np.ascontiguousarray(basis, dtype=np.float64), relative_position, covariance, miss, plane_covariance)
+    return miss, plane_covariance
 
 
 def _as_covariances(name: str, covariance, size: int) -> np.ndarray:
@@ -220,9 +274,79 @@ def _check_radius(hard_body_radius, count: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _gauss_legendre(count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Legendre nodes and weights on [−1, 1], computed once per node count."""
-    return np.polynomial.legendre.leggauss(count)
+def quadrature_nodes(radial_nodes: int, angular_nodes: int) -> tuple[np.ndarray, ...]:
+    """The nodes of :func:`foster_of`, computed once per node count: Gauss–Legendre nodes and
+    weights on [−1, 1] (``radial_nodes``), the cosines and sines of ``angular_nodes`` equal
+    angles around the circle."""
+    unit_nodes, unit_weights = np.polynomial.legendre.leggauss(radial_nodes)
+    theta = 2 * np.pi * np.arange(angular_nodes) / angular_nodes
+    nodes = (unit_nodes, unit_weights, np.cos(theta), np.sin(theta))
+    for array in nodes:
+        array.flags.writeable = False
+    return nodes
+
+
+def quadrature_work_size(radial_nodes: int, angular_nodes: int) -> int:
+    """The length of :func:`foster_of`'s ``work``: the exponents of every node, then a ring's
+    densities and the radial sums and weights."""
+    return (radial_nodes + 1) * angular_nodes + 2 * radial_nodes
+
+
+@kernel
+def foster_of(miss_radial, miss_cross, c00, c01, c11, radius, unit_nodes, unit_weights, cos_theta, sin_theta,
+              work):
+    """Foster's Pc of one encounter: its miss vector, plane covariance [[c00, c01], [c01, c11]]
+    and hard-body radius, on the nodes of :func:`quadrature_nodes`; ``work`` is scratch
+    (:func:`quadrature_work_size`). See :func:`foster_probability_2d` for the method.
+
+    The density at a node is exp(−q/2) / (2π √det), q the node's squared Mahalanobis distance
+    from the miss. exp underflows to 0 where −q/2 < ``_EXP_UNDERFLOW``, on the C library's slow
+    path: such nodes are set to 0 without it, and where every node underflows (a miss of many
+    σ's: most encounters) the Pc is 0, the sum of zeros. That is certain at once where the disc
+    lies far out even along the covariance's widest axis (q ≥ gap² / trace at every node, with a
+    margin far beyond rounding for a covariance far from singular); else every node's exponent
+    is taken first."""
+    radial, angular = unit_nodes.shape[0], cos_theta.shape[0]
+    determinant = c00 * c11 - c01 * c01
+    gap = np.sqrt(miss_radial * miss_radial + miss_cross * miss_cross) - radius  # to the disc's nearest point
+    if gap > 0.0 and gap * gap > _CERTAIN_UNDERFLOW * (c00 + c11) and determinant > 1e-6 * (c00 * c11 + c01 * c01):
+        return 0.0
+    exponents = work[:radial * angular]
+    density = work[radial * angular:(radial + 1) * angular]
+    angular_sums = work[(radial + 1) * angular:(radial + 1) * angular + radial]
+    rho_weights = work[(radial + 1) * angular + radial:]
+    inverse_xx, inverse_yy, inverse_xy = c11 / determinant, c00 / determinant, -c01 / determinant
+    normalisation = 2 * np.pi * np.sqrt(determinant)
+    largest = -np.inf
+    for r in range(radial):
+        rho = (unit_nodes[r] + 1) / 2 * radius
+        rho_weights[r] = unit_weights[r] / 2 * radius * rho
+        for a in range(angular):
+            dx = rho * cos_theta[a] - miss_radial
+            dy = rho * sin_theta[a] - miss_cross
+            quadratic = inverse_xx * (dx * dx) + 2 * inverse_xy * dx * dy + inverse_yy * (dy * dy)
+            exponent = -quadratic / 2
+            exponents[r * angular + a] = exponent
+            largest = max(largest, exponent)
+    if largest < _EXP_UNDERFLOW:
+        return 0.0  # the sums of zeros
+    for r in range(radial):
+        for a in range(angular):
+            exponent = exponents[r * angular + a]
+            kept = exponent >= _EXP_UNDERFLOW
+            # exp of 0 where the node underflows: the compiler evaluates exp on both branches.
+            value = np.exp(exponent if kept else 0.0) / normalisation
+            density[a] = value if kept else 0.0
+        angular_sums[r] = numpy_sum(density, 0, angular) * (2 * np.pi / angular)
+    return einsum_dot(angular_sums, rho_weights)
+
+
+@kernel
+def _foster_probabilities(miss, covariance, radius, unit_nodes, unit_weights, cos_theta, sin_theta, work_size, out):
+    work = np.empty(work_size)
+    for i in range(miss.shape[0]):
+        out[i] = foster_of(miss[i, 0], miss[i, 1], covariance[i, 0, 0], covariance[i, 0, 1], covariance[i, 1, 1],
+                           radius[i], unit_nodes, unit_weights, cos_theta, sin_theta, work)
 
 
 def foster_probability_2d(miss, covariance, hard_body_radius,
@@ -238,28 +362,18 @@ def foster_probability_2d(miss, covariance, hard_body_radius,
     is at least R / 6, about 1e-6 at R / 10, 1e-2 at R / 20 (at the disc's edge). Raise the node
     counts for sharper Gaussians.
     """
-    miss = as_vectors("miss", miss, last=2)
-    covariance = _as_covariances("covariance", covariance, 2)
-    radius = _check_radius(hard_body_radius, miss.shape[0])
+    miss = np.ascontiguousarray(as_vectors("miss", miss, last=2))
+    covariance = np.ascontiguousarray(_as_covariances("covariance", covariance, 2))
+    radius = np.ascontiguousarray(_check_radius(hard_body_radius, miss.shape[0]))
     determinant = covariance[:, 0, 0] * covariance[:, 1, 1] - covariance[:, 0, 1] ** 2
     if np.any((determinant <= 0) | (covariance[:, 0, 0] <= 0)):
         bad = np.flatnonzero((determinant <= 0) | (covariance[:, 0, 0] <= 0))
         raise ValueError(f"projected covariances {bad} are not positive definite; the combined "
                          f"covariance must have positive variance across the relative velocity")
-    unit_nodes, unit_weights = _gauss_legendre(radial_nodes)
-    rho = (unit_nodes + 1) / 2 * radius[:, None]                      # (N, radial)
-    rho_weights = unit_weights / 2 * radius[:, None] * rho           # includes the Jacobian ρ
-    theta = 2 * np.pi * np.arange(angular_nodes) / angular_nodes
-    # Offsets from the mean, (N, radial, angular) per component.
-    dx = rho[:, :, None] * np.cos(theta) - miss[:, 0, None, None]
-    dy = rho[:, :, None] * np.sin(theta) - miss[:, 1, None, None]
-    inverse_xx = (covariance[:, 1, 1] / determinant)[:, None, None]
-    inverse_yy = (covariance[:, 0, 0] / determinant)[:, None, None]
-    inverse_xy = (-covariance[:, 0, 1] / determinant)[:, None, None]
-    quadratic = inverse_xx * dx**2 + 2 * inverse_xy * dx * dy + inverse_yy * dy**2
-    density = np.exp(-quadratic / 2) / (2 * np.pi * np.sqrt(determinant))[:, None, None]
-    angular_sum = density.sum(axis=2) * (2 * np.pi / angular_nodes)
-    return np.einsum("nr,nr->n", angular_sum, rho_weights)
+    out = np.empty(len(miss))
+    _foster_probabilities(miss, covariance, radius, *quadrature_nodes(radial_nodes, angular_nodes),
+                          quadrature_work_size(radial_nodes, angular_nodes), out)
+    return out
 
 
 def foster_probability(primary_position, relative_position, relative_velocity, covariance,

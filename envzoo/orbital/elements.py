@@ -15,6 +15,12 @@ RTN is the local orbital frame of a state: R along the position (radial), N alon
 momentum r × v (normal to the orbit plane), T = N × R (transverse, along the velocity for a
 circular orbit). A relative vector is converted by rotation only, as CCSDS conjunction data
 messages do: velocities are *not* corrected for the rotation of the RTN frame.
+
+The conversions the simulator needs each step (Cartesian to Keplerian, the RTN frame, covariances
+between frames) are compiled kernels of one object, over 3-vectors held as tuples
+(:func:`orbit_elements_of`, :func:`rtn_basis_of`, ...), with numpy's order of operations (einsum's
+dot products: :func:`envzoo.core.compiled.einsum_dot`); the array functions loop them over N
+objects. ``tests/orbital/reference_mechanics.py`` keeps the array code they replaced.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from envzoo.core.compiled import einsum_dot, kernel
 from envzoo.orbital.constants import EQUATORIAL_RADIUS, MU
 
 # Below these the node line or the perigee is undefined and the conventions above apply.
@@ -31,6 +38,9 @@ _SINGULAR_ECCENTRICITY = 1e-11
 
 _KEPLER_TOLERANCE = 1e-14
 _KEPLER_MAX_ITERATIONS = 50
+
+# What orbit_elements_of reports besides the elements.
+ELEMENTS_OK, UNBOUND, NO_MOMENTUM = 0, 1, 2
 
 
 def as_vectors(name: str, array, last: int = 3) -> np.ndarray:
@@ -46,12 +56,111 @@ def as_vectors(name: str, array, last: int = 3) -> np.ndarray:
     return vectors
 
 
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of (..., 3) arrays: the formula of ``np.cross`` without its
-    generic axis handling, which dominates for the small batches of an env step."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+# ---------------------------------------------------------------------- 3-vectors in kernels
+@kernel
+def vector_of(array):
+    """The 3-vector (x, y, z) of a (3,) array."""
+    return array[0], array[1], array[2]
+
+
+@kernel
+def norm3(v):
+    """|v| as ``np.linalg.norm`` takes it: the squares added in order, then the root."""
+    return np.sqrt((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2])
+
+
+@kernel
+def cross3(a, b):
+    """a × b with ``np.cross``'s formula."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@kernel
+def add3(a, b):
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+
+
+@kernel
+def subtract3(a, b):
+    return a[0] - b[0], a[1] - b[1], a[2] - b[2]
+
+
+@kernel
+def scale3(factor, v):
+    """factor · v."""
+    return factor * v[0], factor * v[1], factor * v[2]
+
+
+@kernel
+def divide3(v, divisor):
+    """v / divisor, component by component (not a multiplication by 1 / divisor)."""
+    return v[0] / divisor, v[1] / divisor, v[2] / divisor
+
+
+@kernel
+def in_sequence3(a, b):
+    """a · b of 3-vectors added in sequence, (a0 b0 + a1 b1) + a2 b2: how numpy's matmul adds
+    outside BLAS, and einsum over a strided axis (einsum over a contiguous one adds as
+    :func:`~envzoo.core.compiled.einsum_dot`)."""
+    return (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]
+
+
+@kernel
+def matrix_of(array):
+    """The 3×3 matrix of a (3, 3) array as kernels hold it: a tuple of three rows (3-vectors)."""
+    return vector_of(array[0]), vector_of(array[1]), vector_of(array[2])
+
+
+@kernel
+def column3(matrix, j):
+    return matrix[0][j], matrix[1][j], matrix[2][j]
+
+
+@kernel
+def transpose3(matrix):
+    return column3(matrix, 0), column3(matrix, 1), column3(matrix, 2)
+
+
+@kernel
+def matrix_product3(a, b):
+    """a @ b of 3×3 matrices, each entry summed in sequence. (numpy's ``@`` of stacked matrices
+    goes to BLAS, whose kernels choose their own order: the two agree to rounding.)"""
+    b0, b1, b2 = column3(b, 0), column3(b, 1), column3(b, 2)
+    return ((in_sequence3(a[0], b0), in_sequence3(a[0], b1), in_sequence3(a[0], b2)),
+            (in_sequence3(a[1], b0), in_sequence3(a[1], b1), in_sequence3(a[1], b2)),
+            (in_sequence3(a[2], b0), in_sequence3(a[2], b1), in_sequence3(a[2], b2)))
+
+
+@kernel
+def to_rtn(basis, v):
+    """``basis @ v`` (rows R, T, N): inertial components to RTN ones, in einsum's order."""
+    return einsum_dot(basis[0], v), einsum_dot(basis[1], v), einsum_dot(basis[2], v)
+
+
+@kernel
+def from_rtn(basis, v):
+    """``basis.T @ v``: RTN components back to inertial ones, in einsum's order over a strided
+    axis (in sequence)."""
+    return in_sequence3(column3(basis, 0), v), in_sequence3(column3(basis, 1), v), in_sequence3(column3(basis, 2), v)
+
+
+@kernel
+def transform_covariance(covariance, basis, to_inertial):
+    """A 3×3 covariance in another frame: Bᵀ C B for an RTN one with ``to_inertial``, else
+    B C Bᵀ (matrices as tuples of rows, see :func:`matrix_of`)."""
+    if to_inertial:
+        return matrix_product3(matrix_product3(transpose3(basis), covariance), basis)
+    return matrix_product3(matrix_product3(basis, covariance), transpose3(basis))
+
+
+@kernel
+def wrap_angle(angle):
+    """``np.mod(angle, 2π)``: fmod, then moved into [0, 2π) as numpy does."""
+    two_pi = 2 * np.pi
+    remainder = np.fmod(angle, two_pi)
+    if remainder == 0.0:
+        return 0.0
+    return remainder + two_pi if remainder < 0.0 else remainder
 
 
 @dataclass(frozen=True)
@@ -177,14 +286,64 @@ def keplerian_to_cartesian(elements: KeplerianElements, mu: float = MU) -> tuple
     return position, velocity
 
 
-def _angle_between(from_unit: np.ndarray, to_vector: np.ndarray, normal_unit: np.ndarray) -> np.ndarray:
+@kernel
+def _angle_between(from_unit, to_vector, normal_unit):
     """Angle in [0, 2π) from ``from_unit`` to ``to_vector``, counter-clockwise about ``normal_unit``.
 
     Measuring about the angular momentum (not Z) keeps angles increasing along the orbit, also
     on retrograde equatorial orbits."""
-    sine = np.einsum("ij,ij->i", cross(from_unit, to_vector), normal_unit)
-    cosine = np.einsum("ij,ij->i", from_unit, to_vector)
-    return np.mod(np.arctan2(sine, cosine), 2 * np.pi)
+    sine = einsum_dot(cross3(from_unit, to_vector), normal_unit)
+    cosine = einsum_dot(from_unit, to_vector)
+    return wrap_angle(np.arctan2(sine, cosine))
+
+
+@kernel
+def orbit_elements_of(position, velocity, mu):
+    """Osculating elements (a, e, i, Ω, ω, ν) of one state (3-vectors), and ``ELEMENTS_OK``, or
+    ``UNBOUND`` / ``NO_MOMENTUM`` where they are undefined (then the elements are NaN). See the
+    module docstring for circular and equatorial orbits."""
+    radius = norm3(position)
+    speed_sq = einsum_dot(velocity, velocity)
+    momentum = cross3(position, velocity)
+    momentum_norm = norm3(momentum)
+    energy = speed_sq / 2 - mu / radius
+    nan = np.nan
+    if not energy < 0.0:
+        return UNBOUND, (nan, nan, nan, nan, nan, nan)
+    if momentum_norm == 0.0:
+        return NO_MOMENTUM, (nan, nan, nan, nan, nan, nan)
+    semi_major_axis = -mu / (2 * energy)
+    normal = divide3(momentum, momentum_norm)
+    inclination = np.arccos(min(max(normal[2], -1.0), 1.0))  # clip: rounding only
+
+    # Node line ẑ × h; on equatorial orbits it vanishes and X stands in for it.
+    node = (-momentum[1], momentum[0], 0.0)
+    node_norm = norm3(node)
+    if node_norm <= _SINGULAR_INCLINATION * momentum_norm:
+        node_unit = (1.0, 0.0, 0.0)
+        raan = 0.0
+    else:
+        node_unit = divide3(node, node_norm)
+        raan = wrap_angle(np.arctan2(node_unit[1], node_unit[0]))
+
+    radial_velocity = einsum_dot(position, velocity)
+    energy_term = speed_sq - mu / radius
+    eccentricity_vector = divide3(subtract3(scale3(energy_term, position), scale3(radial_velocity, velocity)), mu)
+    eccentricity = norm3(eccentricity_vector)
+    circular = eccentricity <= _SINGULAR_ECCENTRICITY
+    argument_of_perigee = 0.0 if circular else _angle_between(node_unit, eccentricity_vector, normal)
+    latitude_argument = _angle_between(node_unit, position, normal)
+    true_anomaly = wrap_angle(latitude_argument - argument_of_perigee)
+    return ELEMENTS_OK, (semi_major_axis, 0.0 if circular else eccentricity, inclination, raan,
+                         argument_of_perigee, true_anomaly)
+
+
+@kernel
+def _orbit_elements(position, velocity, mu, out, status):
+    for i in range(position.shape[0]):
+        status[i], elements = orbit_elements_of(vector_of(position[i]), vector_of(velocity[i]), mu)
+        for k in range(6):
+            out[i, k] = elements[k]
 
 
 def cartesian_to_keplerian(position, velocity, mu: float = MU) -> KeplerianElements:
@@ -195,37 +354,34 @@ def cartesian_to_keplerian(position, velocity, mu: float = MU) -> KeplerianEleme
     v = as_vectors("velocity", velocity)
     if r.shape != v.shape:
         raise ValueError(f"position {r.shape} and velocity {v.shape} must have the same shape")
-    radius = np.linalg.norm(r, axis=1)
-    speed_sq = np.einsum("ij,ij->i", v, v)
-    momentum = cross(r, v)
-    momentum_norm = np.linalg.norm(momentum, axis=1)
-    energy = speed_sq / 2 - mu / radius
-    if np.any(energy >= 0):
-        raise ValueError(f"states {np.flatnonzero(energy >= 0)} are not bound (hyperbolic or "
+    elements = np.empty((r.shape[0], 6))
+    status = np.empty(r.shape[0], dtype=np.int64)
+    _orbit_elements(np.ascontiguousarray(r), np.ascontiguousarray(v), float(mu), elements, status)
+    if np.any(status == UNBOUND):
+        raise ValueError(f"states {np.flatnonzero(status == UNBOUND)} are not bound (hyperbolic or "
                          f"parabolic): speed at or above escape speed")
-    if np.any(momentum_norm == 0):
-        raise ValueError(f"states {np.flatnonzero(momentum_norm == 0)} have zero angular momentum")
-    semi_major_axis = -mu / (2 * energy)
-    normal = momentum / momentum_norm[:, None]
-    inclination = np.arccos(np.clip(normal[:, 2], -1.0, 1.0))  # clip: rounding only
+    if np.any(status == NO_MOMENTUM):
+        raise ValueError(f"states {np.flatnonzero(status == NO_MOMENTUM)} have zero angular momentum")
+    return KeplerianElements(*elements.T)
 
-    # Node line ẑ × h; on equatorial orbits it vanishes and X stands in for it.
-    node = np.stack([-momentum[:, 1], momentum[:, 0], np.zeros_like(radius)], axis=1)
-    node_norm = np.linalg.norm(node, axis=1)
-    equatorial = node_norm <= _SINGULAR_INCLINATION * momentum_norm
-    node_unit = np.where(equatorial[:, None], [1.0, 0.0, 0.0],
-                         node / np.where(equatorial, 1.0, node_norm)[:, None])
-    raan = np.where(equatorial, 0.0, np.mod(np.arctan2(node_unit[:, 1], node_unit[:, 0]), 2 * np.pi))
 
-    radial_velocity = np.einsum("ij,ij->i", r, v)
-    eccentricity_vector = ((speed_sq - mu / radius)[:, None] * r - radial_velocity[:, None] * v) / mu
-    eccentricity = np.linalg.norm(eccentricity_vector, axis=1)
-    circular = eccentricity <= _SINGULAR_ECCENTRICITY
-    argument_of_perigee = np.where(circular, 0.0, _angle_between(node_unit, eccentricity_vector, normal))
-    latitude_argument = _angle_between(node_unit, r, normal)
-    true_anomaly = np.mod(latitude_argument - argument_of_perigee, 2 * np.pi)
-    return KeplerianElements(semi_major_axis, np.where(circular, 0.0, eccentricity), inclination,
-                             raan, argument_of_perigee, true_anomaly)
+@kernel
+def rtn_basis_of(position, velocity):
+    """The RTN frame of one state (3-vectors): rows R, T, N as inertial unit vectors (NaN where
+    position and velocity are parallel)."""
+    momentum = cross3(position, velocity)
+    radial = divide3(position, norm3(position))
+    normal = divide3(momentum, norm3(momentum))
+    return radial, cross3(normal, radial), normal
+
+
+@kernel
+def _rtn_bases(position, velocity, out):
+    for i in range(position.shape[0]):
+        basis = rtn_basis_of(vector_of(position[i]), vector_of(velocity[i]))
+        for row in range(3):
+            for k in range(3):
+                out[i, row, k] = basis[row][k]
 
 
 def rtn_basis(position, velocity) -> np.ndarray:
@@ -235,15 +391,13 @@ def rtn_basis(position, velocity) -> np.ndarray:
     """
     r = as_vectors("position", position)
     v = as_vectors("velocity", velocity)
-    momentum = cross(r, v)
-    momentum_norm = np.linalg.norm(momentum, axis=1)
-    if np.any(momentum_norm == 0):
-        raise ValueError(f"the RTN frame is undefined for states {np.flatnonzero(momentum_norm == 0)}: "
+    basis = np.empty(r.shape + (3,))
+    _rtn_bases(np.ascontiguousarray(r), np.ascontiguousarray(v), basis)
+    undefined = ~np.isfinite(basis).all(axis=(1, 2))  # zero angular momentum (the inputs are finite)
+    if np.any(undefined):
+        raise ValueError(f"the RTN frame is undefined for states {np.flatnonzero(undefined)}: "
                          f"position and velocity are parallel")
-    radial = r / np.linalg.norm(r, axis=1)[:, None]
-    normal = momentum / momentum_norm[:, None]
-    transverse = cross(normal, radial)
-    return np.stack([radial, transverse, normal], axis=1)
+    return basis
 
 
 def inertial_to_rtn(vectors, basis: np.ndarray) -> np.ndarray:
@@ -256,11 +410,28 @@ def rtn_to_inertial(vectors, basis: np.ndarray) -> np.ndarray:
     return np.einsum("nji,nj->ni", basis, as_vectors("vectors", vectors))
 
 
+@kernel
+def _transform_covariances(covariance, basis, to_inertial, out):
+    for i in range(covariance.shape[0]):
+        transformed = transform_covariance(matrix_of(covariance[i]), matrix_of(basis[i]), to_inertial)
+        for row in range(3):
+            for k in range(3):
+                out[i, row, k] = transformed[row][k]
+
+
+def _transformed(covariance, basis: np.ndarray, to_inertial: bool) -> np.ndarray:
+    basis = np.ascontiguousarray(basis, dtype=np.float64)
+    covariance = np.ascontiguousarray(np.broadcast_to(np.asarray(covariance, dtype=np.float64), basis.shape))
+    out = np.empty(basis.shape)
+    _transform_covariances(covariance, basis, to_inertial, out)
+    return out
+
+
 def covariance_to_rtn(covariance, basis: np.ndarray) -> np.ndarray:
     """Inertial covariances (N, 3, 3) as RTN covariances: B C Bᵀ."""
-    return basis @ np.asarray(covariance, dtype=np.float64) @ np.swapaxes(basis, 1, 2)
+    return _transformed(covariance, basis, False)
 
 
 def covariance_from_rtn(covariance, basis: np.ndarray) -> np.ndarray:
     """RTN covariances (N, 3, 3) as inertial covariances: Bᵀ C B."""
-    return np.swapaxes(basis, 1, 2) @ np.asarray(covariance, dtype=np.float64) @ basis
+    return _transformed(covariance, basis, True)

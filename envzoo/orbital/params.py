@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -224,13 +225,20 @@ class CollisionAvoidanceParams:
         return int(round(self.episode_s / self.decision_step_s))
 
     def discrete_delta_v(self) -> np.ndarray:
-        """RTN Δv (m/s) of each discrete action, shape (n_actions, 3); zero for no-op and
-        return-to-slot (which computes its own)."""
-        table = np.zeros((len(DISCRETE_ACTIONS), 3))
-        for index, (_, direction) in enumerate(DISCRETE_ACTIONS):
-            if direction is not None:
-                table[index] = np.asarray(direction) * np.asarray(self.maneuver_mps)
-        return table
+        """RTN Δv (m/s) of each discrete action, shape (n_actions, 3), read-only; zero for no-op
+        and return-to-slot (which computes its own)."""
+        return _discrete_delta_v(tuple(self.maneuver_mps))
+
+
+@lru_cache(maxsize=16)
+def _discrete_delta_v(maneuver_mps: tuple) -> np.ndarray:
+    # Cached: the tasks turn every step's actions into impulses with it.
+    table = np.zeros((len(DISCRETE_ACTIONS), 3))
+    for index, (_, direction) in enumerate(DISCRETE_ACTIONS):
+        if direction is not None:
+            table[index] = np.asarray(direction) * np.asarray(maneuver_mps)
+    table.flags.writeable = False
+    return table
 
 
 def _scenario_from(value) -> ConjunctionParams:

@@ -1,4 +1,4 @@
-"""Vectorized orbit propagation of many objects at once under two-body gravity plus J2.
+"""Orbit propagation of many objects at once under two-body gravity plus J2, compiled.
 
 Acceleration of an object at inertial position r = (x, y, z), |r| = ρ (EME2000, J2 symmetric
 about Z; see :mod:`envzoo.orbital.constants`)::
@@ -21,6 +21,11 @@ accuracy); classic RK4 needs 10 s steps (24 evaluations per minute against 21 he
 
 Impulsive manoeuvres add a velocity increment given in each object's RTN frame
 (:mod:`envzoo.orbital.elements`) at the current position, leaving the position unchanged.
+
+One object's steps are a compiled kernel (:func:`propagate_object`, which the simulator's kernels
+call); the array functions here loop it over the objects. It computes what the array code it
+replaced computed, in the same order, bit for bit (``tests/orbital/reference_mechanics.py`` keeps
+that code as the test oracle).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.core.compiled import kernel
 from envzoo.orbital.constants import EQUATORIAL_RADIUS, J2, MU
 from envzoo.orbital.elements import (
     KeplerianElements, as_vectors, keplerian_to_cartesian, rtn_basis, rtn_to_inertial,
@@ -40,6 +46,10 @@ DEFAULT_MAX_STEP = 60.0
 
 # Substep counts of the extrapolation; four rows cancel three error terms: order 2·4 = 8.
 _SUBSTEP_SEQUENCE = (2, 4, 6, 8)
+# Neville's divisors (n_row / n_(row − k))² − 1, k = 1 … row (row by row of the table).
+_NEVILLE_RATIOS = np.array([[(substeps / _SUBSTEP_SEQUENCE[row - k]) ** 2 - 1 if 0 < k <= row else np.nan
+                             for k in range(len(_SUBSTEP_SEQUENCE))]
+                            for row, substeps in enumerate(_SUBSTEP_SEQUENCE)])
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,11 @@ class GravityModel:
                              f"got {self.equatorial_radius}")
         if not (math.isfinite(self.j2) and self.j2 >= 0):
             raise ValueError(f"j2 must be finite and non-negative (0 for two-body), got {self.j2}")
+
+    @property
+    def j2_factor(self) -> float:
+        """3/2 J2 Re², m²: what the kernels take (0 for two-body motion)."""
+        return 1.5 * self.j2 * self.equatorial_radius**2
 
 
 TWO_BODY = GravityModel(j2=0.0)
@@ -102,65 +117,113 @@ class OrbitState:
         return OrbitState(self.position[objects], self.velocity[objects], self.epoch)
 
 
-def acceleration(position: np.ndarray, gravity: GravityModel) -> np.ndarray:
-    """Two-body + J2 acceleration (N, 3), m/s², at inertial positions (N, 3).
+@kernel
+def acceleration_of(x, y, z, mu, j2_factor):
+    """Two-body + J2 acceleration (ax, ay, az), m/s², at the inertial position (x, y, z) for
+    ``j2_factor`` = :attr:`GravityModel.j2_factor`.
 
-    The module docstring's formula regrouped into few array operations (small batches spend
-    their time in per-operation overhead): with g = −μ/ρ³ and c = 3/2 J2 (Re/ρ)²,
+    The module docstring's formula regrouped: with g = −μ/ρ³ and c = 3/2 J2 (Re/ρ)²,
     a = g (1 + c (1 − 5 z²/ρ²)) r, plus 2 c g z on the Z component.
     """
-    inverse_radius_sq = 1.0 / (position * position).sum(axis=1, keepdims=True)
-    central = (-gravity.mu * np.sqrt(inverse_radius_sq)) * inverse_radius_sq
-    if gravity.j2 == 0:
-        return central * position
-    j2_scale = (1.5 * gravity.j2 * gravity.equatorial_radius**2) * inverse_radius_sq
-    z = position[:, 2:]
-    result = (central * (1 + j2_scale * (1 - 5 * z * z * inverse_radius_sq))) * position
-    result[:, 2:] += (2 * j2_scale * central) * z
-    return result
+    inverse_radius_sq = 1.0 / ((x * x + y * y) + z * z)
+    central = (-mu * np.sqrt(inverse_radius_sq)) * inverse_radius_sq
+    if j2_factor == 0.0:
+        return central * x, central * y, central * z
+    j2_scale = j2_factor * inverse_radius_sq
+    scale = central * (1 + j2_scale * (1 - 5 * z * z * inverse_radius_sq))
+    return scale * x, scale * y, scale * z + (2 * j2_scale * central) * z
 
 
-def _modified_midpoint(position, velocity, start_acceleration, step, substeps, gravity):
+@kernel
+def _modified_midpoint(position, velocity, start_acceleration, step, substeps, mu, j2_factor, out):
     """Gragg's modified midpoint rule over ``step`` with ``substeps`` equal substeps, ending
-    with Gragg's smoothing average. Its error expands in even powers of step/substeps."""
+    with Gragg's smoothing average, into ``out`` (position then velocity). Its error expands in
+    even powers of step/substeps."""
     h = step / substeps
     double_h = 2 * h
-    previous_position, previous_velocity = position, velocity
-    position, velocity = position + h * velocity, velocity + h * start_acceleration
+    # (p, v): the previous point of the leapfrog; (q, w): the current one.
+    px, py, pz = position[0], position[1], position[2]
+    vx, vy, vz = velocity[0], velocity[1], velocity[2]
+    qx, qy, qz = px + h * vx, py + h * vy, pz + h * vz
+    wx, wy, wz = vx + h * start_acceleration[0], vy + h * start_acceleration[1], vz + h * start_acceleration[2]
     for _ in range(substeps - 1):
-        midpoint_acceleration = acceleration(position, gravity)
-        previous_position, previous_velocity, position, velocity = (
-            position, velocity,
-            previous_position + double_h * velocity,
-            previous_velocity + double_h * midpoint_acceleration,
-        )
-    end_acceleration = acceleration(position, gravity)
-    return ((position + previous_position + h * velocity) / 2,
-            (velocity + previous_velocity + h * end_acceleration) / 2)
+        ax, ay, az = acceleration_of(qx, qy, qz, mu, j2_factor)
+        nqx, nqy, nqz = px + double_h * wx, py + double_h * wy, pz + double_h * wz
+        nwx, nwy, nwz = vx + double_h * ax, vy + double_h * ay, vz + double_h * az
+        px, py, pz, vx, vy, vz = qx, qy, qz, wx, wy, wz
+        qx, qy, qz, wx, wy, wz = nqx, nqy, nqz, nwx, nwy, nwz
+    ax, ay, az = acceleration_of(qx, qy, qz, mu, j2_factor)
+    out[0], out[1], out[2] = (qx + px + h * wx) / 2, (qy + py + h * wy) / 2, (qz + pz + h * wz) / 2
+    out[3], out[4], out[5] = (wx + vx + h * ax) / 2, (wy + vy + h * ay) / 2, (wz + vz + h * az) / 2
+
+
+@kernel
+def propagate_object(position, velocity, step, count, mu, j2_factor, work):
+    """``count`` order-8 steps of ṙ = v, v̇ = a(r), each of ``step`` seconds, of one object whose
+    ``position`` and ``velocity`` (3,) are updated in place; ``work`` is scratch of shape (5, 6).
+
+    Each step extrapolates the modified-midpoint results for 2, 4, 6 and 8 substeps to zero
+    substep size with Neville's scheme in (step/substeps)², the fixed-order Gragg–Bulirsch–Stoer
+    method: ``work[k]`` holds the estimate that cancels k error terms, ``work[4]`` the newest
+    midpoint result.
+    """
+    table, estimate = work[:4], work[4]
+    start_acceleration = np.empty(3)
+    for _ in range(count):
+        start_acceleration[0], start_acceleration[1], start_acceleration[2] = acceleration_of(
+            position[0], position[1], position[2], mu, j2_factor)
+        for row in range(len(_SUBSTEP_SEQUENCE)):
+            _modified_midpoint(position, velocity, start_acceleration, step, _SUBSTEP_SEQUENCE[row], mu, j2_factor,
+                               estimate)
+            for component in range(6):
+                finer = estimate[component]
+                for k in range(1, row + 1):
+                    extrapolated = finer + (finer - table[k - 1, component]) / _NEVILLE_RATIOS[row, k]
+                    table[k - 1, component] = finer
+                    finer = extrapolated
+                table[row, component] = finer
+        position[:] = table[3, :3]
+        velocity[:] = table[3, 3:]
+
+
+@kernel
+def _propagate_objects(position, velocity, steps, count, mu, j2_factor):
+    """:func:`propagate_object` of every row of ``position``/``velocity`` (N, 3), in place, by
+    its own ``steps[i]``."""
+    work = np.empty((5, 6))
+    for i in range(position.shape[0]):
+        propagate_object(position[i], velocity[i], steps[i], count, mu, j2_factor, work)
+
+
+@kernel
+def _accelerations(position, mu, j2_factor, out):
+    for i in range(position.shape[0]):
+        out[i, 0], out[i, 1], out[i, 2] = acceleration_of(position[i, 0], position[i, 1], position[i, 2], mu,
+                                                          j2_factor)
+
+
+def acceleration(position: np.ndarray, gravity: GravityModel) -> np.ndarray:
+    """Two-body + J2 acceleration (N, 3), m/s², at inertial positions (N, 3)."""
+    position = np.ascontiguousarray(position, dtype=np.float64)
+    out = np.empty_like(position)
+    _accelerations(position, gravity.mu, gravity.j2_factor, out)
+    return out
+
+
+def advance_objects(position, velocity, steps, count: int, gravity: GravityModel) -> tuple[np.ndarray, np.ndarray]:
+    """New states (N, 3): each object advanced by ``count`` order-8 steps of its own ``steps[i]``
+    seconds (a scalar is every object's)."""
+    position = np.array(position, dtype=np.float64, order="C")
+    velocity = np.array(velocity, dtype=np.float64, order="C")
+    steps = np.ascontiguousarray(np.broadcast_to(np.asarray(steps, dtype=np.float64), position.shape[:1]))
+    _propagate_objects(position, velocity, steps, int(count), gravity.mu, gravity.j2_factor)
+    return position, velocity
 
 
 def extrapolation_step(position: np.ndarray, velocity: np.ndarray, step, gravity: GravityModel):
-    """One order-8 step of ṙ = v, v̇ = a(r); ``step`` is a scalar or an (N,) array of seconds.
-
-    Modified-midpoint results for 2, 4, 6 and 8 substeps are extrapolated to zero substep size
-    with Neville's scheme in (step/substeps)², the fixed-order Gragg–Bulirsch–Stoer method.
-    """
-    h = np.asarray(step, dtype=np.float64)
-    if h.ndim:
-        h = h[:, None]
-    start_acceleration = acceleration(position, gravity)
-    # table[k] holds the estimate that cancels k error terms, from the latest k + 1 rows.
-    table: list[tuple[np.ndarray, np.ndarray]] = []
-    for row, substeps in enumerate(_SUBSTEP_SEQUENCE):
-        estimate = _modified_midpoint(position, velocity, start_acceleration, h, substeps, gravity)
-        new_table = [estimate]
-        for k in range(1, row + 1):
-            ratio = (substeps / _SUBSTEP_SEQUENCE[row - k]) ** 2 - 1
-            coarser, finer = table[k - 1], new_table[k - 1]
-            new_table.append((finer[0] + (finer[0] - coarser[0]) / ratio,
-                              finer[1] + (finer[1] - coarser[1]) / ratio))
-        table = new_table
-    return table[-1]
+    """One order-8 step of ṙ = v, v̇ = a(r) (:func:`propagate_object`); ``step`` is a scalar or
+    an (N,) array of seconds."""
+    return advance_objects(position, velocity, step, 1, gravity)
 
 
 def _step_count(durations: np.ndarray, max_step: float) -> int:
@@ -176,16 +239,13 @@ def integrate(position, velocity, durations, gravity: GravityModel = GravityMode
     """Propagate each object i by its own duration ``durations[i]`` (s, negative = backwards).
 
     All objects take the same number n = ⌈max |duration| / max_step⌉ of steps, object i
-    steps of ``durations[i] / n``, so the batch needs no Python loop over objects.
+    steps of ``durations[i] / n``.
     """
     position = as_vectors("position", position)
     velocity = as_vectors("velocity", velocity)
     durations = np.broadcast_to(np.asarray(durations, dtype=np.float64), position.shape[:1])
     n_steps = _step_count(durations, max_step)
-    step = durations / max(n_steps, 1)
-    for _ in range(n_steps):
-        position, velocity = extrapolation_step(position, velocity, step, gravity)
-    return position, velocity
+    return advance_objects(position, velocity, durations / max(n_steps, 1), n_steps, gravity)
 
 
 def propagate(state: OrbitState, duration: float, gravity: GravityModel = GravityModel(),

@@ -1,9 +1,9 @@
-"""Batched collision-avoidance simulator: B independent episodes advanced with array operations.
+"""Batched collision-avoidance simulator, compiled: B independent episodes, one kernel pass per row.
 
 An episode is a primary satellite in its station-keeping *slot* (the orbit of
 ``scenario.primary``, propagated without manoeuvres) and ``n_debris`` debris objects on designed
 encounters with that slot (:mod:`envzoo.orbital.generator`). Time advances in decision steps
-of ``decision_step_s``; in one step, for every episode at once:
+of ``decision_step_s``; in one step, for every episode:
 
 1. the manoeuvre of the step (an RTN impulse) is applied to the primary at the step's start,
    if the Δv budget left covers it; otherwise nothing is burnt (see *return to slot* below);
@@ -39,75 +39,471 @@ Randomness: an episode's scenario and first estimate come from ``numpy.random.de
 with the episode's 64-bit key; process noise and tracking updates come from the counter-based
 generator of :mod:`envzoo.core.rng` (one draw per step). An episode thus depends only on its
 key and its actions, never on the batch it runs in.
+
+Compiled. A row's step is one kernel (:func:`step_row`: the burn, the propagation, the
+encounters, the noise and tracking, the view), over the row's state (:class:`SimRows`, the
+simulator's arrays) and the constants (:class:`SimSettings`); the batch runs it over ranges of
+rows on several threads (:func:`envzoo.core.compiled.over_row_ranges`), and the single env's
+task calls it within one fused kernel. The row's parts are inlined into the kernels that loop
+over rows (``@kernel(inline=True)``): numba counts the references of the arrays that every call
+hands on, which took half the time of a step. With the Orekit backend the kernels stop before and
+resume after the propagation, which Orekit does in between. Only an episode's start draws in
+Python (numpy's generator, row by row). The kernels take numpy's order of operations, so the
+trajectories are the array simulator's they replaced (kept as the test oracle in
+``tests/orbital/reference_sim.py``; the test states where they agree bit for bit and where to
+rounding).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.orbital.backends import make_propagation
-from envzoo.orbital.collision import encounter_plane_basis, foster_probability_2d, project_to_encounter_plane
+from envzoo.core.compiled import einsum_dot, kernel, over_row_ranges
+from envzoo.orbital.backends import NumpyPropagation, make_propagation
+from envzoo.orbital.collision import (
+    encounter_plane_of, foster_of, project_to_plane_of, quadrature_nodes, quadrature_work_size,
+)
 from envzoo.orbital.data import load_cdm_encounter
-from envzoo.orbital.elements import covariance_from_rtn, rtn_basis
-from envzoo.orbital.generator import EncounterDesign, debris_at_encounter, draw_design, generate_conjunctions
+from envzoo.orbital.elements import (
+    add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
+)
+from envzoo.orbital.generator import (
+    DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
+)
 from envzoo.orbital.orekit.propagation import tle_state
 from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
-from envzoo.orbital.propagation import OrbitState, apply_impulse
-from envzoo.orbital.relative_motion import cw_transition, frame_rate, from_hill, rendezvous_impulse, to_hill
-from envzoo.orbital.tracking import kick_covariance, kick_response, plane_sigmas
+from envzoo.orbital.propagation import OrbitState, propagate_object
+from envzoo.orbital.relative_motion import (
+    cw_transition_into, frame_rate, hill_state_of, inertial_state_of, rendezvous_gain, singular_rendezvous_message,
+)
+from envzoo.orbital.tracking import kick_covariance, plane_sigmas_of
 
 # Foster quadrature nodes: the default tracking gives plane σ's of tens of metres or more
 # against a 20 m radius, where 16 × 24 nodes agree with 64 × 64 to ~1e-9 relative (tested).
 PC_RADIAL_NODES = 16
 PC_ANGULAR_NODES = 24
-_UNIFORMS_PER_OBJECT = 7  # three Box–Muller pairs (kick, estimate error) and one update draw
+_ROWS_PER_THREAD = 32  # a row's step takes a few microseconds: fewer are not worth a thread
 
 
-def _normals(u: np.ndarray) -> np.ndarray:
-    """Standard normals (..., 2k) from uniforms (..., 2k) by Box–Muller, pair by pair."""
-    radius = np.sqrt(-2 * np.log(u[..., 0::2]))
-    angle = 2 * np.pi * u[..., 1::2]
-    return np.concatenate([radius * np.cos(angle), radius * np.sin(angle)], axis=-1)
+class SimRows(NamedTuple):
+    """Every row's state as the kernels take it: the simulator's arrays of the same names (see
+    :class:`CollisionAvoidanceSim`), then its view (:meth:`CollisionAvoidanceSim.predict`)."""
+
+    keys: np.ndarray
+    draws: np.ndarray
+    step_index: np.ndarray
+    primary_position: np.ndarray
+    primary_velocity: np.ndarray
+    tca: np.ndarray
+    slot_tca_position: np.ndarray
+    slot_tca_velocity: np.ndarray
+    true_position: np.ndarray
+    true_velocity: np.ndarray
+    debris_basis: np.ndarray
+    debris_mean_motion: np.ndarray
+    estimate_position: np.ndarray
+    estimate_velocity: np.ndarray
+    covariance: np.ndarray
+    last_update: np.ndarray
+    passed: np.ndarray
+    pending_step: np.ndarray
+    collisions: np.ndarray
+    maneuvers: np.ndarray
+    delta_v_used: np.ndarray
+    min_true_miss: np.ndarray
+    slot_rows: np.ndarray
+    slot_mean_motion: np.ndarray
+    return_gain: np.ndarray
+    deviation: np.ndarray
+    lead: np.ndarray
+    relative_rtn: np.ndarray
+    relative_velocity_rtn: np.ndarray
+    plane_sigmas: np.ndarray
+    pc: np.ndarray
 
 
-def straight_line_shift(relative_position: np.ndarray, relative_velocity: np.ndarray) -> np.ndarray:
-    """Time (...,) from states (..., 3) to the closest approach of straight relative motion,
-    −d·w / |w|²: the correction from a nominal TCA to the actual one (fractions of a second
-    here, where the straight line is exact to far below a millimetre)."""
-    return -np.einsum("...i,...i->...", relative_position, relative_velocity) / np.einsum(
-        "...i,...i->...", relative_velocity, relative_velocity)
+class SimSettings(NamedTuple):
+    """The constants of the kernels: the parameters they read, the slots' tracks and the Pc's
+    quadrature nodes."""
+
+    decision_step_s: float
+    n_steps: int
+    substeps: int  # order-8 steps of a propagation over at most one decision step
+    mu: float
+    j2_factor: float
+    hard_body_radius: float
+    delta_v_budget: float
+    return_steps: int
+    update_probability: float
+    kick_sigma: np.ndarray  # (3,) 1-σ of a step's velocity kick, RTN
+    kick_covariance: np.ndarray  # (3, 3)
+    measurement_factor: np.ndarray  # (3,) 1-σ of an update's position error, RTN
+    measurement_covariance: np.ndarray  # (3, 3)
+    primary_covariance: np.ndarray  # (3, 3) the primary's RTN position covariance
+    from_cdm: bool  # the estimate at the start is a CDM's, with the covariance and its root below
+    cdm_covariance: np.ndarray
+    cdm_root: np.ndarray
+    slot_position: np.ndarray  # (slots, n_steps + 1, 3)
+    slot_velocity: np.ndarray
+    unit_nodes: np.ndarray
+    unit_weights: np.ndarray
+    cos_theta: np.ndarray
+    sin_theta: np.ndarray
+    quadrature_size: int  # the length of foster_of's work
 
 
-def _rotate_back(basis: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-    """RTN components (..., 3) to inertial vectors with bases (..., 3, 3)."""
-    return np.einsum("...ji,...j->...i", basis, vectors)
+class Scratch(NamedTuple):
+    """Work arrays of one thread's kernel pass."""
+
+    transition: np.ndarray  # (6, 6) a CW transition matrix
+    quadrature: np.ndarray  # foster_of's work
+    propagation: np.ndarray  # (5, 6) propagate_object's work
+    copy_position: np.ndarray  # (n, 3) the primary's copies at the TCAs inside the step
+    copy_velocity: np.ndarray
+    in_step: np.ndarray  # (n,) bool
 
 
-def assess_encounters(primary_position, primary_velocity, secondary_position, secondary_velocity,
-                      secondary_covariance, primary_covariance_rtn, hard_body_radius) -> dict[str, np.ndarray]:
-    """What an operator sees of N encounters, from predicted states (N, 3) near their TCAs and
-    the secondaries' inertial position covariances (N, 3, 3): the relative position and
-    velocity at the closest approach of the straight relative motion, in the primary's RTN
-    frame; the 1-σ's of the combined covariance (primary's RTN covariance (3, 3) added) in the
-    encounter plane; and Foster's Pc."""
-    relative = secondary_position - primary_position
-    relative_velocity = secondary_velocity - primary_velocity
+@kernel
+def new_scratch(n, quadrature_size):
+    return Scratch(np.empty((6, 6)), np.empty(quadrature_size), np.empty((5, 6)), np.empty((n, 3)), np.empty((n, 3)),
+                   np.zeros(n, dtype=np.bool_))
+
+
+# ---------------------------------------------------------------------- one encounter
+@kernel(inline=True)
+def straight_line_shift(relative_position, relative_velocity):
+    """Time from a state to the closest approach of straight relative motion, −d·w / |w|²: the
+    correction from a nominal TCA to the actual one (fractions of a second here, where the
+    straight line is exact to far below a millimetre)."""
+    return -einsum_dot(relative_position, relative_velocity) / einsum_dot(relative_velocity, relative_velocity)
+
+
+@kernel(inline=True)
+def true_miss(primary_position, primary_velocity, secondary_position, secondary_velocity):
+    """The miss distance at the closest approach of the straight relative motion through two states."""
+    relative = subtract3(secondary_position, primary_position)
+    relative_velocity = subtract3(secondary_velocity, primary_velocity)
+    return norm3(add3(relative, scale3(straight_line_shift(relative, relative_velocity), relative_velocity)))
+
+
+@kernel(inline=True)
+def _combined_covariance(secondary, primary):
+    """The combined covariance (C + Cᵀ) / 2 of C = secondary + primary (3×3 inertial, rows as
+    tuples): the sum made exactly symmetric, entry by entry as the array code took it."""
+    total = ((secondary[0][0] + primary[0][0], secondary[0][1] + primary[0][1], secondary[0][2] + primary[0][2]),
+             (secondary[1][0] + primary[1][0], secondary[1][1] + primary[1][1], secondary[1][2] + primary[1][2]),
+             (secondary[2][0] + primary[2][0], secondary[2][1] + primary[2][1], secondary[2][2] + primary[2][2]))
+    return (((total[0][0] + total[0][0]) / 2, (total[0][1] + total[1][0]) / 2, (total[0][2] + total[2][0]) / 2),
+            ((total[1][0] + total[0][1]) / 2, (total[1][1] + total[1][1]) / 2, (total[1][2] + total[2][1]) / 2),
+            ((total[2][0] + total[0][2]) / 2, (total[2][1] + total[1][2]) / 2, (total[2][2] + total[2][2]) / 2))
+
+
+@kernel(inline=True)
+def assess_encounter(primary_position, primary_velocity, secondary_position, secondary_velocity,
+                     secondary_covariance, primary_covariance_rtn, passed, s, work, relative_rtn,
+                     relative_velocity_rtn, plane_sigmas):
+    """What an operator sees of one encounter, from predicted states (3-vectors) near its TCA and
+    the secondary's inertial position covariance (3×3): into ``relative_rtn`` and
+    ``relative_velocity_rtn`` (3,), the relative state at the closest approach of the straight
+    relative motion in the primary's RTN frame there; into ``plane_sigmas`` (2,), the 1-σ's of
+    the combined covariance (the primary's RTN covariance added) in the encounter plane; returns
+    Foster's Pc (0 once ``passed``). ``secondary_covariance``: rows as tuples (see
+    :func:`~envzoo.orbital.elements.matrix_of`)."""
+    relative = subtract3(secondary_position, primary_position)
+    relative_velocity = subtract3(secondary_velocity, primary_velocity)
     shift = straight_line_shift(relative, relative_velocity)
-    relative = relative + shift[:, None] * relative_velocity
-    primary_position = primary_position + shift[:, None] * primary_velocity
-    primary_basis = rtn_basis(primary_position, primary_velocity)
-    combined = secondary_covariance + covariance_from_rtn(
-        np.broadcast_to(primary_covariance_rtn, secondary_covariance.shape), primary_basis)
-    combined = (combined + np.swapaxes(combined, 1, 2)) / 2
-    plane = encounter_plane_basis(primary_position, relative_velocity)
-    miss, plane_covariance = project_to_encounter_plane(relative, combined, plane)
-    return {
-        "relative_rtn": np.einsum("nij,nj->ni", primary_basis, relative),
-        "relative_velocity_rtn": np.einsum("nij,nj->ni", primary_basis, relative_velocity),
-        "plane_sigmas": plane_sigmas(plane_covariance),
-        "pc": foster_probability_2d(miss, plane_covariance, hard_body_radius, PC_RADIAL_NODES, PC_ANGULAR_NODES),
-    }
+    relative = add3(relative, scale3(shift, relative_velocity))
+    primary_position = add3(primary_position, scale3(shift, primary_velocity))
+    basis = rtn_basis_of(primary_position, primary_velocity)
+    combined = _combined_covariance(secondary_covariance, transform_covariance(matrix_of(primary_covariance_rtn),
+                                                                               basis, True))
+    plane, _ = encounter_plane_of(primary_position, relative_velocity)
+    miss, (c00, c01, c10, c11) = project_to_plane_of(plane, relative, combined)
+    relative_rtn[0], relative_rtn[1], relative_rtn[2] = to_rtn(basis, relative)
+    relative_velocity_rtn[0], relative_velocity_rtn[1], relative_velocity_rtn[2] = to_rtn(basis, relative_velocity)
+    plane_sigmas[0], plane_sigmas[1] = plane_sigmas_of(c00, c10, c11)
+    if passed:
+        return 0.0
+    return foster_of(miss[0], miss[1], c00, c01, c11, s.hard_body_radius, s.unit_nodes, s.unit_weights, s.cos_theta,
+                     s.sin_theta, work)
+
+
+# ---------------------------------------------------------------------- one row
+@kernel(inline=True)
+def slot_deviation(b, rows, s):
+    """The Hill state (ρ, ρ̇) of row ``b``'s primary relative to its slot now (m, m/s)."""
+    slot, k = rows.slot_rows[b], rows.step_index[b]
+    return hill_state_of(vector_of(s.slot_position[slot, k]), vector_of(s.slot_velocity[slot, k]),
+                         vector_of(rows.primary_position[b]), vector_of(rows.primary_velocity[b]))
+
+
+@kernel(inline=True)
+def predicted_state(b, lead, slot_position, slot_velocity, rows, phi):
+    """Row ``b``'s primary ``lead`` seconds from now as CW motion predicts it (3-vectors: position,
+    velocity): its deviation from the slot now (the view's), carried about the slot's exact
+    state then (``slot_position``, ``slot_velocity``); ``phi`` is (6, 6) scratch."""
+    cw_transition_into(rows.slot_mean_motion[b], lead, phi)
+    deviation = rows.deviation[b]
+    return inertial_state_of(
+        slot_position, slot_velocity,
+        (einsum_dot(phi[0], deviation), einsum_dot(phi[1], deviation), einsum_dot(phi[2], deviation)),
+        (einsum_dot(phi[3], deviation), einsum_dot(phi[4], deviation), einsum_dot(phi[5], deviation)))
+
+
+@kernel(inline=True)
+def predict_row(b, rows, s, scratch):
+    """Row ``b``'s view of every encounter, from estimates only (never the truth), into the
+    view arrays of ``rows``."""
+    rho, rho_dot = slot_deviation(b, rows, s)
+    for k in range(3):
+        rows.deviation[b, k], rows.deviation[b, 3 + k] = rho[k], rho_dot[k]
+    time = rows.step_index[b] * s.decision_step_s
+    for k in range(rows.tca.shape[1]):
+        lead = rows.tca[b, k] - time
+        rows.lead[b, k] = lead
+        position, velocity = predicted_state(b, lead, vector_of(rows.slot_tca_position[b, k]),
+                                             vector_of(rows.slot_tca_velocity[b, k]), rows, scratch.transition)
+        debris = transform_covariance(matrix_of(rows.covariance[b, k]), matrix_of(rows.debris_basis[b, k]), True)
+        rows.pc[b, k] = assess_encounter(
+            position, velocity, vector_of(rows.estimate_position[b, k]), vector_of(rows.estimate_velocity[b, k]),
+            debris, s.primary_covariance, rows.passed[b, k], s, scratch.quadrature, rows.relative_rtn[b, k],
+            rows.relative_velocity_rtn[b, k], rows.plane_sigmas[b, k])
+
+
+@kernel(inline=True)
+def _measure(b, k, normals, time, rows, s):
+    """A tracking update of debris ``k`` of row ``b``: the estimate is the truth plus an error
+    drawn from the measurement covariance (``normals``: three standard normals), which it takes."""
+    factor = s.measurement_factor
+    error = from_rtn(matrix_of(rows.debris_basis[b, k]),
+                     (factor[0] * normals[0], factor[1] * normals[1], factor[2] * normals[2]))
+    estimate = add3(vector_of(rows.true_position[b, k]), error)
+    for i in range(3):
+        rows.estimate_position[b, k, i] = estimate[i]
+    rows.covariance[b, k] = s.measurement_covariance
+    rows.last_update[b, k] = time
+
+
+@kernel
+def start_row(b, key, encounter, rows, s, scratch):
+    """A new episode in row ``b`` from its key and its ``encounter`` (n, 13) rows: the TCA, the
+    slot's state at TCA (6), the debris' designed state at TCA (6); then ``encounter[:, 13:16]``:
+    the standard normals of the first estimate's error (or of the truth's offset from a CDM's
+    estimate)."""
+    rows.keys[b], rows.draws[b], rows.step_index[b] = key, 0, 0
+    slot = rows.slot_rows[b]
+    rows.primary_position[b] = s.slot_position[slot, 0]
+    rows.primary_velocity[b] = s.slot_velocity[slot, 0]
+    for k in range(encounter.shape[0]):
+        e = encounter[k]
+        rows.tca[b, k] = e[0]
+        rows.slot_tca_position[b, k], rows.slot_tca_velocity[b, k] = e[1:4], e[4:7]
+        rows.true_position[b, k], rows.true_velocity[b, k] = e[7:10], e[10:13]
+        rows.estimate_velocity[b, k] = e[10:13]
+        debris_position, debris_velocity = vector_of(e[7:10]), vector_of(e[10:13])
+        basis = rtn_basis_of(debris_position, debris_velocity)
+        for i in range(3):
+            for j in range(3):
+                rows.debris_basis[b, k, i, j] = basis[i][j]
+        semi_major_axis = 1.0 / (2.0 / norm3(debris_position) - einsum_dot(debris_velocity, debris_velocity) / s.mu)
+        rows.debris_mean_motion[b, k] = np.sqrt(s.mu / semi_major_axis ** 3.0)
+        normals = e[13:16]
+        if s.from_cdm:  # the CDM is the estimate; the truth is off by a draw from its covariance
+            offset = from_rtn(basis, (einsum_dot(s.cdm_root[0], normals), einsum_dot(s.cdm_root[1], normals),
+                                      einsum_dot(s.cdm_root[2], normals)))
+            truth = subtract3(debris_position, offset)
+            for i in range(3):
+                rows.estimate_position[b, k, i] = debris_position[i]
+                rows.true_position[b, k, i] = truth[i]
+            rows.covariance[b, k] = s.cdm_covariance
+            rows.last_update[b, k] = 0.0
+        else:
+            _measure(b, k, normals, 0.0, rows, s)
+        rows.passed[b, k] = False
+    rows.pending_step[b] = -1
+    rows.collisions[b], rows.maneuvers[b], rows.delta_v_used[b] = 0.0, 0.0, 0.0
+    rows.min_true_miss[b] = np.inf
+    predict_row(b, rows, s, scratch)
+
+
+@kernel(inline=True)
+def burn_row(b, delta_v, return_to_slot, rows, s):
+    """Step 1 for row ``b``: the ordered impulse ``delta_v`` (3,), RTN m/s, or the return to the
+    slot, or a planned second burn that is due; burnt if the budget covers it. Returns the Δv
+    burnt and whether a burn was refused."""
+    burn = vector_of(delta_v)
+    ordered = burn[0] != 0.0 or burn[1] != 0.0 or burn[2] != 0.0 or return_to_slot
+    due = rows.pending_step[b] == rows.step_index[b] and not ordered
+    if ordered or due:
+        rows.pending_step[b] = -1
+    if due or return_to_slot:
+        rho, rho_dot = slot_deviation(b, rows, s)
+        if due:
+            burn = (-rho_dot[0], -rho_dot[1], -rho_dot[2])
+        else:
+            burn = subtract3(to_rtn(matrix_of(rows.return_gain[b]), rho), rho_dot)
+            rows.pending_step[b] = rows.step_index[b] + s.return_steps
+    size = norm3(burn)
+    executed = size > 0.0 and size <= s.delta_v_budget - rows.delta_v_used[b] + 1e-12
+    refused = size > 0.0 and not executed
+    if refused:
+        rows.pending_step[b] = -1
+    if not executed:
+        return 0.0, refused
+    velocity = vector_of(rows.primary_velocity[b])
+    change = from_rtn(rtn_basis_of(vector_of(rows.primary_position[b]), velocity), burn)
+    for i in range(3):
+        rows.primary_velocity[b, i] = velocity[i] + change[i]
+    rows.delta_v_used[b] += size
+    rows.maneuvers[b] += 1.0
+    return size, False
+
+
+@kernel(inline=True)
+def encounters_in_step(b, rows, s, in_step):
+    """Which encounters of row ``b`` have their TCA inside the step that starts now."""
+    start = rows.step_index[b] * s.decision_step_s
+    for k in range(in_step.shape[0]):
+        in_step[k] = not rows.passed[b, k] and rows.tca[b, k] - start <= s.decision_step_s
+
+
+@kernel(inline=True)
+def propagate_row(b, rows, s, scratch):
+    """Step 2 for row ``b`` (the numpy backend): the primary over the step, and its copies in
+    ``scratch`` to the TCAs inside it. Every propagation of a step is at most one decision step
+    long, so each takes ``substeps`` order-8 steps."""
+    start = rows.step_index[b] * s.decision_step_s
+    for k in range(scratch.in_step.shape[0]):
+        if scratch.in_step[k]:
+            scratch.copy_position[k], scratch.copy_velocity[k] = rows.primary_position[b], rows.primary_velocity[b]
+            propagate_object(scratch.copy_position[k], scratch.copy_velocity[k], (rows.tca[b, k] - start) / s.substeps,
+                             s.substeps, s.mu, s.j2_factor, scratch.propagation)
+    propagate_object(rows.primary_position[b], rows.primary_velocity[b], s.decision_step_s / s.substeps, s.substeps,
+                     s.mu, s.j2_factor, scratch.propagation)
+
+
+@kernel(inline=True)
+def _decide_encounters(b, rows, s, scratch):
+    """Step 3 for row ``b``: the true misses of the encounters inside the step, from the primary's
+    copies at their TCAs. Returns whether one was a collision."""
+    hits, smallest = 0, np.inf
+    for k in range(scratch.in_step.shape[0]):
+        if not scratch.in_step[k]:
+            continue
+        miss = true_miss(vector_of(scratch.copy_position[k]), vector_of(scratch.copy_velocity[k]),
+                         vector_of(rows.true_position[b, k]), vector_of(rows.true_velocity[b, k]))
+        hits += miss < s.hard_body_radius
+        smallest = min(smallest, miss)
+        rows.passed[b, k] = True
+    rows.collisions[b] += hits
+    rows.min_true_miss[b] = min(rows.min_true_miss[b], smallest)
+    return hits > 0
+
+
+@kernel(inline=True)
+def _perturb_and_track(b, rows, s, scratch):
+    """Step 4 for row ``b``: process noise on the true TCA states of the encounters ahead (a
+    velocity kick mapped to TCA by CW motion, its spread added to the covariance), then the
+    tracking updates of this time (one counter-based draw of the row)."""
+    time = rows.step_index[b] * s.decision_step_s
+    phi = scratch.transition
+    for k in range(rows.tca.shape[1]):
+        if rows.passed[b, k]:
+            continue
+        seed = rng.element_seed(rows.keys[b], rows.draws[b], k)
+        # Box–Muller: uniforms (0, 1), (2, 3), (4, 5) give normals p (cosines) and 3 + p (sines).
+        radius_0, angle_0 = np.sqrt(-2 * np.log(rng.uniform_at(seed, 0))), 2 * np.pi * rng.uniform_at(seed, 1)
+        radius_1, angle_1 = np.sqrt(-2 * np.log(rng.uniform_at(seed, 2))), 2 * np.pi * rng.uniform_at(seed, 3)
+        radius_2, angle_2 = np.sqrt(-2 * np.log(rng.uniform_at(seed, 4))), 2 * np.pi * rng.uniform_at(seed, 5)
+        kick = (s.kick_sigma[0] * (radius_0 * np.cos(angle_0)), s.kick_sigma[1] * (radius_1 * np.cos(angle_1)),
+                s.kick_sigma[2] * (radius_2 * np.cos(angle_2)))
+        cw_transition_into(rows.debris_mean_motion[b, k], max(rows.tca[b, k] - time, 0.0), phi)
+        basis = matrix_of(rows.debris_basis[b, k])
+        moved = from_rtn(basis, (einsum_dot(phi[0, 3:], kick), einsum_dot(phi[1, 3:], kick),
+                                 einsum_dot(phi[2, 3:], kick)))
+        turned = from_rtn(basis, (einsum_dot(phi[3, 3:], kick), einsum_dot(phi[4, 3:], kick),
+                                  einsum_dot(phi[5, 3:], kick)))
+        for i in range(3):
+            rows.true_position[b, k, i] += moved[i]
+            rows.true_velocity[b, k, i] += turned[i]
+        spread = transform_covariance(matrix_of(s.kick_covariance), matrix_of(phi[:3, 3:]), False)  # Φ_rv Q Φ_rvᵀ
+        for i in range(3):
+            for j in range(3):
+                rows.covariance[b, k, i, j] += spread[i][j]
+        if rng.uniform_at(seed, 6) < s.update_probability:
+            _measure(b, k, (radius_0 * np.sin(angle_0), radius_1 * np.sin(angle_1), radius_2 * np.sin(angle_2)),
+                     time, rows, s)
+    rows.draws[b] += np.uint64(1)
+
+
+@kernel(inline=True)
+def finish_row(b, rows, s, scratch):
+    """Steps 3 to 5 for row ``b``, once the primary has been propagated over the step (and its
+    copies to the TCAs inside it, ``scratch``): the clock moves on, the encounters inside the
+    step are decided, the noise and tracking act and the view is renewed. Returns whether the
+    step was a collision."""
+    rows.step_index[b] += 1
+    collision = _decide_encounters(b, rows, s, scratch)
+    _perturb_and_track(b, rows, s, scratch)
+    predict_row(b, rows, s, scratch)
+    return collision
+
+
+@kernel(inline=True)
+def step_row(b, delta_v, return_to_slot, rows, s, scratch):
+    """One whole step of row ``b`` on the numpy backend (the module docstring's steps 1 to 5):
+    returns the Δv burnt, whether a burn was refused and whether it was a collision."""
+    burnt, refused = burn_row(b, delta_v, return_to_slot, rows, s)
+    encounters_in_step(b, rows, s, scratch.in_step)
+    propagate_row(b, rows, s, scratch)
+    return burnt, refused, finish_row(b, rows, s, scratch)
+
+
+@kernel(inline=True)
+def row_done(b, rows, s):
+    """Whether row ``b``'s episode is over: its last step, or a collision."""
+    return rows.step_index[b] >= s.n_steps or rows.collisions[b] > 0
+
+
+# ---------------------------------------------------------------------- the batch
+@kernel
+def _step_rows(start, stop, delta_v, return_to_slot, rows, s, burnt, refused, collision):
+    scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
+    for b in range(start, stop):
+        burnt[b], refused[b], collision[b] = step_row(b, delta_v[b], return_to_slot[b], rows, s, scratch)
+
+
+@kernel
+def _burn_rows(delta_v, return_to_slot, rows, s, burnt, refused, in_step):
+    for b in range(delta_v.shape[0]):
+        burnt[b], refused[b] = burn_row(b, delta_v[b], return_to_slot[b], rows, s)
+        encounters_in_step(b, rows, s, in_step[b])
+
+
+@kernel
+def _finish_rows(in_step, copy_position, copy_velocity, rows, s, collision):
+    scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
+    for b in range(in_step.shape[0]):
+        scratch.in_step[:] = in_step[b]
+        scratch.copy_position[:], scratch.copy_velocity[:] = copy_position[b], copy_velocity[b]
+        collision[b] = finish_row(b, rows, s, scratch)
+
+
+@kernel
+def _start_rows(rows_to_start, keys, encounters, rows, s):
+    scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
+    for i in range(rows_to_start.shape[0]):
+        start_row(rows_to_start[i], keys[i], encounters[i], rows, s, scratch)
+
+
+@kernel
+def _predict_rows(start, stop, rows, s):
+    scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
+    for b in range(start, stop):
+        predict_row(b, rows, s, scratch)
 
 
 class CollisionAvoidanceSim:
@@ -119,7 +515,9 @@ class CollisionAvoidanceSim:
     covariances ``covariance`` (B, n, 3, 3) in each debris' RTN frame at TCA, ``last_update``,
     ``passed`` (TCA already behind), the planned burn (``pending_step``, −1 for none), the
     outcomes so far (``collisions``, ``min_true_miss``, ``maneuvers``, ``delta_v_used``) and
-    :attr:`view`, the agent's view of every encounter (:meth:`predict`).
+    :attr:`view`, the agent's view of every encounter (:meth:`predict`). The kernels change
+    these arrays in place: change them in place too (``sim.true_position += ...``), never
+    replace them.
     """
 
     def __init__(self, params: CollisionAvoidanceParams, batch: int):
@@ -136,19 +534,8 @@ class CollisionAvoidanceSim:
         epoch = {} if dated is None else {"epoch_utc": dated.epoch_utc}
         self.propagation = make_propagation(params.backend, self.gravity, scenario.max_step, params.decision_step_s,
                                             params.force_model, **epoch)
-        self.primary_covariance = params.tracking.primary_covariance
-        if tle_slot is not None:
-            self.use_slots(tle_slot.position[None], tle_slot.velocity[None])
-        elif self.cdm is None:
-            slot = OrbitState.from_elements(scenario.primary, mu=self.gravity.mu)
-            self.use_slots(slot.position, slot.velocity)
-        else:
-            self.primary_covariance = self.cdm.primary_covariance_rtn
-            self.use_slots(*self.propagation.advance(self.cdm.primary_position[None], self.cdm.primary_velocity[None],
-                                                     np.array([-self.cdm.tca_s]), start_s=self.cdm.tca_s))
-        self._kick_covariance = kick_covariance(params.tracking, params.decision_step_s)
-        self._kick_sigma = np.sqrt(np.diag(self._kick_covariance))
-        self._measurement_factor = np.sqrt(np.diag(params.tracking.measurement_covariance))
+        #: Whether the kernels propagate (the numpy backend) or Orekit does between them.
+        self.compiled_propagation = isinstance(self.propagation, NumpyPropagation)
 
         B, n = batch, self.n
 
@@ -170,7 +557,54 @@ class CollisionAvoidanceSim:
         self.pending_step = np.full(B, -1, dtype=np.int64)
         self.collisions, self.maneuvers, self.delta_v_used = zeros(), zeros(), zeros()
         self.min_true_miss = np.full(B, np.inf)
-        self.view: dict[str, np.ndarray] = {}
+        self.view = {"deviation": zeros(6), "lead": zeros(n), "relative_rtn": zeros(n, 3),
+                     "relative_velocity_rtn": zeros(n, 3), "plane_sigmas": zeros(n, 2), "pc": zeros(n)}
+
+        primary_covariance = params.tracking.primary_covariance
+        if tle_slot is not None:
+            self.use_slots(tle_slot.position[None], tle_slot.velocity[None])
+        elif self.cdm is None:
+            slot = OrbitState.from_elements(scenario.primary, mu=self.gravity.mu)
+            self.use_slots(slot.position, slot.velocity)
+        else:
+            primary_covariance = self.cdm.primary_covariance_rtn
+            self.use_slots(*self.propagation.advance(self.cdm.primary_position[None], self.cdm.primary_velocity[None],
+                                                     np.array([-self.cdm.tca_s]), start_s=self.cdm.tca_s))
+        self.primary_covariance = primary_covariance
+        self._bind()
+
+    def _bind(self) -> None:
+        """Gather the arrays into the kernels' :class:`SimRows` and :class:`SimSettings` (again
+        after :meth:`use_slots` and unpickling)."""
+        p, tracking = self.params, self.params.tracking
+        kicks = kick_covariance(tracking, p.decision_step_s)
+        cdm_covariance = np.zeros((3, 3)) if self.cdm is None else self.cdm.debris_covariance_rtn
+        self.settings = SimSettings(
+            float(p.decision_step_s), p.n_steps, self.propagation.substeps if self.compiled_propagation else 0,
+            float(self.gravity.mu), float(self.gravity.j2_factor), float(p.hard_body_radius_m),
+            float(p.delta_v_budget_mps), p.return_steps, float(tracking.update_probability(p.decision_step_s)),
+            np.sqrt(np.diag(kicks)), kicks, np.sqrt(np.diag(tracking.measurement_covariance)),
+            tracking.measurement_covariance, np.ascontiguousarray(self.primary_covariance, dtype=np.float64),
+            self.cdm is not None, cdm_covariance, np.linalg.cholesky(cdm_covariance) if self.cdm else cdm_covariance,
+            self.slot_position, self.slot_velocity, *quadrature_nodes(PC_RADIAL_NODES, PC_ANGULAR_NODES),
+            quadrature_work_size(PC_RADIAL_NODES, PC_ANGULAR_NODES))
+        view = self.view
+        self.rows = SimRows(
+            self.keys, self.draws, self.step_index, self.primary_position, self.primary_velocity, self.tca,
+            self.slot_tca_position, self.slot_tca_velocity, self.true_position, self.true_velocity, self.debris_basis,
+            self.debris_mean_motion, self.estimate_position, self.estimate_velocity, self.covariance, self.last_update,
+            self.passed, self.pending_step, self.collisions, self.maneuvers, self.delta_v_used, self.min_true_miss,
+            self.slot_rows, self.slot_mean_motion, self.return_gain, view["deviation"], view["lead"],
+            view["relative_rtn"], view["relative_velocity_rtn"], view["plane_sigmas"], view["pc"])
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["rows"], state["settings"]  # views of the arrays pickled here: gathered again
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     # ------------------------------------------------------------------ propagation
     def use_slots(self, position: np.ndarray, velocity: np.ndarray) -> None:
@@ -193,6 +627,14 @@ class CollisionAvoidanceSim:
         # 1e-3 by which J2 changes the rate from √(μ/a³) (5 % of a return's offset otherwise).
         rates = frame_rate(self.slot_position.reshape(-1, 3), self.slot_velocity.reshape(-1, 3))
         self.slot_mean_motion = rates.reshape(len(position), count).mean(axis=1)[self.slot_rows]
+        #: Each row's return-to-slot gain (B, 3, 3) and whether its return is well posed.
+        self.return_gain, self.return_well_posed = rendezvous_gain(self.slot_mean_motion, self.return_duration_s)
+        if hasattr(self, "rows"):
+            self._bind()
+
+    @property
+    def return_duration_s(self) -> float:
+        return self.params.return_steps * self.params.decision_step_s
 
     # ------------------------------------------------------------------ reset
     def reset(self, rows, keys: np.ndarray) -> None:
@@ -202,52 +644,28 @@ class CollisionAvoidanceSim:
             return
         n = self.n
         keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
-        generators = [np.random.default_rng(int(key)) for key in keys]
-        design = None
+        draws = np.empty((DESIGN_DRAWS, rows.size * n))
+        normals = np.empty((rows.size, n, 3))
+        for i, key in enumerate(keys.tolist()):
+            generator = np.random.default_rng(key)
+            if self.cdm is None:
+                draws[:, i * n:(i + 1) * n] = design_draws(generator, n)
+            normals[i] = generator.standard_normal((n, 3))
         if self.cdm is None:
-            designs = [draw_design(self.params.scenario, generator) for generator in generators]
-            design = EncounterDesign(*(np.concatenate([getattr(d, name) for d in designs])
-                                       for name in EncounterDesign.__dataclass_fields__))
+            design = design_from_draws(self.params.scenario, draws)
             tca = design.tca
         else:
             tca = np.full(rows.size * n, self.cdm.tca_s)
-        errors = np.stack([generator.standard_normal((n, 3)) for generator in generators])
         slot_position, slot_velocity = self.slot_states_at(np.repeat(rows, n), tca)
-        if design is not None:
+        if self.cdm is None:
             encounter = debris_at_encounter(design, slot_position, slot_velocity, self.gravity.mu)
             debris_position, debris_velocity = encounter.debris_position, encounter.debris_velocity
         else:  # the CDM's object 2, at the CDM's offset from the slot at TCA
             debris_position = slot_position + (self.cdm.debris_position - self.cdm.primary_position)
             debris_velocity = slot_velocity + (self.cdm.debris_velocity - self.cdm.primary_velocity)
-        shape = (rows.size, n)
-        self.keys[rows], self.draws[rows], self.step_index[rows] = keys, 0, 0
-        self.primary_position[rows] = self.slot_position[self.slot_rows[rows], 0]
-        self.primary_velocity[rows] = self.slot_velocity[self.slot_rows[rows], 0]
-        self.tca[rows] = tca.reshape(shape)
-        self.slot_tca_position[rows] = slot_position.reshape(shape + (3,))
-        self.slot_tca_velocity[rows] = slot_velocity.reshape(shape + (3,))
-        self.true_position[rows] = debris_position.reshape(shape + (3,))
-        self.true_velocity[rows] = debris_velocity.reshape(shape + (3,))
-        self.debris_basis[rows] = rtn_basis(debris_position, debris_velocity).reshape(shape + (3, 3))
-        radius = np.linalg.norm(debris_position, axis=1)
-        speed_sq = np.einsum("ij,ij->i", debris_velocity, debris_velocity)
-        semi_major_axis = 1.0 / (2.0 / radius - speed_sq / self.gravity.mu)
-        self.debris_mean_motion[rows] = np.sqrt(self.gravity.mu / semi_major_axis**3).reshape(shape)
-        self.estimate_velocity[rows] = self.true_velocity[rows]
-        if self.cdm is None:
-            self._measure(rows, np.ones(shape, dtype=bool), errors, time=0.0)
-        else:  # the CDM is the estimate; the truth is off by a draw from its covariance
-            root = np.linalg.cholesky(self.cdm.debris_covariance_rtn)
-            self.estimate_position[rows] = self.true_position[rows]
-            self.true_position[rows] -= _rotate_back(self.debris_basis[rows], np.einsum("ij,bnj->bni", root, errors))
-            self.covariance[rows] = self.cdm.debris_covariance_rtn
-            self.last_update[rows] = 0.0
-        self.passed[rows] = False
-        self.pending_step[rows] = -1
-        for array in (self.collisions, self.maneuvers, self.delta_v_used):
-            array[rows] = 0.0
-        self.min_true_miss[rows] = np.inf
-        self.view = self.predict()
+        encounters = np.column_stack([tca, slot_position, slot_velocity, debris_position, debris_velocity,
+                                      normals.reshape(-1, 3)]).reshape(rows.size, n, -1)
+        _start_rows(rows, keys, encounters, self.rows, self.settings)
 
     def slot_states_at(self, rows: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Exact states (N, 3) of the slots of ``rows`` (N,) at ``times`` (N,) within the
@@ -258,23 +676,6 @@ class CollisionAvoidanceSim:
         return self.propagation.advance(self.slot_position[slot, before], self.slot_velocity[slot, before],
                                         times - start, start_s=start)
 
-    def propagate_primaries(self, rows: np.ndarray, durations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """States (N, 3) of the primaries of ``rows`` (N,) propagated by ``durations`` (N,)
-        seconds from now (at most one decision step either way, for the same accuracy)."""
-        return self.propagation.advance(self.primary_position[rows], self.primary_velocity[rows], durations,
-                                        start_s=self.time[rows])
-
-    def _measure(self, rows, mask, normals, time) -> None:
-        """A tracking update of the objects ``mask`` (len(rows), n) in ``rows``: the estimate
-        is the truth plus an error drawn from the measurement covariance, which it takes."""
-        error = _rotate_back(self.debris_basis[rows], self._measurement_factor * normals)
-        updated = mask[..., None]
-        self.estimate_position[rows] = np.where(updated, self.true_position[rows] + error,
-                                                self.estimate_position[rows])
-        self.covariance[rows] = np.where(updated[..., None], self.params.tracking.measurement_covariance,
-                                         self.covariance[rows])
-        self.last_update[rows] = np.where(mask, time, self.last_update[rows])
-
     # ------------------------------------------------------------------ step
     @property
     def time(self) -> np.ndarray:
@@ -284,28 +685,21 @@ class CollisionAvoidanceSim:
     def done(self) -> np.ndarray:
         return (self.step_index >= self.params.n_steps) | (self.collisions > 0)
 
-    def slot_deviation(self) -> np.ndarray:
-        """Hill states (B, 6) of the primary relative to its slot now (m, m/s)."""
-        slot, k = self.slot_rows, self.step_index
-        return to_hill(self.slot_position[slot, k], self.slot_velocity[slot, k], self.primary_position,
-                       self.primary_velocity)
+    def check_returns(self, return_to_slot: np.ndarray) -> None:
+        """Raise ``ValueError`` where a row orders a return to its slot that CW motion cannot
+        solve (``return_steps`` near a whole number of orbits)."""
+        singular = np.asarray(return_to_slot, dtype=bool) & ~self.return_well_posed
+        if singular.any():
+            raise ValueError(singular_rendezvous_message(self.slot_mean_motion[singular], self.return_duration_s))
 
-    def _burns(self, delta_v: np.ndarray, return_to_slot: np.ndarray) -> np.ndarray:
-        """The impulse (B, 3) to burn now: the order of the step, or a planned second burn."""
-        burn = np.array(delta_v, dtype=np.float64)
-        ordered = np.any(burn != 0, axis=1) | return_to_slot
-        due = (self.pending_step == self.step_index) & ~ordered
-        self.pending_step[ordered | due] = -1
-        if not (due.any() or return_to_slot.any()):
-            return burn
-        deviation = self.slot_deviation()
-        burn[due] = -deviation[due, 3:]
-        if return_to_slot.any():
-            duration = self.params.return_steps * self.params.decision_step_s
-            burn[return_to_slot] = rendezvous_impulse(self.slot_mean_motion[return_to_slot],
-                                                      deviation[return_to_slot], duration)
-            self.pending_step[return_to_slot] = self.step_index[return_to_slot] + self.params.return_steps
-        return burn
+    def _orders(self, delta_v, return_to_slot) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step`'s orders as the kernels take them, checked."""
+        delta_v = np.ascontiguousarray(delta_v, dtype=np.float64).reshape(self.B, 3)
+        if return_to_slot is None:
+            return delta_v, np.zeros(self.B, dtype=bool)
+        return_to_slot = np.asarray(return_to_slot, dtype=bool)
+        self.check_returns(return_to_slot)
+        return delta_v, return_to_slot
 
     def step(self, delta_v: np.ndarray, return_to_slot: np.ndarray | None = None) -> dict:
         """Advance every episode by one decision step (see the module docstring).
@@ -316,88 +710,118 @@ class CollisionAvoidanceSim:
         executed), ``collision`` (B,) bool and ``done`` (B,) bool; :attr:`view` then holds the
         agent's view after the step.
         """
-        p, B, n = self.params, self.B, self.n
-        if return_to_slot is None:
-            return_to_slot = np.zeros(B, dtype=bool)
-        burn = self._burns(delta_v, return_to_slot)
-        size = np.linalg.norm(burn, axis=1)
-        budget_left = p.delta_v_budget_mps - self.delta_v_used
-        executed = (size > 0) & (size <= budget_left + 1e-12)
-        refused = (size > 0) & ~executed
-        self.pending_step[refused] = -1
-        if executed.any():
-            state = apply_impulse(OrbitState(self.primary_position, self.primary_velocity), burn[executed], executed)
-            self.primary_velocity = state.velocity
-        burnt = np.where(executed, size, 0.0)
-        self.delta_v_used += burnt
-        self.maneuvers += executed
+        B, n = self.B, self.n
+        delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
+        burnt, refused, collision = np.empty(B), np.empty(B, dtype=bool), np.empty(B, dtype=bool)
+        if self.compiled_propagation:
+            def step_rows(start, stop):
+                _step_rows(start, stop, delta_v, return_to_slot, self.rows, self.settings, burnt, refused, collision)
 
-        # Propagate the primary over the step, and copies of it to each TCA inside the step.
-        start = self.time
-        lead = self.tca - start[:, None]
-        in_step = ~self.passed & (lead <= p.decision_step_s)
-        position, velocity = self.propagation.advance(
-            np.concatenate([self.primary_position, np.repeat(self.primary_position, n, axis=0)]),
-            np.concatenate([self.primary_velocity, np.repeat(self.primary_velocity, n, axis=0)]),
-            np.concatenate([np.full(B, p.decision_step_s), np.where(in_step, lead, 0.0).reshape(-1)]),
-            start_s=np.concatenate([start, np.repeat(start, n)]))
-        self.primary_position, self.primary_velocity = position[:B], velocity[:B]
-        self.step_index += 1
-
-        collision = self._decide_encounters(in_step, position[B:].reshape(B, n, 3), velocity[B:].reshape(B, n, 3))
-        self._perturb_and_track()
-        self.view = self.predict()
-        return {"delta_v": burnt, "refused": refused, "collision": collision, "done": self.done.copy()}
-
-    def _decide_encounters(self, in_step, primary_position, primary_velocity) -> np.ndarray:
-        """True misses of the encounters in the step; returns the rows that collided."""
-        relative = self.true_position - primary_position
-        relative_velocity = self.true_velocity - primary_velocity
-        shift = straight_line_shift(relative, relative_velocity)
-        miss = np.linalg.norm(relative + shift[..., None] * relative_velocity, axis=2)
-        miss = np.where(in_step, miss, np.inf)
-        hit = miss < self.params.hard_body_radius_m
-        self.collisions += hit.sum(axis=1)
-        self.min_true_miss = np.minimum(self.min_true_miss, miss.min(axis=1))
-        self.passed |= in_step
-        return hit.any(axis=1)
-
-    def _perturb_and_track(self) -> None:
-        """Process noise on the true TCA states, then the tracking updates of this time."""
-        p = self.params
-        u = rng.uniforms(self.keys, self.draws, (self.n, _UNIFORMS_PER_OBJECT))
-        self.draws += np.uint64(1)
-        normals = _normals(u[..., :6])
-        active = ~self.passed
-        lead = np.maximum(self.tca - self.time[:, None], 0.0)
-        position_response, velocity_response = kick_response(self.debris_mean_motion, lead)
-        kick = self._kick_sigma * normals[..., :3]
-        moved = active[..., None]
-        self.true_position += np.where(moved, _rotate_back(self.debris_basis, np.einsum(
-            "bnij,bnj->bni", position_response, kick)), 0.0)
-        self.true_velocity += np.where(moved, _rotate_back(self.debris_basis, np.einsum(
-            "bnij,bnj->bni", velocity_response, kick)), 0.0)
-        growth = position_response @ self._kick_covariance @ np.swapaxes(position_response, -1, -2)
-        self.covariance += np.where(moved[..., None], growth, 0.0)
-        updated = active & (u[..., 6] < p.tracking.update_probability(p.decision_step_s))
-        self._measure(np.arange(self.B), updated, normals[..., 3:], self.time[:, None])
+            over_row_ranges(step_rows, B, _ROWS_PER_THREAD)
+        else:
+            in_step = np.empty((B, n), dtype=bool)
+            _burn_rows(delta_v, return_to_slot, self.rows, self.settings, burnt, refused, in_step)
+            start = self.time
+            lead = self.tca - start[:, None]
+            position, velocity = self.propagation.advance(
+                np.concatenate([self.primary_position, np.repeat(self.primary_position, n, axis=0)]),
+                np.concatenate([self.primary_velocity, np.repeat(self.primary_velocity, n, axis=0)]),
+                np.concatenate([np.full(B, self.params.decision_step_s), np.where(in_step, lead, 0.0).reshape(-1)]),
+                start_s=np.concatenate([start, np.repeat(start, n)]))
+            self.primary_position[:], self.primary_velocity[:] = position[:B], velocity[:B]
+            _finish_rows(in_step, position[B:].reshape(B, n, 3), velocity[B:].reshape(B, n, 3), self.rows,
+                         self.settings, collision)
+        return {"delta_v": burnt, "refused": refused, "collision": collision, "done": self.done}
 
     # ------------------------------------------------------------------ what the agent sees
     def predict(self) -> dict:
-        """The agent's view of every encounter, from estimates only (never the truth)."""
-        p, B, n = self.params, self.B, self.n
-        deviation = self.slot_deviation()
-        lead = self.tca - self.time[:, None]
-        predicted = np.einsum("bnij,bj->bni", cw_transition(self.slot_mean_motion[:, None], lead), deviation)
-        primary_position, primary_velocity = from_hill(
-            self.slot_tca_position.reshape(-1, 3), self.slot_tca_velocity.reshape(-1, 3), predicted.reshape(-1, 6))
-        debris_covariance = covariance_from_rtn(self.covariance.reshape(-1, 3, 3), self.debris_basis.reshape(-1, 3, 3))
-        view = assess_encounters(primary_position, primary_velocity, self.estimate_position.reshape(-1, 3),
-                                 self.estimate_velocity.reshape(-1, 3), debris_covariance,
-                                 self.primary_covariance, p.hard_body_radius_m)
-        view = {name: value.reshape((B, n) + value.shape[1:]) for name, value in view.items()}
-        view["pc"] = np.where(self.passed, 0.0, view["pc"])
-        return {"deviation": deviation, "lead": lead, **view}
+        """The agent's view of every encounter, from estimates only (never the truth), computed
+        again from the state into :attr:`view` (which it returns): ``deviation`` (B, 6),
+        ``lead`` (B, n), ``relative_rtn`` and ``relative_velocity_rtn`` (B, n, 3),
+        ``plane_sigmas`` (B, n, 2), ``pc`` (B, n)."""
+        over_row_ranges(lambda start, stop: _predict_rows(start, stop, self.rows, self.settings), self.B,
+                        _ROWS_PER_THREAD)
+        return self.view
+
+
+# ---------------------------------------------------------------------- a constellation's pairs
+class PairState(NamedTuple):
+    """A constellation's sibling conjunctions as the kernels take them: the arrays of the same
+    names of :class:`ConstellationSim` (``slot_position``, ``slot_velocity``: its
+    ``slot_at_tca``), then its ``pair_view``'s."""
+
+    pair_tca: np.ndarray
+    pair_passed: np.ndarray
+    pair_rows: np.ndarray
+    slot_position: np.ndarray
+    slot_velocity: np.ndarray
+    sibling_min_miss: np.ndarray
+    sibling_collisions: np.ndarray
+    relative_rtn: np.ndarray
+    relative_velocity_rtn: np.ndarray
+    plane_sigmas: np.ndarray
+    pc: np.ndarray
+    lead: np.ndarray
+    partner_relative_rtn: np.ndarray
+    partner_relative_velocity_rtn: np.ndarray
+
+
+@kernel
+def _decide_pairs(rows, s, pairs, hit, scratch):
+    """True misses of the sibling conjunctions whose TCA fell in the step just taken: both
+    satellites propagated back to the TCA; ``hit`` (K,) the satellites that collided."""
+    now = rows.step_index[0] * s.decision_step_s
+    first, second = scratch.copy_position, scratch.copy_velocity  # (sat_0, partner) positions, velocities
+    for j in range(pairs.pair_tca.shape[0]):
+        tca = pairs.pair_tca[j]
+        if pairs.pair_passed[j] or not tca <= now:
+            continue
+        partner = pairs.pair_rows[j]
+        for side, row in enumerate((0, partner)):
+            first[side], second[side] = rows.primary_position[row], rows.primary_velocity[row]
+            propagate_object(first[side], second[side], (tca - now) / s.substeps, s.substeps, s.mu, s.j2_factor,
+                             scratch.propagation)
+        miss = true_miss(vector_of(first[0]), vector_of(second[0]), vector_of(first[1]), vector_of(second[1]))
+        crash = miss < s.hard_body_radius
+        for row in (0, partner):
+            pairs.sibling_min_miss[row] = min(pairs.sibling_min_miss[row], miss)
+            pairs.sibling_collisions[row] += crash
+            hit[row] |= crash
+        pairs.pair_passed[j] = True
+
+
+@kernel
+def _assess_pairs(rows, s, pairs, scratch):
+    """Each pair's predicted encounter (:meth:`ConstellationSim.assess_pairs`) into the pair view's
+    arrays of ``pairs``."""
+    count = pairs.pair_tca.shape[0]
+    for j in range(count):
+        partner, tca = pairs.pair_rows[j], pairs.pair_tca[j]
+        pairs.lead[j] = tca - rows.step_index[0] * s.decision_step_s
+        position, velocity = predicted_state(0, pairs.lead[j], vector_of(pairs.slot_position[j]),
+                                             vector_of(pairs.slot_velocity[j]), rows, scratch.transition)
+        partner_position, partner_velocity = predicted_state(
+            partner, tca - rows.step_index[partner] * s.decision_step_s, vector_of(pairs.slot_position[count + j]),
+            vector_of(pairs.slot_velocity[count + j]), rows, scratch.transition)
+        partner_basis = rtn_basis_of(partner_position, partner_velocity)
+        partner_covariance = transform_covariance(matrix_of(s.primary_covariance), partner_basis, True)
+        pairs.pc[j] = assess_encounter(position, velocity, partner_position, partner_velocity, partner_covariance,
+                                       s.primary_covariance, pairs.pair_passed[j], s, scratch.quadrature,
+                                       pairs.relative_rtn[j], pairs.relative_velocity_rtn[j], pairs.plane_sigmas[j])
+        # The same relative state seen from the partner: −(its RTN frame) · (sat_0's frame)ᵀ · x.
+        basis = rtn_basis_of(position, velocity)
+        seen = to_rtn(partner_basis, from_rtn(basis, vector_of(pairs.relative_rtn[j])))
+        moving = to_rtn(partner_basis, from_rtn(basis, vector_of(pairs.relative_velocity_rtn[j])))
+        for i in range(3):
+            pairs.partner_relative_rtn[j, i], pairs.partner_relative_velocity_rtn[j, i] = -seen[i], -moving[i]
+
+
+@kernel
+def _step_constellation(delta_v, return_to_slot, rows, s, pairs, burnt, refused, collision, hit, scratch):
+    """Every satellite's step, then the sibling conjunctions inside it and the pairs' view."""
+    _step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
+    _decide_pairs(rows, s, pairs, hit, scratch)
+    _assess_pairs(rows, s, pairs, scratch)
 
 
 class ConstellationSim(CollisionAvoidanceSim):
@@ -413,15 +837,29 @@ class ConstellationSim(CollisionAvoidanceSim):
 
     def __init__(self, params: CollisionAvoidanceParams, siblings: ConjunctionParams):
         super().__init__(params, siblings.n_debris + 1)
+        if not self.compiled_propagation:
+            raise ValueError(f"a constellation's kernels propagate as the numpy backend does, got "
+                             f"backend={params.backend!r}")
         self.siblings = siblings
         K = self.B
+        pairs = K - 1
         self.pair_rows = np.arange(1, K)
-        self.pair_tca = np.zeros(K - 1)
-        self.pair_passed = np.zeros(K - 1, dtype=bool)
-        self.slot_at_tca = None
-        self.pair_view: dict[str, np.ndarray] = {}
+        self.pair_tca = np.zeros(pairs)
+        self.pair_passed = np.zeros(pairs, dtype=bool)
+        #: The slots at each pair's TCA: sat_0's (pairs), then the partners' (pairs); (2 pairs, 3) each.
+        self.slot_at_tca = (np.zeros((2 * pairs, 3)), np.zeros((2 * pairs, 3)))
+        self.pair_view = {name: np.zeros((pairs,) + shape) for name, shape in (
+            ("relative_rtn", (3,)), ("relative_velocity_rtn", (3,)), ("plane_sigmas", (2,)), ("pc", ()),
+            ("lead", ()), ("partner_relative_rtn", (3,)), ("partner_relative_velocity_rtn", (3,)))}
         self.sibling_collisions = np.zeros(K)
         self.sibling_min_miss = np.full(K, np.inf)
+        view = self.pair_view
+        self._pairs = PairState(
+            self.pair_tca, self.pair_passed, self.pair_rows, *self.slot_at_tca, self.sibling_min_miss,
+            self.sibling_collisions, view["relative_rtn"], view["relative_velocity_rtn"], view["plane_sigmas"],
+            view["pc"], view["lead"], view["partner_relative_rtn"], view["partner_relative_velocity_rtn"])
+        # The pairs' kernels' work arrays: copies of both satellites of a pair, a Pc's.
+        self._pair_scratch = new_scratch(2, self.settings.quadrature_size)
 
     def start(self, generator: np.random.Generator) -> None:
         """A new episode of every satellite: slots and sibling encounters, then each row's debris."""
@@ -430,68 +868,34 @@ class ConstellationSim(CollisionAvoidanceSim):
         self.use_slots(np.vstack([slots.primary.position, slots.debris.position]),
                        np.vstack([slots.primary.velocity, slots.debris.velocity]))
         self.reset(np.arange(K), rng.key_from_generator(generator, K))
-        self.pair_tca = slots.tca
+        self.pair_tca[:] = slots.tca
         both = np.concatenate([np.zeros(K - 1, dtype=np.int64), self.pair_rows])
-        self.slot_at_tca = self.slot_states_at(both, np.tile(slots.tca, 2))
+        self.slot_at_tca[0][:], self.slot_at_tca[1][:] = self.slot_states_at(both, np.tile(slots.tca, 2))
         self.pair_passed[:] = False
         self.sibling_collisions[:] = 0.0
         self.sibling_min_miss[:] = np.inf
-        self.pair_view = self.assess_pairs()
+        self.assess_pairs()
 
     def step(self, delta_v: np.ndarray, return_to_slot: np.ndarray | None = None) -> dict:
-        """:meth:`CollisionAvoidanceSim.step`, then the sibling conjunctions of the step:
+        """:meth:`CollisionAvoidanceSim.step`, then the sibling conjunctions of the step and the
+        pairs' view, in one kernel call (a constellation's few rows are not worth threads):
         ``sibling_collision`` (K,) bool is added to the result."""
-        result = super().step(delta_v, return_to_slot)
-        result["sibling_collision"] = self._decide_pairs()
-        self.pair_view = self.assess_pairs()
-        return result
-
-    def _decide_pairs(self) -> np.ndarray:
-        """True misses of the sibling conjunctions whose TCA fell in the step; (K,) hits."""
-        now = self.time[0]
-        inside = ~self.pair_passed & (self.pair_tca <= now)
-        hit = np.zeros(self.B, dtype=bool)
-        if not inside.any():
-            return hit
-        partners = self.pair_rows[inside]
-        back = self.pair_tca[inside] - now  # ≤ 0: from the step's end back to TCA
-        rows = np.concatenate([np.zeros(len(partners), dtype=np.int64), partners])
-        position, velocity = self.propagate_primaries(rows, np.tile(back, 2))
-        count = len(partners)
-        relative, relative_velocity = position[count:] - position[:count], velocity[count:] - velocity[:count]
-        miss = np.linalg.norm(relative + straight_line_shift(relative, relative_velocity)[:, None]
-                              * relative_velocity, axis=1)
-        collided = miss < self.params.hard_body_radius_m
-        for pair_miss, partner, crash in zip(miss, partners, collided):
-            for row in (0, partner):
-                self.sibling_min_miss[row] = min(self.sibling_min_miss[row], pair_miss)
-                self.sibling_collisions[row] += crash
-                hit[row] |= crash
-        self.pair_passed |= inside
-        return hit
+        delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
+        K = self.B
+        burnt, refused, collision = np.empty(K), np.empty(K, dtype=bool), np.empty(K, dtype=bool)
+        hit = np.zeros(K, dtype=bool)
+        _step_constellation(delta_v, return_to_slot, self.rows, self.settings, self._pairs, burnt, refused, collision,
+                            hit, self._pair_scratch)
+        return {"delta_v": burnt, "refused": refused, "collision": collision, "done": self.done,
+                "sibling_collision": hit}
 
     def assess_pairs(self) -> dict:
         """Each pair's predicted encounter (CW prediction of both satellites about their slots
         at TCA), seen from sat_0 (``relative_rtn``, ``relative_velocity_rtn``) and from sat_j
-        (``partner_...``), its ``lead`` and its Pc with both GNSS covariances (0 once passed)."""
-        p, pairs = self.params, self.B - 1
-        deviation = self.slot_deviation()
-        rows = np.concatenate([np.zeros(pairs, dtype=np.int64), self.pair_rows])
-        lead = np.tile(self.pair_tca, 2) - self.time[rows]
-        hill = np.einsum("nij,nj->ni", cw_transition(self.slot_mean_motion[rows], lead), deviation[rows])
-        position, velocity = from_hill(*self.slot_at_tca, hill)
-        partner_covariance = covariance_from_rtn(np.broadcast_to(p.tracking.primary_covariance, (pairs, 3, 3)),
-                                                 rtn_basis(position[pairs:], velocity[pairs:]))
-        view = assess_encounters(position[:pairs], velocity[:pairs], position[pairs:], velocity[pairs:],
-                                 partner_covariance, p.tracking.primary_covariance, p.hard_body_radius_m)
-        view["pc"] = np.where(self.pair_passed, 0.0, view["pc"])
-        view["lead"] = lead[:pairs]
-        partner_basis = rtn_basis(position[pairs:], velocity[pairs:])
-        sat0_basis = rtn_basis(position[:pairs], velocity[:pairs])
-        for name in ("relative_rtn", "relative_velocity_rtn"):
-            inertial = np.einsum("nji,nj->ni", sat0_basis, view[name])
-            view[f"partner_{name}"] = -np.einsum("nij,nj->ni", partner_basis, inertial)
-        return view
+        (``partner_...``), its ``lead`` and its Pc with both GNSS covariances (0 once passed),
+        into :attr:`pair_view` (which it returns)."""
+        _assess_pairs(self.rows, self.settings, self._pairs, self._pair_scratch)
+        return self.pair_view
 
     def pair_pc_per_satellite(self) -> np.ndarray:
         """(K,) the largest Pc of a sibling conjunction each satellite is part of."""

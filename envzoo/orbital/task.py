@@ -5,25 +5,33 @@ slot), the costs and the metrics.
 :class:`CollisionAvoidanceTask` is one satellite per row (``CollisionAvoidance-v1`` and its
 vector and multi-objective faces); :class:`ConstellationTask` one row per satellite of a
 constellation (``Constellation-v1``). The dynamics are in :mod:`envzoo.orbital.sim`.
+
+Compiled, like the simulator: a row's observation (:func:`observe_row`) and its step's reward
+components and running outcomes (:func:`account_row`) are kernels over the simulator's state;
+the single env steps, accounts and observes row 0 in one call (:meth:`CollisionAvoidanceTask.step_single`;
+with the Orekit backend it steps the simulator first). They keep numpy's order of operations,
+so the numbers are those of the array code they replaced (``tests/orbital/reference_sim.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.arguments import forwards_to
+from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import cartesian_to_keplerian
+from envzoo.orbital.elements import norm3, orbit_elements_of, vector_of, wrap_angle
 from envzoo.orbital.params import (
     DISCRETE_ACTIONS, RETURN_TO_SLOT, CollisionAvoidanceParams, ConjunctionParams, make_params,
 )
-from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim
+from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim, new_scratch, row_done, step_row
 
 #: Observation columns of the primary and the episode, in order (units in brackets).
 OWN_COLUMNS = ("altitude_km", "eccentricity", "inclination_rad", "raan_rad", "argument_of_latitude_rad",
@@ -115,14 +123,6 @@ def observation_space(params: CollisionAvoidanceParams, extra: int = 0) -> space
     return spaces.Box(-np.inf, np.inf, (observation_size(params) + extra,), np.float32)
 
 
-def scalar_reward(params: CollisionAvoidanceParams, objectives: np.ndarray) -> np.ndarray:
-    """The scalar reward (B,): ``(risk_weight, fuel_weight, slot_weight) · objectives`` for the
-    (B, 3) objectives (risk, fuel, slot) of :func:`objectives`."""
-    # Written out rather than a matrix product, whose rounding may depend on the batch size.
-    return (params.risk_weight * objectives[:, 0] + params.fuel_weight * objectives[:, 1]
-            + params.slot_weight * objectives[:, 2])
-
-
 def orders(params: CollisionAvoidanceParams, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Validated actions of B episodes as the simulator's orders: the RTN impulse (B, 3) and
     the return-to-slot flags (B,). Discrete actions have shape (B,), continuous ones (B, 3)."""
@@ -132,57 +132,209 @@ def orders(params: CollisionAvoidanceParams, actions: np.ndarray) -> tuple[np.nd
     return params.discrete_delta_v()[actions], actions == RETURN_TO_SLOT
 
 
-def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim, normalize: bool = True) -> np.ndarray:
+# ---------------------------------------------------------------------- compiled rows
+class TaskSettings(NamedTuple):
+    """The constants of the task's kernels."""
+
+    offset: np.ndarray  # (observation columns,) of normalized(): 0 and 1 for "physical"
+    scale: np.ndarray
+    pc_floor: float  # 10 ** LOG10_PC_FLOOR
+    pc_threshold: float
+    collision_penalty: float
+    risk_weight: float
+    fuel_weight: float
+    slot_weight: float
+    slot_tolerance: float
+    delta_v_budget: float
+
+
+def task_settings(params: CollisionAvoidanceParams, siblings: int = 0) -> TaskSettings:
+    """The kernels' constants for ``params``, observations with ``siblings`` sibling conjunctions."""
+    columns = observation_columns(params, siblings)
+    if params.observation == "physical":
+        offset, scale = np.zeros(len(columns)), np.ones(len(columns))  # (x − 0) / 1 is x
+    else:
+        offset, scale = _column_scales(params, columns)
+    return TaskSettings(offset, scale, 10.0**LOG10_PC_FLOOR, params.pc_threshold, params.collision_penalty,
+                        params.risk_weight, params.fuel_weight, params.slot_weight, params.slot_tolerance_m,
+                        params.delta_v_budget_mps)
+
+
+#: The columns of a step's numbers per row, as :func:`account_row` writes them.
+REWARD, RISK, FUEL, SLOT = range(4)
+#: ``info["metrics"]``, in order (see the env's docstring).
+METRICS = ("collisions", "min_true_miss_m", "max_pc", "delta_v_used_mps", "maneuvers", "time_off_slot_h")
+
+
+@kernel(inline=True)
+def _put(out, column, value, t):
+    """The normalised ``value`` of observation ``column`` into ``out`` (float32)."""
+    out[column] = np.float32((value - t.offset[column]) / t.scale[column])
+
+
+@kernel(inline=True)
+def observe_row(b, rows, s, t, out):
+    """Row ``b``'s observation into ``out`` (float32): ``OWN_COLUMNS`` then ``DEBRIS_COLUMNS``
+    per debris, normalised as ``params.observation`` says. ``s``: the simulator's settings."""
+    _, (semi_major_axis, eccentricity, inclination, raan, perigee, anomaly) = orbit_elements_of(
+        vector_of(rows.primary_position[b]), vector_of(rows.primary_velocity[b]), s.mu)
+    time = rows.step_index[b] * s.decision_step_s
+    deviation = rows.deviation[b]
+    _put(out, 0, (semi_major_axis - EQUATORIAL_RADIUS) / 1000.0, t)
+    _put(out, 1, eccentricity, t)
+    _put(out, 2, inclination, t)
+    _put(out, 3, raan, t)
+    _put(out, 4, wrap_angle(perigee + anomaly), t)  # the argument of latitude
+    for i in range(3):
+        _put(out, 5 + i, deviation[i] / 1000.0, t)
+        _put(out, 8 + i, deviation[3 + i], t)
+    _put(out, 11, t.delta_v_budget - rows.delta_v_used[b], t)
+    _put(out, 12, time / 3600.0, t)
+    _put(out, 13, 1.0 if rows.pending_step[b] >= 0 else 0.0, t)
+    column = 14
+    for k in range(rows.tca.shape[1]):
+        for i in range(3):
+            _put(out, column + i, rows.relative_rtn[b, k, i] / 1000.0, t)
+            _put(out, column + 3 + i, rows.relative_velocity_rtn[b, k, i] / 1000.0, t)
+        _put(out, column + 6, rows.plane_sigmas[b, k, 0] / 1000.0, t)
+        _put(out, column + 7, rows.plane_sigmas[b, k, 1] / 1000.0, t)
+        _put(out, column + 8, rows.lead[b, k] / 3600.0, t)
+        _put(out, column + 9, np.log10(max(rows.pc[b, k], t.pc_floor)), t)
+        _put(out, column + 10, (time - rows.last_update[b, k]) / 3600.0, t)
+        column += 11
+
+
+@kernel(inline=True)
+def account_row(b, burnt, collision, rows, s, t, max_pc, off_slot_s, decades, out):
+    """Row ``b``'s reward components (risk, fuel, slot) and scalar reward of the step that burnt
+    ``burnt`` m/s (``collision``: whether it was one) into ``out`` (REWARD, RISK, FUEL, SLOT), and
+    its running outcomes: the largest Pc, the time off the slot. ``decades``: (n,) scratch."""
+    largest = max_pc[b]
+    for k in range(rows.pc.shape[1]):
+        pc = rows.pc[b, k]
+        decades[k] = np.log10(max(pc, t.pc_threshold) / t.pc_threshold)  # by which Pc exceeds the threshold
+        largest = max(largest, pc)
+    max_pc[b] = largest
+    offset = norm3(vector_of(rows.deviation[b]))
+    if offset > t.slot_tolerance:
+        off_slot_s[b] += s.decision_step_s
+    risk = -numpy_sum(decades, 0, decades.shape[0]) - t.collision_penalty * (1.0 if collision else 0.0)
+    fuel, slot = -burnt, -offset / 1000.0
+    out[RISK], out[FUEL], out[SLOT] = risk, fuel, slot
+    # Written out rather than a matrix product, whose rounding may depend on the batch size.
+    out[REWARD] = t.risk_weight * risk + t.fuel_weight * fuel + t.slot_weight * slot
+
+
+@kernel
+def _observe_rows(rows, s, t, out):
+    for b in range(out.shape[0]):
+        observe_row(b, rows, s, t, out[b])
+
+
+_SIBLING_WIDTH = len(SIBLING_COLUMNS)
+
+
+@kernel
+def _observe_siblings(pair_rows, relative_rtn, relative_velocity_rtn, partner_relative_rtn,
+                      partner_relative_velocity_rtn, lead, pc, t, out):
+    """Each satellite's ``SIBLING_COLUMNS`` of every pair j (sat_0 and sat ``pair_rows[j]``) as
+    that satellite sees it, into the last columns of its observation, ``out`` (K, columns)."""
+    pairs = pair_rows.shape[0]
+    first = out.shape[1] - _SIBLING_WIDTH * pairs
+    for i in range(out.shape[0]):
+        for j in range(pairs):
+            column = first + _SIBLING_WIDTH * j
+            partner = pair_rows[j] == i
+            relative = partner_relative_rtn[j] if partner else relative_rtn[j]
+            velocity = partner_relative_velocity_rtn[j] if partner else relative_velocity_rtn[j]
+            _put(out[i], column, 1.0 if partner or i == 0 else 0.0, t)  # involved: sat_0 is in every pair
+            for k in range(3):
+                _put(out[i], column + 1 + k, relative[k] / 1000.0, t)
+                _put(out[i], column + 4 + k, velocity[k] / 1000.0, t)
+            _put(out[i], column + 7, lead[j] / 3600.0, t)
+            _put(out[i], column + 8, np.log10(max(pc[j], t.pc_floor)), t)
+
+
+@kernel
+def _account_rows(burnt, collision, rows, s, t, max_pc, off_slot_s, out):
+    decades = np.empty(rows.pc.shape[1])
+    for b in range(out.shape[0]):
+        account_row(b, burnt[b], collision[b], rows, s, t, max_pc, off_slot_s, decades, out[b])
+
+
+@kernel
+def _account_constellation(burnt, collision, hit, rows, s, t, pair_rows, pair_pc, max_pc, off_slot_s, sibling_max_pc,
+                           out):
+    """The satellites' step numbers (as :func:`_account_rows`), each reward less the risk of its
+    sibling conjunctions (sat_0 is in every pair, sat_j in pair j − 1): ``risk_weight`` × (their
+    decades above the threshold + ``collision_penalty`` where one hit it, ``hit``); and the
+    largest sibling Pc of each satellite so far."""
+    _account_rows(burnt, collision, rows, s, t, max_pc, off_slot_s, out)
+    pairs = pair_pc.shape[0]
+    decades = np.empty(pairs)
+    largest = 0.0
+    for j in range(pairs):
+        decades[j] = np.log10(max(pair_pc[j], t.pc_threshold) / t.pc_threshold)
+        largest = max(largest, pair_pc[j])
+        partner = pair_rows[j]
+        sibling_max_pc[partner] = max(sibling_max_pc[partner], pair_pc[j])
+        out[partner, REWARD] -= t.risk_weight * (decades[j] + t.collision_penalty * (1.0 if hit[partner] else 0.0))
+    sibling_max_pc[0] = max(sibling_max_pc[0], largest)
+    out[0, REWARD] -= t.risk_weight * (numpy_sum(decades, 0, pairs) + t.collision_penalty * (1.0 if hit[0] else 0.0))
+
+
+@kernel(inline=True)
+def metrics_row(b, rows, max_pc, off_slot_s, out):
+    """Row ``b``'s ``METRICS`` into ``out``; ``min_true_miss_m`` is −1 until a TCA has passed."""
+    miss = rows.min_true_miss[b]
+    out[0], out[1], out[2] = rows.collisions[b], miss if np.isfinite(miss) else -1.0, max_pc[b]
+    out[3], out[4], out[5] = rows.delta_v_used[b], rows.maneuvers[b], off_slot_s[b] / 3600.0
+
+
+@kernel
+def _step_first(delta_v, return_to_slot, rows, s, t, max_pc, off_slot_s, scratch, decades, results, observation,
+                metrics):
+    """The single env's step of row 0 on the numpy backend: the simulator's step, its numbers
+    into ``results`` (REWARD … SLOT, then the Δv burnt, refused, done), the observation, the
+    metrics."""
+    burnt, refused, collision = step_row(0, delta_v, return_to_slot, rows, s, scratch)
+    account_row(0, burnt, collision, rows, s, t, max_pc, off_slot_s, decades, results)
+    results[4], results[5], results[6] = burnt, refused, row_done(0, rows, s)
+    observe_row(0, rows, s, t, observation)
+    metrics_row(0, rows, max_pc, off_slot_s, metrics)
+
+
+def observe(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim,
+            settings: TaskSettings | None = None) -> np.ndarray:
     """Observations (B, observation_size), float32, in the order of ``OWN_COLUMNS`` then
-    ``DEBRIS_COLUMNS`` per debris, normalised as ``params.observation`` says (``normalize=False``:
-    float64 in physical units)."""
-    view = sim.view
-    elements = cartesian_to_keplerian(sim.primary_position, sim.primary_velocity, sim.gravity.mu)
-    latitude_argument = np.mod(elements.argument_of_perigee + elements.true_anomaly, 2 * np.pi)
-    own = np.column_stack([
-        (elements.semi_major_axis - EQUATORIAL_RADIUS) / 1000.0, elements.eccentricity, elements.inclination,
-        elements.raan, latitude_argument, view["deviation"][:, :3] / 1000.0, view["deviation"][:, 3:],
-        params.delta_v_budget_mps - sim.delta_v_used, sim.time / 3600.0, sim.pending_step >= 0,
-    ])
-    log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
-    debris = np.concatenate([
-        view["relative_rtn"] / 1000.0, view["relative_velocity_rtn"] / 1000.0, view["plane_sigmas"] / 1000.0,
-        view["lead"][..., None] / 3600.0, log_pc[..., None],
-        (sim.time[:, None] - sim.last_update)[..., None] / 3600.0,
-    ], axis=2)
-    values = np.concatenate([own, debris.reshape(sim.B, -1)], axis=1)
-    if not normalize:
-        return values
-    return normalized(params, values, observation_columns(params)).astype(np.float32)
-
-
-def risk_decades(params: CollisionAvoidanceParams, pc: np.ndarray) -> np.ndarray:
-    """Decades by which each Pc exceeds the operator threshold, log10(max(Pc, t) / t)."""
-    return np.log10(np.maximum(pc, params.pc_threshold) / params.pc_threshold)
-
-
-def objectives(params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim, result: dict) -> np.ndarray:
-    """The (B, 3) reward components (risk, fuel, slot) of the step that returned ``result``."""
-    decades = risk_decades(params, sim.view["pc"]).sum(axis=1)
-    return np.stack([-decades - params.collision_penalty * result["collision"], -result["delta_v"],
-                     -np.linalg.norm(sim.view["deviation"][:, :3], axis=1) / 1000.0], axis=1)
+    ``DEBRIS_COLUMNS`` per debris, normalised as ``params.observation`` says (``settings``:
+    :func:`task_settings` of ``params``, which a task keeps; with sibling columns, those are
+    left to fill)."""
+    settings = settings or task_settings(params)
+    out = np.empty((sim.B, len(settings.offset)), dtype=np.float32)
+    _observe_rows(sim.rows, sim.settings, settings, out)
+    return out
 
 
 class _Outcomes:
     """The running KPIs the task keeps besides the simulator's: the largest Pc seen and the
-    time spent off the slot."""
+    time spent off the slot (changed in place by the kernels)."""
 
-    def _set_up_outcomes(self, batch: int) -> None:
+    def _set_up_outcomes(self, params: CollisionAvoidanceParams, batch: int, siblings: int = 0) -> None:
         self.max_pc, self.off_slot_s = np.zeros(batch), np.zeros(batch)
+        self.settings = task_settings(params, siblings)
 
     def _start_outcomes(self, rows, sim: CollisionAvoidanceSim) -> None:
         self.off_slot_s[rows] = 0.0
         self.max_pc[rows] = sim.view["pc"][rows].max(axis=1)
 
-    def _record_outcomes(self, params: CollisionAvoidanceParams, sim: CollisionAvoidanceSim) -> None:
-        self.max_pc = np.maximum(self.max_pc, sim.view["pc"].max(axis=1))
-        off_slot = np.linalg.norm(sim.view["deviation"][:, :3], axis=1) > params.slot_tolerance_m
-        self.off_slot_s += np.where(off_slot, params.decision_step_s, 0.0)
+    def _account(self, sim: CollisionAvoidanceSim, result: dict) -> np.ndarray:
+        """The step's numbers (B, 4) (REWARD, RISK, FUEL, SLOT) of the simulator's step that
+        returned ``result``, and the running outcomes recorded."""
+        out = np.empty((sim.B, 4))
+        _account_rows(result["delta_v"], result["collision"], sim.rows, sim.settings, self.settings, self.max_pc,
+                      self.off_slot_s, out)
+        return out
 
     def _metrics(self, sim: CollisionAvoidanceSim) -> dict[str, np.ndarray]:
         """Episode KPIs so far, (B,) each; ``min_true_miss_m`` is −1 until a TCA has passed."""
@@ -212,7 +364,13 @@ class CollisionAvoidanceTask(_Outcomes, Task):
         self.observation_space = observation_space(params)
         self.action_space = action_space(params)
         self.action_hint = action_hint(params)
-        self._set_up_outcomes(batch)
+        self._set_up_outcomes(params, batch)
+        # The single env's step: its orders by action, its scratch space and what it returns.
+        self._discrete_orders = params.discrete_delta_v().copy() if params.action_type == "discrete" else None
+        self._scratch = new_scratch(params.n_debris, self.sim.settings.quadrature_size)
+        self._decades = np.empty(params.n_debris)
+        self._results = np.empty(7)
+        self._metrics_row = np.empty(len(METRICS))
 
     def reset(self, rows, generators, options) -> dict:
         self.sim.reset(rows, keys_from(generators))
@@ -221,14 +379,34 @@ class CollisionAvoidanceTask(_Outcomes, Task):
 
     def step(self, actions) -> Transition:
         result = self.sim.step(*orders(self.params, actions))
-        self._record_outcomes(self.params, self.sim)
-        vector = objectives(self.params, self.sim, result)
-        return Transition(reward=scalar_reward(self.params, vector), objectives=vector,
+        numbers = self._account(self.sim, result)
+        return Transition(reward=numbers[:, REWARD], objectives=numbers[:, RISK:SLOT + 1],
                           terminated=result["done"], truncated=np.zeros(self.batch, dtype=bool),
                           cost=result["delta_v"], info={"maneuver_refused": result["refused"]})
 
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        sim = self.sim
+        if not sim.compiled_propagation:  # Orekit propagates between the kernels
+            return super().step_single(action, vector_reward)
+        if self._discrete_orders is None:
+            delta_v, return_to_slot = np.asarray(action, dtype=np.float64), False
+        else:
+            delta_v, return_to_slot = self._discrete_orders[action], action == RETURN_TO_SLOT
+            if return_to_slot:
+                sim.check_returns(np.array([True]))
+        observation = np.empty(self.observation_space.shape, dtype=np.float32)
+        results = self._results
+        _step_first(delta_v, return_to_slot, sim.rows, sim.settings, self.settings, self.max_pc, self.off_slot_s,
+                    self._scratch, self._decades, results, observation, self._metrics_row)
+        reward, risk, fuel, slot, burnt, refused, done = results.tolist()
+        if vector_reward:
+            reward = np.array([risk, fuel, slot], dtype=np.float32)
+        info = {"metrics": dict(zip(METRICS, self._metrics_row.tolist())), "maneuver_refused": refused > 0,
+                "cost": burnt}
+        return observation, reward, done > 0, False, info
+
     def observe(self) -> np.ndarray:
-        return observe(self.params, self.sim)
+        return observe(self.params, self.sim, self.settings)
 
     def metrics(self) -> dict[str, np.ndarray]:
         return self._metrics(self.sim)
@@ -290,46 +468,34 @@ class ConstellationTask(_Outcomes, AgentsTask):
         self.observation_space = observation_space(avoidance, extra=len(SIBLING_COLUMNS) * (K - 1))
         self.action_space = action_space(avoidance)
         self.action_hint = action_hint(avoidance)
-        self._set_up_outcomes(K)
+        self._set_up_outcomes(avoidance, K, siblings=K - 1)
         self.sibling_max_pc = np.zeros(K)
 
     def start(self, generator, options) -> dict:
         self.sim.start(generator)
         self._start_outcomes(np.arange(self.batch), self.sim)
-        self.sibling_max_pc = self.sim.pair_pc_per_satellite()
+        self.sibling_max_pc[:] = self.sim.pair_pc_per_satellite()
         return {}
 
     def step(self, actions) -> Transition:
         p, sim = self.params.avoidance, self.sim
         result = sim.step(*orders(p, actions))
-        self._record_outcomes(p, sim)
-        self.sibling_max_pc = np.maximum(self.sibling_max_pc, sim.pair_pc_per_satellite())
-        pair_decades = risk_decades(p, sim.pair_view["pc"])
-        decades = np.zeros(self.batch)  # sat_0 is in every pair, sat_j in pair j − 1
-        decades[0] = pair_decades.sum()
-        decades[sim.pair_rows] = pair_decades
-        sibling_hit = result["sibling_collision"]
-        rewards = (scalar_reward(p, objectives(p, sim, result))
-                   - p.risk_weight * (decades + p.collision_penalty * sibling_hit))
+        numbers, sibling_hit = np.empty((self.batch, 4)), result["sibling_collision"]
+        _account_constellation(result["delta_v"], result["collision"], sibling_hit, sim.rows, sim.settings,
+                               self.settings, sim.pair_rows, sim.pair_view["pc"], self.max_pc, self.off_slot_s,
+                               self.sibling_max_pc, numbers)
         ended = bool(result["collision"].any() or sibling_hit.any() or result["done"].any())
-        return Transition(reward=rewards, terminated=np.full(self.batch, ended),
+        return Transition(reward=numbers[:, REWARD], terminated=np.full(self.batch, ended),
                           truncated=np.zeros(self.batch, dtype=bool), cost=result["delta_v"],
                           info={"maneuver_refused": result["refused"]})
 
     def observe(self) -> np.ndarray:
-        sim, view, pairs = self.sim, self.sim.pair_view, self.batch - 1
-        own = observe(self.params.avoidance, sim, normalize=False)
-        log_pc = np.log10(np.maximum(view["pc"], 10.0**LOG10_PC_FLOOR))
-        rows = []
-        for i in range(self.batch):
-            involved = (np.full(pairs, i == 0) | (sim.pair_rows == i)).astype(np.float64)
-            partner = (sim.pair_rows == i)[:, None]
-            relative = np.where(partner, view["partner_relative_rtn"], view["relative_rtn"])
-            velocity = np.where(partner, view["partner_relative_velocity_rtn"], view["relative_velocity_rtn"])
-            block = np.column_stack([involved, relative / 1000.0, velocity / 1000.0, view["lead"] / 3600.0, log_pc])
-            rows.append(np.concatenate([own[i], block.reshape(-1)]))
-        columns = observation_columns(self.params.avoidance, siblings=pairs)
-        return normalized(self.params.avoidance, np.stack(rows), columns).astype(np.float32)
+        sim, view = self.sim, self.sim.pair_view
+        out = observe(self.params.avoidance, sim, self.settings)
+        _observe_siblings(sim.pair_rows, view["relative_rtn"], view["relative_velocity_rtn"],
+                          view["partner_relative_rtn"], view["partner_relative_velocity_rtn"], view["lead"],
+                          view["pc"], self.settings, out)
+        return out
 
     def metrics(self) -> dict[str, np.ndarray]:
         sim = self.sim

@@ -1,5 +1,5 @@
-"""The compiled helpers every domain's kernels use: numpy's order of summation, row ranges on
-threads."""
+"""The compiled helpers every domain's kernels use: numpy's orders of summation (sums, einsum's
+dot products), row ranges on threads."""
 
 import numpy as np
 import pytest
@@ -16,6 +16,19 @@ def test_numpy_sum_adds_in_numpys_order(n):
     np.testing.assert_array_equal(got, expected)
     if n > 10:  # a range inside the array
         assert compiled.numpy_sum(values[0], 3, n - 5) == values[0, 3:n - 2].sum()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 8, 9, 16, 17, 24, 35])
+def test_einsum_dot_multiplies_and_adds_in_einsums_order(n):
+    scale = 10.0 ** np.random.default_rng(n + 1).uniform(-3, 3, (500, n))
+    a, b = np.random.default_rng(n).standard_normal((2, 500, n)) * scale
+    np.testing.assert_array_equal([compiled.einsum_dot(x, y) for x, y in zip(a, b)], np.einsum("ni,ni->n", a, b))
+    # A contraction of stacked matrices with vectors takes the same order, row by row.
+    matrices = a[: 500 // 3 * 3].reshape(-1, 3, n)
+    vectors = b[: len(matrices)]
+    expected = np.einsum("nij,nj->ni", matrices, vectors)
+    np.testing.assert_array_equal([[compiled.einsum_dot(row, v) for row in m] for m, v in zip(matrices, vectors)],
+                                  expected.reshape(len(matrices), 3))
 
 
 @pytest.mark.parametrize("threads, rows, min_rows, chunks", [("1", 100, 1, 1), ("4", 100, 10, 4), ("4", 25, 10, 2),

@@ -214,7 +214,7 @@ def test_delta_v_budget_is_enforced():
 def test_continuous_face_burns_the_requested_rtn_impulse():
     env = CollisionAvoidanceEnv(action_type="continuous")
     env.reset(seed=0)
-    start = OrbitState(env.task.sim.primary_position, env.task.sim.primary_velocity)
+    start = OrbitState(env.task.sim.primary_position.copy(), env.task.sim.primary_velocity.copy())
     impulse = np.array([0.03, -0.04, 0.0], dtype=np.float32)
     _, _, _, _, info = env.step(impulse)
     assert info["cost"] == pytest.approx(0.05, rel=1e-6)

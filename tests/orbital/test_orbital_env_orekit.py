@@ -19,7 +19,7 @@ from envzoo.orbital.elements import covariance_from_rtn  # noqa: E402
 from envzoo.orbital.env import CollisionAvoidanceEnv  # noqa: E402
 from envzoo.orbital.orekit.cdm import read_cdm  # noqa: E402
 from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator  # noqa: E402
-from test_orekit_backend import ISS_TLE  # noqa: E402
+from .test_orekit_backend import ISS_TLE  # noqa: E402
 
 CDM = Path(__file__).parent / "data" / "minimal_cdm.kvn"
 # Two hours, two encounters: about 3 s of Orekit after the JVM has started.
