@@ -1,0 +1,1 @@
+"""The leaderboard: result files of training runs, normalized scores and their statistics."""
