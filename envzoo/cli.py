@@ -7,13 +7,16 @@
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide]
+    envzoo train ID --algo ALGO [--framework sb3] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
+    envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
 seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``.
+a library function, used by ``benchmarks/``. ``train`` and ``leaderboard``: see
+:mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -34,6 +37,8 @@ import envzoo
 from envzoo.core.errors import EnvzooError
 from envzoo.core.rollout import EpisodeResult, evaluate, mean_and_std, summarize
 from envzoo.core.throughput import bench
+from envzoo.leaderboard import BOOTSTRAP_REPS
+from envzoo.leaderboard.results import RESULTS_DIR
 from envzoo.registry import KINDS, EnvEntry
 
 TOUR_EPISODES = 2
@@ -324,6 +329,62 @@ def cmd_lob(args) -> int:
     return lob_main(args.lob_args, prog="envzoo lob")
 
 
+# ---------------------------------------------------------------------- train
+def cmd_train(args) -> int:
+    import dataclasses
+
+    from envzoo.leaderboard.results import write
+    from envzoo.train.hyperparams import config_for
+    from envzoo.train.sb3 import train
+
+    entry = envzoo.env_info(args.id)
+    entry.require_extra()
+    config = config_for(entry.id, args.algo, args.hyperparams)
+    if args.timesteps:
+        config = dataclasses.replace(config, n_timesteps=args.timesteps)
+    if args.run_dir and len(args.seed) > 1:
+        raise EnvzooError("--run-dir holds one run: give one --seed with it, or leave it out")
+    for seed in args.seed:
+        run = f"{args.framework}-{args.algo}-seed{seed}"
+        run_dir = args.run_dir or os.path.join("runs", entry.id.split("/", 1)[1], run)
+        result = train(entry.id, args.algo, seed, config, run_dir, resume=args.resume,
+                       log=lambda line: print(line, file=sys.stderr, flush=True))
+        path = write(result, args.results)
+        print(f"{entry.id} {run}: {result.timesteps:,} steps in {result.wall_seconds:.0f} s; evaluation return "
+              f"{result.evaluation.mean_return:.4g} (random {result.references['random'].mean_return:.4g}, "
+              f"{result.best_reference} {result.references[result.best_reference].mean_return:.4g}); normalized "
+              f"score {result.normalized_score:.2f}; wrote {path}", flush=True)
+    return 0
+
+
+# ---------------------------------------------------------------------- leaderboard
+def cmd_leaderboard(args) -> int:
+    from envzoo.leaderboard import report
+    from envzoo.leaderboard.results import collect, load, problems
+
+    if args.check:
+        failed = 0
+        for path in args.check:
+            found = problems(load(path))
+            failed += bool(found)
+            print(f"{path}: " + ("ok" if not found else "; ".join(found)))
+        return 1 if failed else 0
+    results = collect(args.results)
+    known_ids = sorted({r.env_id for r in results})
+    ids = [i for i in known_ids if not args.select or any(s in (i, envzoo.env_info(i).domain) for s in args.select)]
+    if not ids:
+        raise EnvzooError(f"no result files for {' '.join(args.select) or 'any id'} under {args.results}; "
+                          f"ids with results: {', '.join(known_ids) or 'none'}")
+    tables = [report.id_table(results, env_id) for env_id in ids]
+    if len(ids) > 1 or len({report.entrant(r) for r in results if r.env_id in ids}) > 1:
+        tables += [report.aggregate_table(results, ids, args.reps), report.profile_table(results, ids)]
+        tables += [t for t in [report.improvement_table(results, ids, args.reps)] if t]
+    for table in tables:
+        print(table.markdown() if args.markdown else f"{table.title}\n" + _table(list(table.columns), table.rows))
+        print()
+    return 0
+
+
 # ---------------------------------------------------------------------- tour
 def cmd_tour(args) -> int:
     ready = envzoo.list_envs(installed=True)
@@ -472,6 +533,29 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
     add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
+
+    training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
+    training.add_argument("id", help="an envzoo id")
+    training.add_argument("--algo", required=True, help="ppo, a2c, dqn, sac or td3")
+    training.add_argument("--framework", choices=["sb3"], default="sb3", help="the RL library (sb3)")
+    training.add_argument("--seed", type=int, nargs="+", default=[0],
+                          help="seed of the model and training envs; several train one run each (0)")
+    training.add_argument("--timesteps", type=_positive, help="override the hyperparameter file's n_timesteps")
+    training.add_argument("--hyperparams", help="a YAML file of hyperparameters per id (default: "
+                                                "baselines/hyperparams/ALGO.yml of the source checkout)")
+    training.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
+    training.add_argument("--run-dir", help="checkpoints and curve (default: runs/NAME/FRAMEWORK-ALGO-seedS)")
+    training.add_argument("--resume", action="store_true", help="go on from the run folder's last checkpoint")
+    training.set_defaults(run=cmd_train)
+
+    board = commands.add_parser("leaderboard", help="tables of normalized scores from result files")
+    board.add_argument("select", nargs="*", metavar="ID|DOMAIN", help="only these ids or domains (default: all)")
+    board.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
+    board.add_argument("--check", nargs="+", metavar="FILE", help="validate result files instead")
+    board.add_argument("--reps", type=_positive, default=BOOTSTRAP_REPS,
+                       help=f"bootstrap replications of the intervals ({BOOTSTRAP_REPS:,})")
+    board.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    board.set_defaults(run=cmd_leaderboard)
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")
     scaffold.add_argument("name", help="the domain's package name, a lowercase identifier, e.g. inventory")

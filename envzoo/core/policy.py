@@ -16,6 +16,10 @@ class Policy:
     actions are dicts keyed by agent.
     """
 
+    #: True for an upper reference that reads what no agent can (the future, the true simulator's
+    #: state): shown for comparison, never the yardstick a leaderboard scales scores by.
+    oracle = False
+
     def __init__(self, env):
         self.env = env
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
-#: Replications of the stratified bootstrap (rliable's default for intervals).
-BOOTSTRAP_REPS = 50_000
+from envzoo.leaderboard import BOOTSTRAP_REPS
 
 
 def _runs_by_tasks(scores) -> np.ndarray:
@@ -60,7 +58,9 @@ def performance_profile(scores, taus) -> np.ndarray:
 # replication stacked in front of them.
 
 def _iqm(scores: np.ndarray) -> np.ndarray:
-    return stats.trim_mean(scores.reshape(*scores.shape[:-2], -1), 0.25, axis=-1)
+    flat = np.sort(scores.reshape(*scores.shape[:-2], -1), axis=-1)
+    cut = int(0.25 * flat.shape[-1])  # as scipy.stats.trim_mean(..., 0.25) cuts
+    return np.mean(flat[..., cut:flat.shape[-1] - cut], axis=-1)
 
 
 def _mean(scores: np.ndarray) -> np.ndarray:

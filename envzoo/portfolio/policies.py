@@ -233,6 +233,8 @@ class BestStockOracle(Policy):
     The upper benchmark among single assets in Li & Hoi (2014) and Jiang, Xu & Liang (2017).
     """
 
+    oracle = True
+
     def __init__(self, env, include_cash: bool = False):
         super().__init__(env)
         self.include_cash = include_cash

@@ -1,0 +1,126 @@
+"""The leaderboard's tables, from result files: per id, and aggregated over ids with intervals.
+
+An *entrant* is a framework and algorithm (``sb3-ppo``); its runs are its seeds. Per id the table
+lists every entrant's runs and scores next to the reference policies' returns on the same
+evaluation seeds. Over several ids, the normalized scores form the (runs, tasks) matrix of
+:mod:`envzoo.leaderboard.stats`, taken over the ids every entrant has run and, as that matrix
+needs the same number of runs on each task, the lowest seeds of each id up to the fewest any
+id has.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from envzoo.leaderboard import BOOTSTRAP_REPS, stats
+from envzoo.leaderboard.results import RunResult
+
+
+def entrant(result: RunResult) -> str:
+    return f"{result.framework}-{result.algo}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table to print or write as Markdown: a title, column names and rows of strings."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def markdown(self) -> str:
+        lines = [f"| {' | '.join(self.columns)} |", f"|{'---|' * len(self.columns)}"]
+        lines += [f"| {' | '.join(row)} |" for row in self.rows]
+        return f"**{self.title}**\n\n" + "\n".join(lines) + "\n"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+def id_table(results: list[RunResult], env_id: str) -> Table:
+    """One id: each entrant's runs, mean return and normalized score, and the reference policies."""
+    mine = [r for r in results if r.env_id == env_id]
+    if not mine:
+        raise ValueError(f"no result files for {env_id}")
+    by_entrant = defaultdict(list)
+    for result in mine:
+        by_entrant[entrant(result)].append(result)
+    rows = []
+    for name, runs in sorted(by_entrant.items()):
+        returns = np.array([r.evaluation.mean_return for r in runs])
+        scores = np.array([[r.normalized_score for r in runs]]).T
+        low, high = stats.interval("mean", scores) if len(runs) > 1 else (scores[0, 0], scores[0, 0])
+        budget = f"{int(np.median([r.timesteps for r in runs])):,}"
+        rows.append((name, str(len(runs)), budget, f"{returns.mean():.4g} ± {returns.std():.2g}",
+                     f"{scores.mean():.2f} {_interval(low, high)}"))
+    reference = mine[0]
+    for name, evaluation in sorted(reference.references.items(), key=lambda item: -item[1].mean_return):
+        rows.append((f"reference: {name}", "–", "–", f"{evaluation.mean_return:.4g}",
+                     f"{reference.normalize(evaluation.mean_return):.2f}"))
+    episodes = len(reference.evaluation.seeds)
+    return Table(f"{env_id}: {episodes} evaluation episodes per run; score 0 = random, 1 = {reference.best_reference}",
+                 ("entrant", "runs", "budget (steps)", "mean return", "normalized score [95 % CI]"), tuple(rows))
+
+
+def score_matrices(results: list[RunResult], env_ids: list[str] | None = None) -> tuple[list[str], dict]:
+    """The ids compared and each entrant's (runs, tasks) matrix of normalized scores over them."""
+    by_key = defaultdict(list)
+    for result in results:
+        by_key[(entrant(result), result.env_id)].append(result)
+    entrants = sorted({name for name, _ in by_key})
+    ids = sorted({env_id for _, env_id in by_key} if env_ids is None else env_ids)
+    common = [env_id for env_id in ids if all((name, env_id) in by_key for name in entrants)]
+    if not common:
+        raise ValueError("no id has results of every entrant; compare fewer entrants or ids")
+    runs = min(len(by_key[(name, env_id)]) for name in entrants for env_id in common)
+    matrices = {name: np.array([[sorted(by_key[(name, env_id)], key=lambda r: r.seed)[n].normalized_score
+                                 for env_id in common] for n in range(runs)]) for name in entrants}
+    return common, matrices
+
+
+def aggregate_table(results: list[RunResult], env_ids: list[str] | None = None, reps: int = BOOTSTRAP_REPS
+                    ) -> Table:
+    """IQM, mean, median and optimality gap of each entrant's normalized scores, with 95 % intervals."""
+    ids, matrices = score_matrices(results, env_ids)
+    rows = []
+    for name, scores in matrices.items():
+        cells = [name, str(len(ids)), str(scores.shape[0])]
+        for estimator in ("iqm", "mean", "median", "optimality_gap"):
+            low, high = stats.interval(estimator, scores, reps=reps)
+            cells.append(f"{getattr(stats, estimator)(scores):.2f} {_interval(low, high)}")
+        rows.append(tuple(cells))
+    return Table(f"aggregate over {', '.join(ids)} (stratified bootstrap, {reps:,} replications)",
+                 ("entrant", "ids", "runs per id", "IQM", "mean", "median", "optimality gap"), tuple(rows))
+
+
+def improvement_table(results: list[RunResult], env_ids: list[str] | None = None,
+                      reps: int = BOOTSTRAP_REPS) -> Table | None:
+    """P(X > Y) for every ordered pair of entrants, with 95 % intervals; None for one entrant."""
+    ids, matrices = score_matrices(results, env_ids)
+    names = list(matrices)
+    if len(names) < 2:
+        return None
+    rows = []
+    for x in names:
+        for y in names:
+            if x != y:
+                low, high = stats.improvement_interval(matrices[x], matrices[y], reps=reps)
+                rows.append((x, y, f"{stats.probability_of_improvement(matrices[x], matrices[y]):.2f} "
+                                   f"{_interval(low, high)}"))
+    return Table(f"probability of improvement over {', '.join(ids)}", ("X", "Y", "P(X > Y) [95 % CI]"), tuple(rows))
+
+
+def profile_table(results: list[RunResult], env_ids: list[str] | None = None,
+                  taus=(0.0, 0.25, 0.5, 0.75, 1.0, 1.25)) -> Table:
+    """Each entrant's performance profile: the fraction of runs scoring above each threshold."""
+    ids, matrices = score_matrices(results, env_ids)
+    rows = []
+    for name, scores in matrices.items():
+        profile, (low, high) = stats.performance_profile(scores, taus), stats.profile_interval(scores, taus)
+        rows.append((name, *(f"{p:.2f} {_interval(lo, hi)}" for p, lo, hi in zip(profile, low, high))))
+    return Table(f"performance profiles over {', '.join(ids)}: fraction of runs above τ",
+                 ("entrant", *(f"τ = {tau:g}" for tau in taus)), tuple(rows))

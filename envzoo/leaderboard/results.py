@@ -1,0 +1,188 @@
+"""Result files: one JSON file per training run, the leaderboard's only input.
+
+A run's file holds what reproduces and judges it: the id and its arguments, the algorithm, the
+framework, the seed, the budget and hyperparameters, the library versions, the learning curve,
+the trained policy's evaluation episodes and those of the random policy and every reference
+policy on the *same* evaluation seeds. From these the run's **normalized score** follows without
+any other source: 0 is the random policy's mean return, 1 the best reference policy's.
+
+Files live under ``leaderboard/results/<Name-vN>/<framework>-<algo>-seed<S>.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envzoo.core.errors import EnvzooError, RegistryError
+
+#: The version of the file layout below; a reader refuses files of another.
+SCHEMA = 1
+#: Evaluation episodes use the seeds ``EVAL_SEED, EVAL_SEED + 1, ...``; training never starts there.
+EVAL_SEED = 10_000
+#: The default folder of result files, relative to a source checkout's root.
+RESULTS_DIR = Path("leaderboard") / "results"
+
+
+class ResultFileError(EnvzooError, ValueError):
+    """A result file that cannot be read or does not follow the layout; names the file and field."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Episodes of one policy on the evaluation seeds: each episode's return and final metrics."""
+
+    seeds: tuple[int, ...]
+    returns: tuple[float, ...]
+    metrics: dict[str, tuple[float, ...]] = field(default_factory=dict)
+
+    @property
+    def mean_return(self) -> float:
+        return sum(self.returns) / len(self.returns)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The trained policy's mean evaluation return after ``timesteps`` environment steps."""
+
+    timesteps: int
+    mean_return: float
+    std_return: float
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one training run produced; see the module docstring."""
+
+    env_id: str
+    algo: str
+    framework: str
+    seed: int
+    timesteps: int
+    env_kwargs: dict[str, Any]
+    eval_env_kwargs: dict[str, Any]
+    hyperparams: dict[str, Any]
+    versions: dict[str, str]
+    wall_seconds: float
+    curve: tuple[CurvePoint, ...]
+    evaluation: Evaluation
+    references: dict[str, Evaluation]  # "random" and every reference policy, by name
+
+    @property
+    def best_reference(self) -> str:
+        """The reference policy (not random) with the highest mean return on the evaluation seeds."""
+        named = {name: ev for name, ev in self.references.items() if name != "random"}
+        if not named:
+            raise ResultFileError(f"{self.env_id}: the result has no reference policy besides random to scale by")
+        return max(named, key=lambda name: named[name].mean_return)
+
+    @property
+    def normalized_score(self) -> float:
+        """(mean return - random's) / (best reference's - random's): 0 is random, 1 the best reference."""
+        return self.normalize(self.evaluation.mean_return)
+
+    def normalize(self, mean_return: float) -> float:
+        """``mean_return`` on the scale where random's is 0 and the best reference policy's 1."""
+        floor = self.references["random"].mean_return
+        span = self.references[self.best_reference].mean_return - floor
+        if span <= 0:
+            raise ResultFileError(f"{self.env_id}: no reference policy beats random on the evaluation seeds, so "
+                                  f"scores cannot be normalized (random {floor:.6g})")
+        return (mean_return - floor) / span
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.framework}-{self.algo}-seed{self.seed}.json"
+
+    def path_under(self, root: Path) -> Path:
+        return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
+
+    def to_json(self) -> dict:
+        return {"schema": SCHEMA, **asdict(self)}
+
+
+def write(result: RunResult, root: Path = RESULTS_DIR) -> Path:
+    """Write ``result`` to its place under ``root``; returns the path."""
+    path = result.path_under(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    return path
+
+
+def load(path) -> RunResult:
+    """Read one result file, or raise :class:`ResultFileError` naming the file and what is wrong."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ResultFileError(f"{path}: cannot read it as JSON ({error})") from error
+    if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
+        raise ResultFileError(f"{path}: not a result file of schema {SCHEMA} (its 'schema' is "
+                              f"{raw.get('schema') if isinstance(raw, dict) else None!r})")
+    try:
+        return RunResult(
+            env_id=str(raw["env_id"]), algo=str(raw["algo"]), framework=str(raw["framework"]),
+            seed=int(raw["seed"]), timesteps=int(raw["timesteps"]), env_kwargs=dict(raw["env_kwargs"]),
+            eval_env_kwargs=dict(raw["eval_env_kwargs"]), hyperparams=dict(raw["hyperparams"]),
+            versions=dict(raw["versions"]), wall_seconds=float(raw["wall_seconds"]),
+            curve=tuple(CurvePoint(int(p["timesteps"]), float(p["mean_return"]), float(p["std_return"]))
+                        for p in raw["curve"]),
+            evaluation=_evaluation(raw["evaluation"], path, "evaluation"),
+            references={name: _evaluation(ev, path, f"references.{name}") for name, ev in raw["references"].items()})
+    except KeyError as error:
+        raise ResultFileError(f"{path}: the field {error} is missing") from error
+    except (TypeError, ValueError) as error:
+        raise ResultFileError(f"{path}: a field has the wrong type ({error})") from error
+
+
+def _evaluation(raw: dict, path: Path, where: str) -> Evaluation:
+    evaluation = Evaluation(tuple(int(s) for s in raw["seeds"]), tuple(float(r) for r in raw["returns"]),
+                            {name: tuple(float(v) for v in values) for name, values in raw.get("metrics", {}).items()})
+    if not evaluation.returns or len(evaluation.returns) != len(evaluation.seeds):
+        raise ResultFileError(f"{path}: {where} needs one return per seed ({len(evaluation.seeds)} seeds, "
+                              f"{len(evaluation.returns)} returns)")
+    if not all(math.isfinite(r) for r in evaluation.returns):
+        raise ResultFileError(f"{path}: {where} has a return that is NaN or infinite")
+    return evaluation
+
+
+def collect(root: Path = RESULTS_DIR) -> list[RunResult]:
+    """Every result file under ``root``, sorted by id, framework, algorithm and seed."""
+    results = [load(path) for path in sorted(Path(root).glob("*/*.json"))]
+    return sorted(results, key=lambda r: (r.env_id, r.framework, r.algo, r.seed))
+
+
+def problems(result: RunResult, min_timesteps: int = 1) -> list[str]:
+    """What keeps a result off the leaderboard (empty if nothing): an id or version the registry
+    does not have, evaluation seeds other than the standard ones or not shared by every
+    reference policy, a budget below ``min_timesteps``, metrics the id reports but the result
+    lacks, a score that cannot be normalized."""
+    import envzoo
+
+    found = []
+    try:
+        entry = envzoo.env_info(result.env_id)
+    except RegistryError as error:  # its message says which ids exist
+        return [f"unknown id: {error}"]
+    seeds = result.evaluation.seeds
+    if seeds != tuple(range(EVAL_SEED, EVAL_SEED + len(seeds))):
+        found.append(f"evaluation seeds must be {EVAL_SEED}, {EVAL_SEED + 1}, ...; got {list(seeds)[:5]}...")
+    for name, evaluation in result.references.items():
+        if evaluation.seeds != seeds:
+            found.append(f"reference policy {name!r} ran on other seeds than the trained policy")
+    if "random" not in result.references:
+        found.append("the random policy's evaluation is missing (the score's 0)")
+    if result.timesteps < min_timesteps:
+        found.append(f"budget {result.timesteps:,} steps is below the required {min_timesteps:,}")
+    missing = [name for name in entry.metrics if name not in result.evaluation.metrics]
+    if missing:
+        found.append(f"metrics missing from the evaluation: {', '.join(missing)}")
+    if not found:
+        try:
+            result.normalized_score
+        except ResultFileError as error:
+            found.append(str(error))
+    return found

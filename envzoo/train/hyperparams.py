@@ -1,0 +1,75 @@
+"""Hyperparameters per id and algorithm, from YAML files in the style of rl-baselines3-zoo.
+
+One file per algorithm (``baselines/hyperparams/ppo.yml``, ...). Each holds a ``default`` block
+and one block per id that overrides it key by key. The keys below are envzoo's (how the env is
+made, trained and evaluated); every other key goes to the algorithm's constructor as it is
+(``n_steps``, ``learning_rate``, ``policy_kwargs``, ...)::
+
+    default:
+      n_timesteps: 100000
+      policy: MlpPolicy
+    envzoo/Portfolio-v1:
+      env_kwargs: {observation: flat}
+      eval_env_kwargs: {split: test}
+      n_steps: 512
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from envzoo.core.errors import EnvzooError
+
+#: The hyperparameter files of a source checkout.
+HYPERPARAMS_DIR = Path(__file__).resolve().parents[2] / "baselines" / "hyperparams"
+
+
+class HyperparamsError(EnvzooError, ValueError):
+    """A hyperparameter file that is missing or malformed; names the file and the key."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How one id is trained with one algorithm (envzoo's keys of a hyperparameter block)."""
+
+    n_timesteps: int
+    policy: str = "MlpPolicy"
+    n_envs: int = 1
+    scale_reward: bool = True  # train on rewards divided by the registry's reward_scale
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    eval_env_kwargs: dict[str, Any] = field(default_factory=dict)  # added to env_kwargs for evaluation
+    eval_episodes: int = 10
+    curve_points: int = 10  # evaluations along the way (also the checkpoints)
+    curve_episodes: int = 3
+    algo_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+_OWN_KEYS = {name for name in TrainConfig.__dataclass_fields__ if name != "algo_kwargs"}
+
+
+def config_for(env_id: str, algo: str, path: Path | None = None) -> TrainConfig:
+    """The ``default`` block of ``algo``'s file merged with ``env_id``'s block."""
+    path = Path(path) if path else HYPERPARAMS_DIR / f"{algo}.yml"
+    if not path.is_file():
+        raise HyperparamsError(f"no hyperparameter file {path} for {algo!r}: pass --hyperparams FILE "
+                               f"(a source checkout has them under baselines/hyperparams/)")
+    try:
+        blocks = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as error:
+        raise HyperparamsError(f"{path}: not valid YAML ({error})") from error
+    if not isinstance(blocks, dict) or not all(isinstance(b, dict) for b in blocks.values()):
+        raise HyperparamsError(f"{path}: expected blocks of keys by id (and 'default'), got {type(blocks).__name__}")
+    merged = {**blocks.get("default", {}), **blocks.get(env_id, {})}
+    if "n_timesteps" not in merged:
+        raise HyperparamsError(f"{path}: neither 'default' nor {env_id!r} sets n_timesteps")
+    own = {key: value for key, value in merged.items() if key in _OWN_KEYS}
+    config = TrainConfig(**own, algo_kwargs={k: v for k, v in merged.items() if k not in _OWN_KEYS})
+    for name in ("n_timesteps", "n_envs", "eval_episodes", "curve_points", "curve_episodes"):
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 1:
+            raise HyperparamsError(f"{path}: {name} must be a positive integer for {env_id!r}, got {value!r}")
+    return config

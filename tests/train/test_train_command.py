@@ -1,0 +1,103 @@
+"""`envzoo train` and `envzoo leaderboard` end to end on small budgets: result files, the curve,
+checkpoints and resume, the tables, and the errors of runs that cannot be trained."""
+
+import json
+
+import pytest
+
+from envzoo.cli import main
+from envzoo.leaderboard.results import collect, problems
+from envzoo.train.hyperparams import HyperparamsError, config_for
+
+pytest.importorskip("stable_baselines3")
+
+HYPERPARAMS = """
+default:
+  n_timesteps: 256
+  eval_episodes: 2
+  curve_points: 2
+  curve_episodes: 1
+  n_steps: 128
+  batch_size: 64
+envzoo/ServerlessCluster-v1:
+  env_kwargs: {max_cycles: 40}
+"""
+
+
+@pytest.fixture
+def hyperparams(tmp_path):
+    path = tmp_path / "ppo.yml"
+    path.write_text(HYPERPARAMS)
+    return path
+
+
+def _train(tmp_path, hyperparams, env_id, *extra):
+    return main(["train", env_id, "--algo", "ppo", "--hyperparams", str(hyperparams), "--results",
+                 str(tmp_path / "results"), "--run-dir", str(tmp_path / "run" / env_id.split("/")[1]), *extra])
+
+
+def test_train_writes_a_result_the_leaderboard_accepts_and_resume_goes_on(tmp_path, hyperparams, capsys):
+    assert _train(tmp_path, hyperparams, "envzoo/MarketMakingAS-v1", "--seed", "1") == 0
+    [result] = collect(tmp_path / "results")
+    assert (result.env_id, result.algo, result.framework, result.seed) == ("envzoo/MarketMakingAS-v1", "ppo", "sb3", 1)
+    assert [point.timesteps for point in result.curve] == [128, 256]
+    assert result.timesteps == 256 and problems(result) == []
+    assert set(result.references) >= {"random", "avellaneda-stoikov", "symmetric"}
+    assert result.references["random"].seeds == result.evaluation.seeds
+    state = json.loads((tmp_path / "run" / "MarketMakingAS-v1" / "state.json").read_text())
+    assert len(state["curve"]) == 2
+
+    assert _train(tmp_path, hyperparams, "envzoo/MarketMakingAS-v1", "--seed", "1", "--timesteps", "512",
+                  "--resume") == 0
+    [resumed] = collect(tmp_path / "results")
+    assert [point.timesteps for point in resumed.curve] == [128, 256, 512]  # the first two kept from the checkpoint
+    assert resumed.curve[:2] == result.curve
+
+    capsys.readouterr()
+    assert main(["leaderboard", "--results", str(tmp_path / "results"), "--reps", "200"]) == 0
+    table = capsys.readouterr().out
+    assert "sb3-ppo" in table and "reference: avellaneda-stoikov" in table and "score 0 = random" in table
+    [path] = (tmp_path / "results").glob("*/*.json")
+    assert main(["leaderboard", "--check", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith(": ok")
+
+
+def test_a_pettingzoo_id_trains_one_shared_network(tmp_path, hyperparams):
+    assert _train(tmp_path, hyperparams, "envzoo/ServerlessCluster-v1") == 0
+    [result] = collect(tmp_path / "results")
+    assert result.env_kwargs == {"max_cycles": 40} and len(result.evaluation.returns) == 2
+
+
+@pytest.mark.parametrize("env_id, algo, message", [
+    ("envzoo/MarketMakingAS-v1", "dqn", "DQN needs a Discrete action space"),
+    ("envzoo/ServerlessMO-v1", "ppo", "vector reward"),
+    ("envzoo/Serverless-v1", "nope", "unknown algorithm 'nope'"),
+])
+def test_runs_that_cannot_be_trained_say_why(tmp_path, hyperparams, capsys, env_id, algo, message):
+    assert main(["train", env_id, "--algo", algo, "--hyperparams", str(hyperparams), "--results",
+                 str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_hyperparameter_blocks_override_the_default_and_bad_ones_are_named(tmp_path, hyperparams):
+    config = config_for("envzoo/ServerlessCluster-v1", "ppo", hyperparams)
+    assert config.env_kwargs == {"max_cycles": 40} and config.algo_kwargs == {"n_steps": 128, "batch_size": 64}
+    bad = tmp_path / "bad.yml"
+    bad.write_text("default:\n  n_timesteps: -5\n")
+    with pytest.raises(HyperparamsError, match="n_timesteps must be a positive integer"):
+        config_for("envzoo/Serverless-v1", "ppo", bad)
+    with pytest.raises(HyperparamsError, match="no hyperparameter file"):
+        config_for("envzoo/Serverless-v1", "ppo", tmp_path / "missing.yml")
+
+
+def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
+    import yaml
+
+    import envzoo
+    from envzoo.train.hyperparams import HYPERPARAMS_DIR
+
+    for path in sorted(HYPERPARAMS_DIR.glob("*.yml")):
+        for env_id in yaml.safe_load(path.read_text()):
+            if env_id != "default":
+                envzoo.env_info(env_id)  # a misspelled id raises
+                assert config_for(env_id, path.stem).n_timesteps > 0
