@@ -7,7 +7,9 @@
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide]
-    envzoo train ID --algo ALGO [--framework sb3] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
+    envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
+                 [--ray-address ADDR]
+    envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
@@ -335,18 +337,21 @@ def cmd_train(args) -> int:
 
     from envzoo.leaderboard.results import write
     from envzoo.train.hyperparams import config_for
-    from envzoo.train.sb3 import train
+    from envzoo.train.runs import connect_ray, run_folder, trainer
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
-    config = config_for(entry.id, args.algo, args.hyperparams)
+    train = trainer(args.framework)
+    config = config_for(entry.id, args.algo, args.hyperparams, args.framework)
     if args.timesteps:
         config = dataclasses.replace(config, n_timesteps=args.timesteps)
     if args.run_dir and len(args.seed) > 1:
         raise EnvzooError("--run-dir holds one run: give one --seed with it, or leave it out")
+    if args.ray_address:
+        connect_ray(args.ray_address)
     for seed in args.seed:
         run = f"{args.framework}-{args.algo}-seed{seed}"
-        run_dir = args.run_dir or os.path.join("runs", entry.id.split("/", 1)[1], run)
+        run_dir = args.run_dir or run_folder(entry.id, args.framework, args.algo, seed)
         result = train(entry.id, args.algo, seed, config, run_dir, resume=args.resume,
                        log=lambda line: print(line, file=sys.stderr, flush=True))
         path = write(result, args.results)
@@ -354,6 +359,15 @@ def cmd_train(args) -> int:
               f"{result.evaluation.mean_return:.4g} (random {result.references['random'].mean_return:.4g}, "
               f"{result.best_reference} {result.references[result.best_reference].mean_return:.4g}); normalized "
               f"score {result.normalized_score:.2f}; wrote {path}", flush=True)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from envzoo.train.sweep import plan, sweep
+
+    runs = plan([envzoo.env_info(i).id for i in args.ids], args.algos, args.frameworks, args.seeds, args.timesteps)
+    print(f"{len(runs)} runs as Ray tasks", file=sys.stderr, flush=True)
+    sweep(runs, args.results, ray_address=args.ray_address, log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -536,17 +550,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
     training.add_argument("id", help="an envzoo id")
-    training.add_argument("--algo", required=True, help="ppo, a2c, dqn, sac or td3")
-    training.add_argument("--framework", choices=["sb3"], default="sb3", help="the RL library (sb3)")
+    training.add_argument("--algo", required=True, help="sb3: ppo, a2c, dqn, sac or td3; rllib: ppo")
+    training.add_argument("--framework", choices=["sb3", "rllib"], default="sb3",
+                          help="Stable-Baselines3 (sb3, default) or RLlib (rllib, extra `rllib`)")
     training.add_argument("--seed", type=int, nargs="+", default=[0],
                           help="seed of the model and training envs; several train one run each (0)")
     training.add_argument("--timesteps", type=_positive, help="override the hyperparameter file's n_timesteps")
-    training.add_argument("--hyperparams", help="a YAML file of hyperparameters per id (default: "
-                                                "baselines/hyperparams/ALGO.yml of the source checkout)")
+    training.add_argument("--hyperparams", help="a YAML file of hyperparameters per id (default: the source "
+                                                "checkout's baselines/hyperparams/ALGO.yml, or rllib-ALGO.yml)")
     training.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
     training.add_argument("--run-dir", help="checkpoints and curve (default: runs/NAME/FRAMEWORK-ALGO-seedS)")
     training.add_argument("--resume", action="store_true", help="go on from the run folder's last checkpoint")
+    training.add_argument("--ray-address", help="run RLlib on this Ray cluster (default: start Ray here)")
     training.set_defaults(run=cmd_train)
+
+    sweeping = commands.add_parser("sweep", help="train ids x algorithms x seeds as Ray tasks (extra `rllib`)")
+    sweeping.add_argument("--ids", nargs="+", required=True, help="envzoo ids")
+    sweeping.add_argument("--algos", nargs="+", required=True, help="algorithms, e.g. ppo a2c")
+    sweeping.add_argument("--frameworks", nargs="+", choices=["sb3", "rllib"], default=["sb3"], help="(sb3)")
+    sweeping.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="(0 1 2 3 4)")
+    sweeping.add_argument("--timesteps", type=_positive, help="override the hyperparameter files' n_timesteps")
+    sweeping.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
+    sweeping.add_argument("--ray-address", help="an existing Ray cluster (default: start Ray on this machine)")
+    sweeping.set_defaults(run=cmd_sweep)
 
     board = commands.add_parser("leaderboard", help="tables of normalized scores from result files")
     board.add_argument("select", nargs="*", metavar="ID|DOMAIN", help="only these ids or domains (default: all)")

@@ -1,9 +1,10 @@
 """Hyperparameters per id and algorithm, from YAML files in the style of rl-baselines3-zoo.
 
 One file per algorithm (``baselines/hyperparams/ppo.yml``, ...). Each holds a ``default`` block
-and one block per id that overrides it key by key. The keys below are envzoo's (how the env is
-made, trained and evaluated); every other key goes to the algorithm's constructor as it is
-(``n_steps``, ``learning_rate``, ``policy_kwargs``, ...)::
+and one block per id that overrides it key by key (RLlib's files: ``rllib-ppo.yml``). The keys
+of :class:`TrainConfig` are envzoo's (how the env is made, trained and evaluated); every other
+key goes to the algorithm as it is: to the SB3 class's constructor (``n_steps``,
+``learning_rate``, ``policy_kwargs``, ...) or to RLlib's ``config.training(...)``::
 
     default:
       n_timesteps: 100000
@@ -45,15 +46,21 @@ class TrainConfig:
     eval_episodes: int = 10
     curve_points: int = 10  # evaluations along the way (also the checkpoints)
     curve_episodes: int = 3
+    multi_agent_policies: str = "shared"  # PettingZoo ids: one network for all agents, or "per-agent"
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 _OWN_KEYS = {name for name in TrainConfig.__dataclass_fields__ if name != "algo_kwargs"}
 
 
-def config_for(env_id: str, algo: str, path: Path | None = None) -> TrainConfig:
+def default_file(algo: str, framework: str = "sb3") -> Path:
+    """The checkout's file of ``algo``: ``ppo.yml`` for Stable-Baselines3, ``rllib-ppo.yml`` for RLlib."""
+    return HYPERPARAMS_DIR / (f"{algo}.yml" if framework == "sb3" else f"{framework}-{algo}.yml")
+
+
+def config_for(env_id: str, algo: str, path: Path | None = None, framework: str = "sb3") -> TrainConfig:
     """The ``default`` block of ``algo``'s file merged with ``env_id``'s block."""
-    path = Path(path) if path else HYPERPARAMS_DIR / f"{algo}.yml"
+    path = Path(path) if path else default_file(algo, framework)
     if not path.is_file():
         raise HyperparamsError(f"no hyperparameter file {path} for {algo!r}: pass --hyperparams FILE "
                                f"(a source checkout has them under baselines/hyperparams/)")
@@ -72,4 +79,7 @@ def config_for(env_id: str, algo: str, path: Path | None = None) -> TrainConfig:
         value = getattr(config, name)
         if not isinstance(value, int) or value < 1:
             raise HyperparamsError(f"{path}: {name} must be a positive integer for {env_id!r}, got {value!r}")
+    if config.multi_agent_policies not in ("shared", "per-agent"):
+        raise HyperparamsError(f"{path}: multi_agent_policies must be 'shared' or 'per-agent' for {env_id!r}, "
+                               f"got {config.multi_agent_policies!r}")
     return config

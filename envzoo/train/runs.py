@@ -1,0 +1,155 @@
+"""One training run, whatever the library: learn in chunks, evaluate and checkpoint after each
+(the learning curve), then evaluate the trained, random and reference policies on the
+leaderboard's seeds and return the run's :class:`~envzoo.leaderboard.results.RunResult`.
+
+A library plugs in as a :class:`Learner` (``envzoo.train.sb3``, ``envzoo.train.rllib``). The run
+folder holds the learner's checkpoint and ``state.json`` (the curve so far and the time spent),
+so that ``resume=True`` goes on from the last checkpoint: the continued run has the same
+configuration, not the same random stream as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+import envzoo
+from envzoo.core.errors import EnvzooError
+from envzoo.core.extras import require
+from envzoo.core.policy import Policy
+from envzoo.leaderboard.results import EVAL_SEED, CurvePoint, RunResult
+from envzoo.train.evaluation import evaluation, reference_evaluations
+from envzoo.train.hyperparams import TrainConfig
+
+#: The libraries ``envzoo train --framework`` offers, and the modules with their ``train``.
+FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
+#: Libraries whose versions a result file records.
+LIBRARIES = ("envzoo", "gymnasium", "pettingzoo", "stable-baselines3", "ray", "torch", "numpy")
+
+
+class TrainingError(EnvzooError, ValueError):
+    """A run that cannot be trained as asked (algorithm, action space, seed); says what to change."""
+
+
+class Learner(Protocol):
+    """What a library's trainer offers a run."""
+
+    @property
+    def timesteps(self) -> int:
+        """Environment steps learned from so far."""
+
+    def learn(self, steps: int) -> None:
+        """Learn from about ``steps`` more environment steps (whole rollouts: maybe a few more)."""
+
+    def save(self, folder: Path) -> None:
+        """Write a checkpoint into ``folder`` that the learner's factory can resume from."""
+
+    def policy(self, env) -> Policy:
+        """The trained policy, acting deterministically on ``env``."""
+
+    def close(self) -> None:
+        """Free the learner's environments and workers."""
+
+
+#: Makes a run's learner: ``factory(checkpoint_folder_or_None) -> Learner``.
+LearnerFactory = Callable[[Path | None], Learner]
+
+
+def trainer(framework: str) -> Callable[..., RunResult]:
+    """``train(env_id, algo, seed, config, run_dir, resume, log)`` of ``framework``'s module."""
+    if framework not in FRAMEWORKS:
+        raise TrainingError(f"unknown framework {framework!r}; one of {', '.join(FRAMEWORKS)}")
+    return importlib.import_module(FRAMEWORKS[framework]).train
+
+
+def check_seed(seed: int, config: TrainConfig) -> None:
+    if not 0 <= seed < EVAL_SEED - config.n_envs:
+        raise TrainingError(f"seed must be in [0, {EVAL_SEED - config.n_envs}): the seeds from {EVAL_SEED} "
+                            f"are the evaluation episodes'")
+
+
+def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainConfig, run_dir: Path,
+              make_learner: LearnerFactory, resume: bool = False, log=print) -> RunResult:
+    """Train with the learner ``make_learner`` builds, checkpointing into ``run_dir``; the result."""
+    entry = envzoo.env_info(env_id)
+    check_seed(seed, config)
+    run_dir = Path(run_dir)
+    checkpoint, state_file = run_dir / "checkpoint", run_dir / "state.json"
+    if resume and state_file.is_file():
+        learner = make_learner(checkpoint)
+        state = json.loads(state_file.read_text())
+        curve = [CurvePoint(**point) for point in state["curve"]]
+        log(f"resuming {entry.id} {algo} seed {seed} at {learner.timesteps:,} steps from {checkpoint}")
+    else:
+        learner = make_learner(None)
+        state, curve = {"wall_seconds": 0.0}, []
+    run_dir.mkdir(parents=True, exist_ok=True)
+    eval_kwargs = {**config.env_kwargs, **config.eval_env_kwargs}
+    started = time.perf_counter() - state["wall_seconds"]
+    chunk = max(1, config.n_timesteps // config.curve_points)
+    try:
+        while learner.timesteps < config.n_timesteps:
+            learner.learn(min(chunk, config.n_timesteps - learner.timesteps))
+            returns = np.array(evaluation(entry.id, learner.policy, eval_kwargs, config.curve_episodes).returns)
+            curve.append(CurvePoint(learner.timesteps, float(returns.mean()), float(returns.std())))
+            learner.save(checkpoint)
+            state_file.write_text(json.dumps({"curve": [asdict(p) for p in curve],
+                                              "wall_seconds": time.perf_counter() - started}))
+            log(f"{entry.id} {algo} seed {seed}: {learner.timesteps:,}/{config.n_timesteps:,} steps, evaluation "
+                f"return {curve[-1].mean_return:.4g} ± {curve[-1].std_return:.2g} "
+                f"({time.perf_counter() - started:.0f} s)")
+        wall_seconds = time.perf_counter() - started
+        final = evaluation(entry.id, learner.policy, eval_kwargs, config.eval_episodes)
+    finally:
+        learner.close()
+    return RunResult(
+        env_id=entry.id, algo=algo, framework=framework, seed=seed, timesteps=learner.timesteps,
+        env_kwargs=config.env_kwargs, eval_env_kwargs=config.eval_env_kwargs, hyperparams=asdict(config),
+        versions=versions(), wall_seconds=wall_seconds, curve=tuple(curve), evaluation=final,
+        references=reference_evaluations(entry.id, eval_kwargs, config.eval_episodes))
+
+
+def action_space(entry):
+    """The id's action space (the first agent's for PettingZoo ids)."""
+    env = envzoo.make(entry.id)
+    try:
+        return env.action_space(env.possible_agents[0]) if entry.is_multi_agent else env.action_space
+    finally:
+        env.close()
+
+
+def require_scalar_reward(entry) -> None:
+    if entry.is_multi_objective:
+        raise TrainingError(f"{entry.id} has a vector reward, which the trainers cannot learn from; train its "
+                            f"scalar sibling (its reward is the documented weighting of the same objectives)")
+
+
+def versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for library in LIBRARIES:
+        try:
+            found[library] = metadata.version(library)
+        except metadata.PackageNotFoundError:
+            found[library] = "not installed"
+    return found
+
+
+def run_folder(env_id: str, framework: str, algo: str, seed: int) -> Path:
+    """Where a run keeps its checkpoints unless told otherwise: ``runs/NAME/FRAMEWORK-ALGO-seedS``."""
+    return Path("runs") / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
+
+
+def connect_ray(address: str | None = None) -> None:
+    """Connect to the Ray cluster at ``address``, or start Ray on this machine when it is None."""
+    ray = require("rllib", "ray")
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
