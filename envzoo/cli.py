@@ -10,7 +10,7 @@
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
                  [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
-    envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown]
+    envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
@@ -396,6 +396,11 @@ def cmd_leaderboard(args) -> int:
     for table in tables:
         print(table.markdown() if args.markdown else f"{table.title}\n" + _table(list(table.columns), table.rows))
         print()
+    if args.plot:
+        from envzoo.leaderboard.plots import write_all
+
+        for path in write_all(results, args.plot, ids, args.reps):
+            print(f"wrote {path}")
     return 0
 
 
@@ -581,6 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--reps", type=_positive, default=BOOTSTRAP_REPS,
                        help=f"bootstrap replications of the intervals ({BOOTSTRAP_REPS:,})")
     board.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    board.add_argument("--plot", metavar="DIR",
+                       help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")

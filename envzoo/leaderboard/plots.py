@@ -1,0 +1,101 @@
+"""The leaderboard's pictures, as PNG files: learning curves with bands, aggregate intervals and
+performance profiles (the three plots of Agarwal et al., 2021). Needs the ``plots`` extra
+(matplotlib, drawn with its Agg backend: no window)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from envzoo.core.extras import require
+from envzoo.leaderboard import BOOTSTRAP_REPS, stats
+from envzoo.leaderboard.report import entrant, score_matrices
+from envzoo.leaderboard.results import RunResult
+
+ESTIMATOR_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
+TAUS = np.linspace(-0.5, 1.5, 41)
+
+
+def _pyplot():
+    matplotlib = require("plots", "matplotlib")
+    matplotlib.use("Agg")
+    return require("plots", "matplotlib.pyplot")
+
+
+def curves(results: list[RunResult], env_id: str, path: Path) -> Path:
+    """Each entrant's mean learning curve over its seeds (evaluation return against steps), the
+    band one standard deviation wide, with the random and best reference returns as lines."""
+    plt = _pyplot()
+    mine = [r for r in results if r.env_id == env_id]
+    by_entrant = defaultdict(list)
+    for result in mine:
+        by_entrant[entrant(result)].append(result)
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for name, runs in sorted(by_entrant.items()):
+        # the span every seed's curve covers (their points fall at slightly different steps)
+        grid = np.linspace(max(r.curve[0].timesteps for r in runs), min(r.curve[-1].timesteps for r in runs), 50)
+        values = np.array([np.interp(grid, [p.timesteps for p in r.curve], [p.mean_return for p in r.curve])
+                           for r in runs])
+        mean, std = values.mean(axis=0), values.std(axis=0)
+        axes.plot(grid, mean, label=f"{name} ({len(runs)} seeds)")
+        axes.fill_between(grid, mean - std, mean + std, alpha=0.25)
+    references = mine[0].references
+    for name in ("random", mine[0].best_reference):
+        axes.axhline(references[name].mean_return, linestyle="--", linewidth=1, color="grey")
+        axes.annotate(name, (0, references[name].mean_return), fontsize=8, color="grey", va="bottom")
+    axes.set(title=env_id, xlabel="environment steps", ylabel="evaluation return")
+    axes.legend(fontsize=8)
+    return _save(figure, path)
+
+
+def intervals(results: list[RunResult], path: Path, reps: int = BOOTSTRAP_REPS) -> Path:
+    """IQM, mean, median and optimality gap of each entrant with their 95 % intervals."""
+    plt = _pyplot()
+    ids, matrices = score_matrices(results)
+    size = (3 * len(ESTIMATOR_LABELS), 0.6 * len(matrices) + 1.5)
+    figure, panels = plt.subplots(1, len(ESTIMATOR_LABELS), figsize=size, sharey=True)
+    for axes, (estimator, label) in zip(panels, ESTIMATOR_LABELS.items()):
+        for row, (name, scores) in enumerate(matrices.items()):
+            low, high = stats.interval(estimator, scores, reps=reps)
+            axes.barh(row, high - low, left=low, height=0.6, alpha=0.6)
+            axes.plot([getattr(stats, estimator)(scores)] * 2, [row - 0.3, row + 0.3], color="black")
+        axes.set(title=label, xlabel="normalized score")
+        axes.set_yticks(range(len(matrices)), list(matrices))
+    figure.suptitle(f"{len(ids)} ids, 95 % stratified bootstrap intervals", fontsize=9)
+    return _save(figure, path)
+
+
+def profiles(results: list[RunResult], path: Path) -> Path:
+    """Each entrant's performance profile (fraction of runs above τ) with its 95 % band."""
+    plt = _pyplot()
+    ids, matrices = score_matrices(results)
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for name, scores in matrices.items():
+        low, high = stats.profile_interval(scores, TAUS)
+        axes.plot(TAUS, stats.performance_profile(scores, TAUS), label=name)
+        axes.fill_between(TAUS, low, high, alpha=0.25)
+    axes.set(title=f"performance profiles over {len(ids)} ids", xlabel="normalized score τ",
+             ylabel="fraction of runs with score > τ", ylim=(0, 1.02))
+    axes.legend(fontsize=8)
+    return _save(figure, path)
+
+
+def _save(figure, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    _pyplot().close(figure)
+    return path
+
+
+def write_all(results: list[RunResult], folder: Path, env_ids: list[str], reps: int = BOOTSTRAP_REPS) -> list[Path]:
+    """The curves of every id in ``env_ids`` and, over several entrants or ids, the aggregate plots."""
+    folder = Path(folder)
+    written = [curves(results, env_id, folder / f"curves-{env_id.split('/', 1)[1]}.png") for env_id in env_ids]
+    selected = [r for r in results if r.env_id in env_ids]
+    if len(env_ids) > 1 or len({entrant(r) for r in selected}) > 1:
+        written += [intervals(selected, folder / "intervals.png", reps), profiles(selected, folder / "profiles.png")]
+    return written
