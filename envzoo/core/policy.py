@@ -42,6 +42,14 @@ class TrainedPolicy(Policy):
         return self.model.predict(observation, deterministic=True)[0]
 
 
+class MaskedTrainedPolicy(TrainedPolicy):
+    """A trained model that takes action masks (sb3-contrib's ``MaskablePPO``), given the mask the
+    env reports in ``info["action_mask"]``."""
+
+    def __call__(self, observation, info):
+        return self.model.predict(observation, deterministic=True, action_masks=info["action_mask"])[0]
+
+
 
 class RandomPolicy(Policy):
     """Uniform random actions from the env's action space (every agent's for PettingZoo envs),

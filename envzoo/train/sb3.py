@@ -14,9 +14,11 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import gymnasium as gym
+
 import envzoo
 from envzoo.core.extras import require
-from envzoo.core.policy import TrainedPolicy
+from envzoo.core.policy import MaskedTrainedPolicy, TrainedPolicy
 from envzoo.leaderboard.results import RunResult
 from envzoo.train.hyperparams import TrainConfig
 from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
@@ -28,6 +30,7 @@ ALGORITHMS = {
     "dqn": ("stable_baselines3", "DQN", ("Discrete",)),
     "sac": ("stable_baselines3", "SAC", ("Box",)),
     "td3": ("stable_baselines3", "TD3", ("Box",)),
+    "maskable-ppo": ("sb3_contrib", "MaskablePPO", ("Discrete", "MultiDiscrete")),  # ids with info["action_mask"]
 }
 
 
@@ -47,12 +50,15 @@ class SB3Learner:
     """A Stable-Baselines3 model and its training env, as :class:`envzoo.train.runs.Learner`."""
 
     def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None):
-        self.env = _training_env(entry, seed, config)
+        self.env = _training_env(entry, seed, config, masked=_masked(algorithm))
         if checkpoint is None:
             self.model = algorithm(config.policy, self.env, seed=seed, verbose=0, device="cpu", **config.algo_kwargs)
         else:
             self.model = algorithm.load(checkpoint / "model.zip", env=self.env, device="cpu")
-        self._policy_class = _shared_policy_class() if entry.is_multi_agent else TrainedPolicy
+        if entry.is_multi_agent:
+            self._policy_class = _shared_policy_class()
+        else:
+            self._policy_class = MaskedTrainedPolicy if _masked(algorithm) else TrainedPolicy
 
     @property
     def timesteps(self) -> int:
@@ -81,15 +87,23 @@ def _algorithm(entry, algo: str):
     if type(space).__name__ not in spaces:
         raise TrainingError(f"{name} needs a {' or '.join(spaces)} action space; {entry.id}'s is {space}. "
                             f"Pick another --algo (ppo and a2c take every array space)")
+    if algo == "maskable-ppo" and (entry.is_multi_agent or "action_mask" not in envzoo.make(entry.id).reset()[1]):
+        raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
+                            f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
 
 
-def _training_env(entry, seed: int, config: TrainConfig):
+def _masked(algorithm) -> bool:
+    return algorithm.__name__ == "MaskablePPO"
+
+
+def _training_env(entry, seed: int, config: TrainConfig, masked: bool = False):
     vec_env = require("train", "stable_baselines3.common.vec_env")
     monitor = require("train", "stable_baselines3.common.monitor")
 
     def make():
-        return envzoo.make(entry.id, scale_reward=config.scale_reward, **config.env_kwargs)
+        env = envzoo.make(entry.id, scale_reward=config.scale_reward, **config.env_kwargs)
+        return InfoActionMask(env) if masked else env
 
     if entry.is_multi_agent:
         if config.n_envs != 1:
@@ -108,3 +122,21 @@ def _shared_policy_class():
     from envzoo.train.agents_as_envs import SharedTrainedPolicy
 
     return SharedTrainedPolicy
+
+
+class InfoActionMask(gym.Wrapper):
+    """Offers the mask an env reports in ``info["action_mask"]`` as ``action_masks()``, the method
+    through which sb3-contrib's ``MaskablePPO`` asks for it."""
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        self._mask = info["action_mask"]
+        return observation, info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self._mask = info["action_mask"]
+        return observation, reward, terminated, truncated, info
+
+    def action_masks(self):
+        return self._mask

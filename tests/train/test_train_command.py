@@ -3,6 +3,8 @@ checkpoints and resume, the tables, and the errors of runs that cannot be traine
 
 import json
 
+import gymnasium as gym
+import numpy as np
 import pytest
 
 from envzoo.cli import main
@@ -101,3 +103,49 @@ def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
             if env_id != "default":
                 envzoo.env_info(env_id)  # a misspelled id raises
                 assert config_for(env_id, path.stem).n_timesteps > 0
+
+
+class _MaskedChoice(gym.Env):
+    """Pick one of 4 arms; only the arms the info's mask allows are legal (reward 1 for a legal
+    one, -1 and the end of the episode for an illegal one)."""
+
+    observation_space = gym.spaces.Box(0.0, 1.0, (4,), np.float32)
+    action_space = gym.spaces.Discrete(4)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        return self._draw()
+
+    def _draw(self):
+        self.mask = self.np_random.random(4) < 0.5
+        self.mask[self.np_random.integers(4)] = True
+        return self.mask.astype(np.float32), {"action_mask": self.mask.copy()}
+
+    def step(self, action):
+        legal = bool(self.mask[action])
+        observation, info = self._draw()
+        return observation, 1.0 if legal else -1.0, not legal, False, info
+
+
+def test_maskable_ppo_reads_the_mask_from_info_and_never_plays_a_masked_action():
+    from sb3_contrib import MaskablePPO
+
+    from envzoo.core.policy import MaskedTrainedPolicy
+    from envzoo.train.sb3 import InfoActionMask
+
+    env = InfoActionMask(gym.wrappers.TimeLimit(_MaskedChoice(), 20))
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu").learn(128)
+    policy = MaskedTrainedPolicy(env, model)
+    observation, info = env.reset(seed=1)
+    for _ in range(200):
+        action = policy(observation, info)
+        assert info["action_mask"][action]
+        observation, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            observation, info = env.reset()
+
+
+def test_maskable_ppo_needs_an_env_that_reports_masks(tmp_path, hyperparams, capsys):
+    assert main(["train", "envzoo/Serverless-v1", "--algo", "maskable-ppo", "--hyperparams", str(hyperparams),
+                 "--results", str(tmp_path)]) == 2
+    assert "info['action_mask']" in capsys.readouterr().err
