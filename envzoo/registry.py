@@ -3,8 +3,10 @@
 Each entry of ``envs:`` has these fields (``*`` = required)::
 
     id*                 envzoo/<Name>-v<N>
-    kind*               gymnasium | mo-gymnasium | pettingzoo-parallel (the API the id keeps;
-                        mo-gymnasium ids are made with gymnasium.make or mo_gymnasium.make)
+    kind*               gymnasium | mo-gymnasium | pettingzoo-parallel | momaland-parallel (the API
+                        the id keeps; mo-gymnasium ids are made with gymnasium.make or
+                        mo_gymnasium.make; momaland-parallel ids, PettingZoo parallel envs with a
+                        vector reward per agent as MOMAland defines them, with pettingzoo.make)
     domain*             the package under envzoo/ that implements it
     entry_point*        "module:attr" of the env class
     vector_entry_point  "native": the shared native vector face over the env's task
@@ -15,10 +17,11 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
                         envzoo.jax.make(id) and by gymnasium.make_vec(id, backend="jax")
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
-    objectives          names of the vector reward's components (required for mo-gymnasium, only there)
+    objectives          names of the vector reward's components (required for the multi-objective
+                        kinds, mo-gymnasium and momaland-parallel, only there)
     costs               names of the constraint signals in info["cost"]
     reward_scale        the typical size of one step's reward (one per objective for
-                        mo-gymnasium ids), measured by benchmarks/reward_scales.py;
+                        multi-objective ids), measured by benchmarks/reward_scales.py;
                         envzoo.make(id, scale_reward=True) divides rewards by it
     metrics*            names of the KPIs in info["metrics"] at episode end
     papers              references the environment follows
@@ -48,7 +51,11 @@ from envzoo.core.extras import EXTRA_MODULES, missing_modules
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 #: libyaml's safe loader where PyYAML was built with it (about 10x faster at import), else Python's.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-KINDS = ("gymnasium", "mo-gymnasium", "pettingzoo-parallel")
+KINDS = ("gymnasium", "mo-gymnasium", "pettingzoo-parallel", "momaland-parallel")
+#: The kinds made with ``pettingzoo.make("parallel", ...)``.
+PARALLEL_KINDS = ("pettingzoo-parallel", "momaland-parallel")
+#: The kinds with a vector reward (``objectives``).
+MULTI_OBJECTIVE_KINDS = ("mo-gymnasium", "momaland-parallel")
 #: The kinds made with ``gymnasium.make`` (an MO-Gymnasium env is a Gymnasium env with a vector reward).
 GYMNASIUM_KINDS = ("gymnasium", "mo-gymnasium")
 _ID = re.compile(r"^envzoo/[A-Z][A-Za-z0-9]*-v\d+$")
@@ -113,11 +120,11 @@ class EnvEntry(_NeedsExtra):
 
     @property
     def is_multi_agent(self) -> bool:
-        return self.kind == "pettingzoo-parallel"
+        return self.kind in PARALLEL_KINDS
 
     @property
     def is_multi_objective(self) -> bool:
-        return self.kind == "mo-gymnasium"
+        return self.kind in MULTI_OBJECTIVE_KINDS
 
     def policy(self, name: str) -> PolicyRef:
         for ref in self.policies:
@@ -248,9 +255,9 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
     if raw.get("jax_entry_point") and raw.get("vector_entry_point") != NATIVE:
         raise _fail(where, "jax_entry_point", f"the JAX backend is a backend of the native vector face: set "
                     f"vector_entry_point: {NATIVE}")
-    if bool(raw.get("objectives")) != (raw["kind"] == "mo-gymnasium"):
-        raise _fail(where, "objectives", "an mo-gymnasium id names its objectives, and only an mo-gymnasium id "
-                    "has objectives (set kind: mo-gymnasium or remove objectives)")
+    if bool(raw.get("objectives")) != (raw["kind"] in MULTI_OBJECTIVE_KINDS):
+        raise _fail(where, "objectives", f"an id of the kinds {MULTI_OBJECTIVE_KINDS} names its objectives, and "
+                    f"only those have objectives (set such a kind or remove objectives)")
     if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
         raise _fail(where, "max_episode_steps", "must be >= 1")
     if raw.get("extra") is not None and raw["extra"] not in EXTRA_MODULES:

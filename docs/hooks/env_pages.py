@@ -191,7 +191,9 @@ def _make_snippet(entry) -> str:
             "observations, infos = env.reset(seed=0)\n"
             "actions = {agent: env.action_space(agent).sample() for agent in env.agents}\n"
             "observations, rewards, terminations, truncations, infos = env.step(actions)\n"
-            "```\n"
+            + ("# rewards[agent]: a vector in env.reward_space(agent), as MOMAland defines it\n"
+               if entry.is_multi_objective else "")
+            + "```\n"
         )
     lines = ["```python", "import envzoo  # registers the envzoo ids"]
     if entry.is_multi_objective:

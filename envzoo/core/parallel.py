@@ -27,10 +27,14 @@ class TaskParallelEnv(ParallelEnv):
     passes), all are. A task whose episode must do something at the horizon (the arena flattens
     every maker) sets ``horizon_in_task`` and receives ``max_cycles`` as an argument instead.
     The task is ``env.task``, its parameters ``env.params``.
+
+    With ``vector_reward`` (:class:`TaskMOParallelEnv`) each agent's reward is the task's
+    ``objectives`` row, a float32 vector in ``reward_space(agent)``: MOMAland's API.
     """
 
     metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
     task_class: type
+    vector_reward = False
 
     def __init__(self, max_cycles: int | None = None, render_mode: str | None = None, **kwargs):
         check_render_mode(self.metadata, render_mode)
@@ -49,6 +53,8 @@ class TaskParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self._observation_spaces = dict(zip(self.possible_agents, self.task.agent_observation_spaces))
         self._action_spaces = dict(zip(self.possible_agents, self.task.agent_action_spaces))
+        if self.vector_reward:
+            self.reward_spaces = dict.fromkeys(self.possible_agents, self.task.reward_space)
         self._np_random, _ = seeding.np_random(None)
         self._cycles = 0
 
@@ -89,7 +95,7 @@ class TaskParallelEnv(ParallelEnv):
         costs = None if outcome.cost is None else rows_of(outcome.cost, n)
         rewards, infos = {}, {}
         for i, (agent, reward) in enumerate(zip(self.possible_agents, outcome.reward.tolist())):
-            rewards[agent] = float(reward)
+            rewards[agent] = outcome.objectives[i].astype(np.float32) if self.vector_reward else float(reward)
             infos[agent] = {"metrics": metrics[i], **extra[i]}
             if costs is not None:
                 infos[agent]["cost"] = costs[i]
@@ -110,4 +116,14 @@ class TaskParallelEnv(ParallelEnv):
 
     def close(self):
         self.task.close()
+
+
+class TaskMOParallelEnv(TaskParallelEnv):
+    """:class:`TaskParallelEnv` with a vector reward per agent (the task's ``objectives``) and
+    ``reward_space(agent)``, as MOMAland's ``MOParallelEnv`` defines them."""
+
+    vector_reward = True
+
+    def reward_space(self, agent):
+        return self.reward_spaces[agent]
 

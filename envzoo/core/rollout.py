@@ -54,12 +54,12 @@ def _run_parallel(env, policy: Policy, seed: int | None, max_steps: int | None) 
     while env.agents and len(step_rewards) != max_steps:
         actions = policy(observations, infos)
         observations, rewards, terminations, truncations, infos = env.step(actions)
-        for agent, reward in rewards.items():
-            returns[agent] += float(reward)
-        step_rewards.append(float(np.mean([float(reward) for reward in rewards.values()])))
+        for agent, reward in rewards.items():  # a vector per agent for MOMAland's faces
+            returns[agent] = returns[agent] + np.asarray(reward, dtype=np.float64)
+        step_rewards.append(np.mean([np.asarray(reward, dtype=np.float64) for reward in rewards.values()], axis=0))
         last_infos = infos or last_infos
     metrics = next(iter(last_infos.values())).get("metrics", {}) if last_infos else {}
-    return EpisodeResult(_float_metrics({"metrics": metrics}), float(np.mean(list(returns.values()))),
+    return EpisodeResult(_float_metrics({"metrics": metrics}), _plain(np.mean(list(returns.values()), axis=0)),
                          len(step_rewards), np.array(step_rewards))
 
 

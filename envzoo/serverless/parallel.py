@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envzoo.core.parallel import TaskParallelEnv
+from envzoo.core.parallel import TaskMOParallelEnv, TaskParallelEnv
 from envzoo.serverless.task import ClusterTask
 
 
@@ -91,4 +91,35 @@ class ServerlessClusterEnv(TaskParallelEnv):
     """
 
     metadata = {"name": "serverless_cluster_v1", "render_modes": ["ansi"], "is_parallelizable": True}
+    task_class = ClusterTask
+
+
+class ServerlessClusterMOEnv(TaskMOParallelEnv):
+    """
+    ## Description
+
+    ``ServerlessCluster-v1`` with a vector reward per agent, for multi-objective multi-agent RL
+    (MOMAland's API: a PettingZoo parallel env whose ``rewards[agent]`` is a vector in
+    ``reward_space(agent)``): the same cluster, agents, observations, actions, costs and metrics.
+
+    ## Reward Space
+
+    Per agent ``Box([0, -inf, -inf], [inf, 0, 0], (3,), float32)``, of the agent's own function:
+
+    1. throughput: requests completed per second in the interval;
+    2. latency: minus the Little's-law mean time in system of the interval, in seconds;
+    3. cost: minus the mean number of pods (ready + starting) over the interval.
+
+    The scalar ``ServerlessCluster-v1`` reward of each agent is ``reward_weights · vector``.
+
+    ## Arguments
+
+    As ``ServerlessCluster-v1``.
+
+    ## Version History
+
+    - v1: initial version, the same simulator as ``ServerlessCluster-v1``.
+    """
+
+    metadata = {"name": "serverless_cluster_mo_v1", "render_modes": ["ansi"], "is_parallelizable": True}
     task_class = ClusterTask

@@ -116,6 +116,8 @@ class ServerlessTask(_ServiceTask, Task):
 class ClusterTask(_ServiceTask, AgentsTask):
     """The functions of one cluster of finite capacity, one agent each (``ServerlessCluster-v1``)."""
 
+    reward_space = REWARD_SPACE  # one agent's vector reward (ServerlessClusterMO-v1)
+
     def __init__(self, params: ClusterParams):
         self.agents = tuple(f"fn_{i}" for i in range(params.n_functions))
         super().__init__(params, params.n_functions)
@@ -133,10 +135,11 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def step(self, actions) -> Transition:
         stats = self._advance(actions[None, :])
-        rewards_now = rewards(self.service, stats)[1][0]
+        vector, scalar = rewards(self.service, stats)
         none = np.zeros(self.batch, dtype=bool)
         own = self.sim.metrics_array()[0]  # (F, metrics): each function's own KPIs
-        return Transition(reward=rewards_now, terminated=none, truncated=none, cost=stats[0, :, POD_SECONDS].copy(),
+        return Transition(reward=scalar[0], objectives=vector[0], terminated=none, truncated=none,
+                          cost=stats[0, :, POD_SECONDS].copy(),
                           info={"function_metrics": dict(zip(self.metric_names, own.T))})
 
     def observe(self) -> np.ndarray:

@@ -39,11 +39,18 @@ def is_gymnasium(entry) -> bool:
 
 
 def is_parallel(entry) -> bool:
-    return entry.kind == "pettingzoo-parallel"
+    """Made with ``pettingzoo.make("parallel", ...)``: PettingZoo's and MOMAland's parallel kinds."""
+    return entry.is_multi_agent
 
 
 def is_multi_objective(entry) -> bool:
+    """MO-Gymnasium's API: a Gymnasium env with a vector reward."""
     return entry.kind == "mo-gymnasium"
+
+
+def is_momaland(entry) -> bool:
+    """MOMAland's API: a PettingZoo parallel env with a vector reward per agent."""
+    return entry.kind == "momaland-parallel"
 
 
 def has_vector_face(entry) -> bool:

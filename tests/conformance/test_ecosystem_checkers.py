@@ -1,6 +1,7 @@
 """The ecosystems' own checkers on every entry: Gymnasium's ``check_env`` (single-agent ids, and
-multi-objective ids scalarized with MO-Gymnasium's ``LinearReward``) and PettingZoo's
-``parallel_api_test`` / ``parallel_seed_test``. Any warning they raise fails the test unless it is
+multi-objective ids scalarized with MO-Gymnasium's ``LinearReward``), PettingZoo's
+``parallel_api_test`` / ``parallel_seed_test`` and, for vector rewards per agent, MOMAland's
+``api_test``. Any warning they raise fails the test unless it is
 in the allow-list below, with the reason it is acceptable."""
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import gymnasium
 import numpy as np
 import pytest
 
-from .support import entry_params, is_multi_objective, is_parallel, is_single_agent, make_env
+from .support import entry_params, is_momaland, is_multi_objective, is_parallel, is_single_agent, make_env
 
 # (warning category, regex on the message, where it is allowed) -> why it is acceptable.
 ALLOWED_WARNINGS = [
     # Observations are rates, counts and times that have no finite upper bound (queue lengths,
     # request rates, pods); the envs document Box(0, inf). Gymnasium only suggests a bound.
     (UserWarning, r"A Box observation space maximum value is infinity", "any"),
+    (UserWarning, r"Agent's maximum observation space value is infinity", "any"),  # MOMAland's wording
     # Trading-v1 observes log returns and MACD differences, which have no finite lower bound.
     (UserWarning, r"A Box observation space minimum value is -infinity", "any"),
     # MarketMakingAS-v1's actions are quote depths in price units, Box(0, max_depth) as in
@@ -111,4 +113,17 @@ def test_pettingzoo_parallel_seed(entry):
         warnings.simplefilter("always")
         parallel_seed_test(lambda: pettingzoo.make("parallel", entry.id, max_cycles=PARALLEL_SEED_CYCLES),
                            num_cycles=PARALLEL_SEED_CYCLES)
+    assert unexpected(caught, "parallel") == []
+
+
+@pytest.mark.parametrize("entry", entry_params(is_momaland))
+def test_momaland_api(entry, closing):
+    """MOMAland's own API test (on the AEC form of the parallel env, as MOMAland runs it)."""
+    from momaland.test.api_test import api_test
+    from momaland.utils.conversions import mo_parallel_to_aec
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = closing(make_env(entry, PARALLEL_API_CYCLES))
+        api_test(mo_parallel_to_aec(env), num_cycles=10 * PARALLEL_API_CYCLES)
     assert unexpected(caught, "parallel") == []

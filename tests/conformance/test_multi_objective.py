@@ -1,5 +1,6 @@
-"""Multi-objective faces (entries with ``objectives``), as MO-Gymnasium defines them: a
-``reward_space`` of ``reward_dim == len(objectives)`` components that contains every reward."""
+"""Multi-objective faces (entries with ``objectives``), as MO-Gymnasium defines them (a
+``reward_space`` of ``reward_dim == len(objectives)`` components that contains every reward)
+and as MOMAland defines them (the same per agent: ``reward_space(agent)``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from .support import action_sequence, entry_params, is_multi_objective, make_env
+from .support import action_sequence, entry_params, is_momaland, is_multi_objective, make_env
 
 HORIZON = 40
 STEPS = 100
@@ -54,3 +55,22 @@ def test_linear_reward_with_unit_weights_is_the_component_sum(entry, closing):
     for action in action_sequence(env, entry, 10, seed=1):
         _, reward, _, _, info = env.step(action)
         assert np.isclose(reward, np.sum(info["vector_reward"], dtype=np.float64))
+
+
+@pytest.mark.parametrize("entry", entry_params(is_momaland))
+def test_every_agents_vector_reward_lies_in_its_reward_space(entry, closing):
+    env = closing(make_env(entry, HORIZON))
+    env.reset(seed=5)
+    for k, agent in enumerate(env.possible_agents):
+        space = env.unwrapped.reward_space(agent)
+        assert isinstance(space, spaces.Box) and space.shape == (len(entry.objectives),)
+        assert env.unwrapped.reward_spaces[agent] is space  # MOMAland's attribute too
+        env.action_space(agent).seed(5 + k)
+    for t in range(STEPS):
+        if not env.agents:
+            env.reset()
+        _, rewards, _, _, _ = env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        for agent, reward in rewards.items():
+            space = env.unwrapped.reward_space(agent)
+            assert isinstance(reward, np.ndarray) and reward.dtype == space.dtype, f"step {t}: {agent}: {reward!r}"
+            assert space.contains(reward), f"step {t}: {agent}: {reward!r} not in {space}"

@@ -166,7 +166,8 @@ def test_reward_scale_is_what_the_policies_get_per_step(entry):
     assert np.all((ratio > 0.2) & (ratio < 5)), f"{entry.id}: per-step RMS {measured} vs reward_scale {entry.reward_scale}"
 
 
-@pytest.mark.parametrize("env_id", ["envzoo/Serverless-v1", "envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1"])
+@pytest.mark.parametrize("env_id", ["envzoo/Serverless-v1", "envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1",
+                                    "envzoo/ServerlessClusterMO-v1"])
 def test_scale_reward_divides_every_face_by_the_registry_scale(env_id):
     entry = envzoo.env_info(env_id)
     plain, scaled = envzoo.make(env_id), envzoo.make(env_id, scale_reward=True)
@@ -177,7 +178,8 @@ def test_scale_reward_divides_every_face_by_the_registry_scale(env_id):
             actions = {agent: 1 for agent in plain.agents}
             reward, scaled_reward = plain.step(actions)[1], scaled.step(actions)[1]
             assert reward.keys() == scaled_reward.keys()
-            assert all(scaled_reward[a] == pytest.approx(reward[a] / entry.reward_scale) for a in reward)
+            scale = np.asarray(entry.reward_scale)
+            assert all(np.asarray(scaled_reward[a]) == pytest.approx(np.asarray(reward[a]) / scale) for a in reward)
         else:
             reward, scaled_reward = plain.step(1)[1], scaled.step(1)[1]
             np.testing.assert_allclose(scaled_reward, np.asarray(reward) / np.asarray(entry.reward_scale), rtol=1e-6)

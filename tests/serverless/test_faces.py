@@ -107,3 +107,21 @@ def test_missing_extra_names_the_install_command(monkeypatch):
     with pytest.raises(MissingExtraError, match=r'pip install "envzoo\[traffic\]"'):
         entry.require_extra()
     assert not entry.installed
+
+
+def test_cluster_mo_face_is_the_scalar_cluster_with_its_objectives_kept_apart():
+    """ServerlessClusterMO-v1's vector rewards weighted by reward_weights are ServerlessCluster-v1's
+    scalar rewards, step by step, under the same seed and actions."""
+    scalar = pettingzoo.make("parallel", "envzoo/ServerlessCluster-v1", max_cycles=30)
+    vector = pettingzoo.make("parallel", "envzoo/ServerlessClusterMO-v1", max_cycles=30)
+    scalar.reset(seed=7)
+    vector.reset(seed=7)
+    weights = np.asarray(vector.unwrapped.params.serverless.weights)
+    generator = np.random.default_rng(7)
+    while scalar.agents:
+        actions = {agent: int(generator.integers(scalar.action_space(agent).n)) for agent in scalar.agents}
+        _, scalar_rewards, _, _, _ = scalar.step(actions)
+        _, vector_rewards, _, _, _ = vector.step(actions)
+        for agent, reward in scalar_rewards.items():
+            assert vector_rewards[agent].shape == (3,)
+            assert float(weights @ vector_rewards[agent]) == pytest.approx(reward, rel=1e-5, abs=1e-5)
