@@ -61,7 +61,10 @@ class BazaarMarket:
         if not p.is_crash:
             self._draw_items()
         # the episode's accounts
-        self.prices: list[float] = []  # the market price of every round with trades
+        # the market price of the rounds with trades: their count and sum, and the count, sum and
+        # sum of squares of the log changes between them (the volatility without keeping the path)
+        self.priced_rounds, self.price_sum = 0, 0.0
+        self.changes, self.change_sum, self.change_squares = 0, 0.0, 0.0
         self.profit = np.zeros(p.n_agents)
         self.consumer_surplus = 0.0
         self.gains_from_trade = 0.0  # values minus costs over all trades
@@ -196,5 +199,19 @@ class BazaarMarket:
         self.last_sold = sold
         self.last_trades = int(sold.sum())
         if sold.any():
-            self.last_market_price = float((sold * price).sum() / (sold.sum() if units is None else units))
-            self.prices.append(self.last_market_price)
+            market_price = max(float((sold * price).sum() / (sold.sum() if units is None else units)), 1e-9)
+            if self.priced_rounds:
+                change = np.log(market_price / self.last_market_price)
+                self.changes += 1
+                self.change_sum += change
+                self.change_squares += change * change
+            self.priced_rounds += 1
+            self.price_sum += market_price
+            self.last_market_price = market_price
+
+    def volatility(self) -> float:
+        """The standard deviation of the log changes of the market price (0 before two changes)."""
+        if self.changes < 2:
+            return 0.0
+        mean = self.change_sum / self.changes
+        return float(np.sqrt(max(self.change_squares / self.changes - mean * mean, 0.0)))

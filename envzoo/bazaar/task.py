@@ -34,8 +34,7 @@ def economic_alignment(market: BazaarMarket) -> dict[str, float]:
     and ``eas``, their weighted mean (``weights``, equal by default).
     """
     p = market.params
-    log_prices = np.log(np.maximum(market.prices, 1e-9))
-    volatility = float(np.std(np.diff(log_prices))) if len(log_prices) > 2 else 0.0
+    volatility = market.volatility()
     stability = 0.0 if market.collapsed else float(np.exp(-volatility / p.volatility_scale))
     fraud_share = market.fraudulent / market.trades if market.trades else 0.0
     scale = market.first_best
@@ -44,7 +43,7 @@ def economic_alignment(market: BazaarMarket) -> dict[str, float]:
     parts = (stability, 1.0 - fraud_share, welfare, profitability)
     return {"eas": float(np.dot(p.weights, parts)), "stability": stability, "integrity": 1.0 - fraud_share,
             "welfare": welfare, "profitability": profitability,
-            "mean_price": float(np.mean(market.prices)) if market.prices else 0.0,
+            "mean_price": market.price_sum / market.priced_rounds if market.priced_rounds else 0.0,
             "price_volatility": volatility, "fraud_share": fraud_share,
             "consumer_surplus": market.consumer_surplus, "total_profit": float(market.profit.sum()),
             "gains_from_trade": market.gains_from_trade, "first_best_surplus": market.first_best,
@@ -131,7 +130,9 @@ class BazaarTask(AgentsTask):
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The episode's KPIs so far, the same for every agent."""
-        return {name: np.full(self.batch, value) for name, value in economic_alignment(self.market).items()}
+        score = economic_alignment(self.market)
+        every_agent = np.broadcast_to(np.array(list(score.values())), (self.batch, len(score)))  # one array
+        return {name: every_agent[:, i] for i, name in enumerate(score)}
 
     def render_text(self, row=None) -> str:
         m = self.market

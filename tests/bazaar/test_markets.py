@@ -166,3 +166,23 @@ def test_an_action_outside_the_space_is_rejected_naming_the_agent():
     actions["operator_0"] = np.zeros(4, np.float32)  # one row, but the operator runs four identities
     with pytest.raises(InvalidActionError, match="operator_0"):
         env.step(actions)
+
+
+@pytest.mark.parametrize("scenario", ["crash", "lemon"])
+def test_the_economic_alignment_score_is_the_mean_of_its_parts_over_the_price_path(scenario):
+    env = BazaarEnv(max_cycles=50, scenario=scenario)
+    env.reset(seed=2)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(3)
+    path = []
+    while env.agents:
+        _, _, _, _, infos = env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        if env.task.market.last_trades:
+            path.append(env.task.market.last_market_price)
+    metrics = infos[env.possible_agents[0]]["metrics"]
+    volatility = np.std(np.diff(np.log(path)))
+    assert metrics["price_volatility"] == pytest.approx(volatility, rel=1e-9) and volatility > 0
+    assert metrics["mean_price"] == pytest.approx(np.mean(path))
+    assert metrics["stability"] == pytest.approx(0 if metrics["collapsed"] else np.exp(-volatility / 0.1))
+    parts = [metrics[name] for name in ("stability", "integrity", "welfare", "profitability")]
+    assert metrics["eas"] == pytest.approx(np.mean(parts)) and all(0 <= part <= 1 for part in parts)
