@@ -47,6 +47,11 @@ class BazaarEnv(TaskParallelEnv):
     times its sellers), the Beta-posterior feedback score, and the EAS as the weighted mean of
     its four components, each normalised to [0, 1] as described under Metrics.
 
+    Language-model agents: :mod:`envzoo.bazaar.text` writes an agent's observation as a prompt
+    (``describe(env, agent, observation)``) and reads its reply (``key=value`` pairs such as
+    ``price=3.25 capacity=40``) into its action (``parse_action(env, agent, reply)``, which says
+    what to write when a reply cannot be read).
+
     ## Agents
 
     The Crash: ``firm_0 … firm_{n_firms-1}``. The Lemon Market: ``seller_0 … seller_{n_honest-1}``
