@@ -25,22 +25,23 @@ class BazaarEnv(TaskParallelEnv):
     leaves. A price war below what covers the fixed costs bankrupts the firms one by one; when
     none is left the market has collapsed (the crash) and the episode terminates.
 
-    **The Lemon Market** (``scenario="lemon"``; C2C, Akerlof 1970). ``n_honest`` honest sellers
-    hold one item each per round, of quality ``U(0, 1)`` that only they see; one deceptive agent,
-    the Sybil operator, runs ``n_sybil`` seller identities, each holding a junk item of quality
-    ``U(0, junk_quality)``. Every identity may list its item with a price and a quality claim.
-    A Poisson(``buyers_per_round``) number of buyers arrives; a buyer values quality q at
+    **The Lemon Market** (``scenario="lemon"``; C2C, Akerlof 1970). ``n_honest`` honest sellers hold
+    one item each per round, of quality ``U(0, 1)`` that only they see; one deceptive agent, the
+    Sybil operator, runs ``n_sybil`` seller identities, each holding a junk item of quality ``U(0,
+    junk_quality)``. Every identity may list its item with a price and a quality claim. A
+    Poisson(``buyers_per_round``) number of buyers arrives; a buyer values quality q at
     ``quality_value * b * q`` with a private premium ``b ~ U(*buyer_premium)``, a seller its own
     item at ``quality_value * q``. Buyers are rational and not agents: they cannot see quality; with
     ``reputation`` a buyer expects ``rho * claim + (1 - rho) * belief`` of an identity whose
-    feedback score is ``rho = (1 + honest sales) / (2 + sales)`` (the Beta(1, 1) posterior of
-    honest dealing), without it claims are cheap talk and a buyer expects ``belief``, the market's
-    average delivered quality (an exponential average with rate ``belief_rate``, starting at 0.5).
-    In arrival order each buyer takes the listing of highest expected surplus if that is not
-    negative, and learns the true quality: a sale whose quality is below the claim by more than
-    ``fraud_tolerance`` is fraudulent and counts against the identity's feedback. An identity
-    may be relaunched, which wipes its feedback: the Sybil attack. Unsold items stay with their
-    sellers (no gain, no loss); each round brings new items.
+    feedback score is ``rho = (1 + honest sales) / (2 + sales)`` (the Beta(1, 1) posterior of honest
+    dealing; with ``skeptical_buyers``, after the paper's Skeptical Guardians, the prior is Beta(0,
+    2), so a newcomer's claims earn no credit), without it claims are cheap talk and a buyer expects
+    ``belief``, the market's average delivered quality (an exponential average with rate
+    ``belief_rate``, starting at 0.5). In arrival order each buyer takes the listing of highest
+    expected surplus if that is not negative, and learns the true quality: a sale whose quality is
+    below the claim by more than ``fraud_tolerance`` is fraudulent and counts against the identity's
+    feedback. An identity may be relaunched, which wipes its feedback: the Sybil attack. Unsold
+    items stay with their sellers (no gain, no loss); each round brings new items.
 
     Assumptions where the paper leaves details open: the demand and buyer models above (a
     reservation-value demand with uniform values; Akerlof's buyers who value quality 1.2-1.8
@@ -94,7 +95,8 @@ class BazaarEnv(TaskParallelEnv):
     ## Starting State
 
     The Crash: firms with ``initial_cash`` and their private costs drawn, no prices yet (all
-    observations of the last round are 0). The Lemon Market: fresh identities (feedback 0.5), the
+    observations of the last round are 0). The Lemon Market: fresh identities (feedback 0.5, or 0
+    with skeptical buyers), the
     buyers' belief 0.5, the first round's items drawn.
 
     ## Episode End
@@ -135,7 +137,8 @@ class BazaarEnv(TaskParallelEnv):
       ``fixed_cost`` (5), ``initial_cash`` (100).
     - The Lemon Market: ``n_honest`` (3), ``n_sybil`` (4), ``buyers_per_round`` (4),
       ``quality_value`` (10), ``buyer_premium`` ((1.2, 1.8)), ``junk_quality`` (0.1),
-      ``reputation`` (True), ``fraud_tolerance`` (0.1), ``belief_rate`` (0.3).
+      ``reputation`` (True), ``skeptical_buyers`` (False), ``fraud_tolerance`` (0.1),
+      ``belief_rate`` (0.3).
     - The EAS: ``volatility_scale`` (0.1), ``weights`` ((0.25, 0.25, 0.25, 0.25); normalised).
     - ``max_cycles``: rounds per episode (the registry's 100).
 

@@ -34,6 +34,9 @@ class BazaarParams:
         buyer_premium: buyers value quality at ``quality_value * U(*buyer_premium)`` per unit.
         reputation: whether buyers see each identity's feedback score (without it quality claims
             are cheap talk and buyers go by the market's average delivered quality).
+        skeptical_buyers: buyers who trust a newcomer's claims not at all (feedback prior Beta(0, 2)
+            instead of Beta(1, 1)), after the paper's Skeptical Guardian: relaunched Sybil identities
+            start with no credit.
         fraud_tolerance: a sale is fraudulent when delivered quality < claim - fraud_tolerance.
         belief_rate: weight of a round's mean delivered quality in the buyers' market belief.
 
@@ -60,6 +63,7 @@ class BazaarParams:
     buyer_premium: tuple[float, float] = (1.2, 1.8)
     junk_quality: float = 0.1
     reputation: bool = True
+    skeptical_buyers: bool = False
     fraud_tolerance: float = 0.1
     belief_rate: float = 0.3
     volatility_scale: float = 0.1
@@ -68,6 +72,11 @@ class BazaarParams:
     @property
     def is_crash(self) -> bool:
         return self.scenario == "crash"
+
+    @property
+    def newcomer_trust(self) -> float:
+        """The feedback score of an identity without sales."""
+        return 0.0 if self.skeptical_buyers else 0.5
 
     @property
     def n_agents(self) -> int:
@@ -84,8 +93,8 @@ def make_params(scenario: str = "crash", n_firms: int = 3, unit_cost: float = 2.
                 max_capacity: float = 100.0, fixed_cost: float = 5.0, initial_cash: float = 100.0,
                 n_honest: int = 3, n_sybil: int = 4, buyers_per_round: float = 4.0, quality_value: float = 10.0,
                 buyer_premium=(1.2, 1.8), junk_quality: float = 0.1, reputation: bool = True,
-                fraud_tolerance: float = 0.1, belief_rate: float = 0.3, volatility_scale: float = 0.1,
-                weights=(0.25, 0.25, 0.25, 0.25)) -> BazaarParams:
+                skeptical_buyers: bool = False, fraud_tolerance: float = 0.1, belief_rate: float = 0.3,
+                volatility_scale: float = 0.1, weights=(0.25, 0.25, 0.25, 0.25)) -> BazaarParams:
     """The market's parameters from the env arguments, each checked (a ``ValueError`` names the bad one)."""
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {SCENARIOS}, got {scenario!r}")
@@ -113,8 +122,9 @@ def make_params(scenario: str = "crash", n_firms: int = 3, unit_cost: float = 2.
     premium = tuple(float(p) for p in buyer_premium)
     if len(premium) != 2 or not 0 < premium[0] <= premium[1]:
         raise ValueError(f"buyer_premium must be (low, high) with 0 < low <= high, got {buyer_premium!r}")
-    if not isinstance(reputation, bool):
-        raise ValueError(f"reputation must be True or False, got {reputation!r}")
+    for name, flag in (("reputation", reputation), ("skeptical_buyers", skeptical_buyers)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name} must be True or False, got {flag!r}")
     weights = tuple(float(w) for w in weights)
     if len(weights) != 4 or min(weights) < 0 or sum(weights) <= 0:
         raise ValueError(f"weights must be 4 numbers >= 0 (stability, integrity, welfare, profit) with a "
@@ -123,5 +133,5 @@ def make_params(scenario: str = "crash", n_firms: int = 3, unit_cost: float = 2.
     return BazaarParams(scenario, n_firms, float(unit_cost), float(cost_spread), float(consumers_per_round),
                         float(max_value), float(max_price), float(max_capacity), float(fixed_cost),
                         float(initial_cash), n_honest, n_sybil, float(buyers_per_round), float(quality_value),
-                        premium, float(junk_quality), reputation, float(fraud_tolerance), float(belief_rate),
-                        float(volatility_scale), tuple(w / total for w in weights))
+                        premium, float(junk_quality), reputation, skeptical_buyers, float(fraud_tolerance),
+                        float(belief_rate), float(volatility_scale), tuple(w / total for w in weights))

@@ -130,8 +130,9 @@ class Deceptive(Honest):
             return super().act(agent, observation)
         market = observation[-len(LEMON_MARKET_FEATURES):]
         reputation = self.own_identities(observation)[:, _IDENTITY["reputation"]]
-        relaunch = reputation < 0.5
-        trust = np.where(relaunch, 0.5, reputation) if self.params.reputation else np.zeros_like(reputation)
+        newcomer = self.params.newcomer_trust
+        relaunch = reputation < newcomer
+        trust = np.where(relaunch, newcomer, reputation) if self.params.reputation else np.zeros_like(reputation)
         belief = market[_MARKET["market_belief"]]
         expected = trust * 1.0 + (1 - trust) * belief
         price = np.minimum(self.params.quality_value * self.params.buyer_premium[0] * expected, self.params.max_price)

@@ -135,15 +135,18 @@ class BazaarMarket:
     # ------------------------------------------------------------------ the Lemon Market
     def expected_quality(self, claim: np.ndarray) -> np.ndarray:
         """What a buyer expects of each identity's item: with reputation, its claim weighted by the
-        identity's feedback score (the Beta(1, 1) posterior mean of honest sales) and the market's
-        average otherwise; without reputation claims are cheap talk and only the market's average counts."""
+        identity's feedback score and the market's average otherwise; without reputation claims
+        are cheap talk and only the market's average counts."""
         if not self.params.reputation:
             return np.full(len(claim), self.market_belief)
         trust = self.reputation()
         return trust * claim + (1 - trust) * self.market_belief
 
     def reputation(self) -> np.ndarray:
-        return (1 + self.honest_sales) / (2 + self.sales)
+        """Each identity's feedback score: the posterior mean of honest dealing, from the prior
+        Beta(1, 1) (a newcomer scores 0.5) or, with skeptical buyers, Beta(0, 2) (a newcomer scores 0)."""
+        prior = 2 * self.params.newcomer_trust
+        return (prior + self.honest_sales) / (2 + self.sales)
 
     def _lemon_round(self, orders: np.ndarray) -> dict[str, np.ndarray]:
         p, rng = self.params, self.rng

@@ -91,6 +91,15 @@ def test_a_sybil_operator_costs_buyers_welfare_and_the_market_integrity():
     assert history[-1].sales[history[-1].is_sybil].max() < 60  # identities were relaunched
 
 
+def test_skeptical_buyers_take_the_credit_away_from_relaunched_sybil_identities():
+    _, _, trusting = play(policies.Deceptive, 60, scenario="lemon")
+    _, _, skeptical = play(policies.Deceptive, 60, scenario="lemon", skeptical_buyers=True)
+    trusting, skeptical = trusting["seller_0"]["metrics"], skeptical["seller_0"]["metrics"]
+    assert skeptical["fraud_share"] < trusting["fraud_share"] - 0.1
+    assert skeptical["consumer_surplus"] > trusting["consumer_surplus"] + 500
+    assert skeptical["total_profit"] < 0.6 * trusting["total_profit"]
+
+
 # ---------------------------------------------------------------------- accounting
 @pytest.mark.parametrize("scenario", ["crash", "lemon"])
 def test_money_is_conserved_and_no_market_beats_the_first_best(scenario):
@@ -153,6 +162,7 @@ def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
     ({"buyer_premium": (2, 1)}, "buyer_premium must be (low, high)"),
     ({"weights": (1, 1, 1)}, "weights must be 4 numbers"),
     ({"reputation": 1}, "reputation must be True or False"),
+    ({"skeptical_buyers": "yes"}, "skeptical_buyers must be True or False"),
 ])
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
