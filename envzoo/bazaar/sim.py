@@ -60,16 +60,14 @@ class BazaarMarket:
         self.item_quality = np.zeros(n)
         if not p.is_crash:
             self._draw_items()
-        # the episode's accounts
-        # the market price of the rounds with trades: their count and sum, and the count, sum and
-        # sum of squares of the log changes between them (the volatility without keeping the path)
+        # the episode's accounts; of the market price of the rounds with trades, their count and
+        # sum, and the count, sum and sum of squares of its log changes (the volatility without the path)
         self.priced_rounds, self.price_sum = 0, 0.0
         self.changes, self.change_sum, self.change_squares = 0, 0.0, 0.0
         self.profit = np.zeros(p.n_agents)
         self.consumer_surplus = 0.0
         self.gains_from_trade = 0.0  # values minus costs over all trades
         self.fixed_costs = 0.0
-        self.payments = 0.0
         self.first_best = 0.0
         self.trades = 0
         self.fraudulent = 0
@@ -120,7 +118,6 @@ class BazaarMarket:
         profit = sold * (price - self.cost) - fixed
         self.cash += profit
         self.fixed_costs += fixed.sum()
-        self.payments += (sold * price).sum()
         self.active &= self.cash >= 0  # bankrupt firms leave the market
         self.collapsed = not self.active.any()
         self._record(price, sold, profit, surplus)
@@ -167,6 +164,7 @@ class BazaarMarket:
         surplus = 0.0
         for b in premium:
             # each buyer, in arrival order, takes the listing of highest expected surplus if it is >= 0
+            # (ties, which continuous prices make rare, go to the first identity in table order)
             gain = np.where(available, p.quality_value * b * expected - price, -np.inf)
             best_listing = int(np.argmax(gain))
             if not gain[best_listing] >= 0:
@@ -180,7 +178,6 @@ class BazaarMarket:
         self.honest_sales += sold - fraud
         self.fraudulent += int(fraud.sum())
         self.delivered_quality += (sold * quality).sum()
-        self.payments += (sold * price).sum()
         if sold.any():
             mean_quality = (sold * quality).sum() / sold.sum()
             self.market_belief += p.belief_rate * (mean_quality - self.market_belief)
