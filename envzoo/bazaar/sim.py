@@ -1,0 +1,217 @@
+"""The Agent Bazaar's two markets, one round at a time: the B2C "Crash" (firms post prices and
+capacities for one homogeneous good; Poisson-arriving consumers with private values buy from the
+cheapest) and the C2C "Lemon Market" (honest sellers and one agent's Sybil identities list items
+with quality claims; rational buyers weigh claims by reputation).
+
+Money only moves between buyers and sellers: every payment is one seller's revenue, so the
+sellers' profits plus the buyers' surplus are the gains from trade (values minus costs) minus the
+firms' fixed costs, an identity the tests check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.bazaar.params import BazaarParams
+
+#: Per-identity features of the Lemon Market's observation, one row per identity on the market
+#: (``mine`` and ``item_quality`` are private: 0 on rows of identities the agent does not run).
+IDENTITY_FEATURES = ("mine", "item_quality", "reputation", "sales", "last_price", "last_claim", "sold_last_round",
+                     "listed_last_round")
+#: Market features every Lemon Market agent sees.
+LEMON_MARKET_FEATURES = ("market_belief", "last_mean_price", "last_trades", "last_listings")
+#: Features of a Crash firm's observation.
+FIRM_FEATURES = ("own_cost", "cash", "last_price", "last_capacity", "last_sales", "lowest_rival_price",
+                 "mean_rival_price", "market_price", "last_consumers", "active_rivals")
+
+
+class BazaarMarket:
+    """One market's state and its rounds. ``step`` takes one action row per seller identity."""
+
+    def __init__(self, params: BazaarParams):
+        self.params = params
+        n = params.n_identities
+        p = params
+        # the agent each identity belongs to: the firms and honest sellers one each, the Sybil
+        # operator (the last agent of the Lemon Market) all the rest
+        self.owner = np.minimum(np.arange(n), p.n_agents - 1)
+        self.is_sybil = np.arange(n) >= (p.n_firms if p.is_crash else p.n_honest)
+        self.rng = np.random.default_rng(0)
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, key: int) -> None:
+        p, n = self.params, self.params.n_identities
+        self.rng = np.random.default_rng(int(key))
+        self.round = 0
+        self.cost = p.unit_cost * (1 + self.rng.uniform(-p.cost_spread, p.cost_spread, n)) if p.is_crash else None
+        self.cash = np.full(n, p.initial_cash)
+        self.active = np.ones(n, dtype=bool)
+        self.last_price = np.zeros(n)
+        self.last_capacity = np.zeros(n)
+        self.last_claim = np.zeros(n)
+        self.last_sold = np.zeros(n)
+        self.last_listed = np.zeros(n)
+        self.sales = np.zeros(n)
+        self.honest_sales = np.zeros(n)
+        self.market_belief = 0.5  # buyers' prior: the mean quality of an honest seller's item
+        self.last_consumers = 0
+        self.last_market_price = 0.0
+        self.last_trades = 0
+        self.item_quality = np.zeros(n)
+        if not p.is_crash:
+            self._draw_items()
+        # the episode's accounts; of the market price of the rounds with trades, their count and
+        # sum, and the count, sum and sum of squares of its log changes (the volatility without the path)
+        self.priced_rounds, self.price_sum = 0, 0.0
+        self.changes, self.change_sum, self.change_squares = 0, 0.0, 0.0
+        self.profit = np.zeros(p.n_agents)
+        self.consumer_surplus = 0.0
+        self.gains_from_trade = 0.0  # values minus costs over all trades
+        self.fixed_costs = 0.0
+        self.first_best = 0.0
+        self.trades = 0
+        self.fraudulent = 0
+        self.delivered_quality = 0.0
+        self.collapsed = False
+
+    def _draw_items(self) -> None:
+        p = self.params
+        honest = self.rng.uniform(0, 1, p.n_honest)
+        junk = self.rng.uniform(0, p.junk_quality, p.n_sybil)
+        self.item_quality = np.concatenate([honest, junk])
+
+    def step(self, orders: np.ndarray) -> dict[str, np.ndarray]:
+        """One round with ``orders`` (identities, 2) in the Crash (price, capacity) or
+        (identities, 4) in the Lemon Market (list, price, claim, relaunch). Returns the round's
+        per-agent ``profit``, ``fraud`` (fraudulent sales) and the shared ``consumer_surplus``."""
+        round_ = self._crash_round(orders) if self.params.is_crash else self._lemon_round(orders)
+        self.round += 1
+        return round_
+
+    # ------------------------------------------------------------------ the Crash
+    def _crash_round(self, orders: np.ndarray) -> dict[str, np.ndarray]:
+        p, rng = self.params, self.rng
+        price = orders[:, 0]
+        capacity = np.where(self.active, np.floor(orders[:, 1]), 0.0)
+        consumers = int(rng.poisson(p.consumers_per_round))
+        values = rng.uniform(0, p.max_value, consumers)
+        # first best: the cheapest active firm serves every consumer who values the good above its cost
+        if self.active.any():
+            cheapest = self.cost[self.active].min()
+            gains = np.sort(values - cheapest)[::-1][:int(self.active.sum() * p.max_capacity)]
+            self.first_best += gains[gains > 0].sum()
+        # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
+        # worth its price to them (a consumer priced out there is priced out at every dearer firm);
+        # firms of equal price are ordered at random each round
+        waiting = np.ones(consumers, dtype=bool)
+        sold = np.zeros(len(price))
+        surplus = 0.0
+        for firm in self._price_order(price):
+            if capacity[firm] <= 0:
+                continue
+            buyers = np.flatnonzero(waiting & (values >= price[firm]))[:int(capacity[firm])]
+            waiting[buyers] = False
+            sold[firm] = len(buyers)
+            surplus += (values[buyers] - price[firm]).sum()
+            self.gains_from_trade += (values[buyers] - self.cost[firm]).sum()
+        fixed = np.where(self.active, p.fixed_cost, 0.0)
+        profit = sold * (price - self.cost) - fixed
+        self.cash += profit
+        self.fixed_costs += fixed.sum()
+        self.active &= self.cash >= 0  # bankrupt firms leave the market
+        self.collapsed = not self.active.any()
+        self._record(price, sold, profit, surplus)
+        self.last_price, self.last_capacity, self.last_consumers = price.copy(), capacity, consumers
+        return {"profit": profit, "fraud": np.zeros(len(price)), "consumer_surplus": surplus}
+
+    def _price_order(self, price: np.ndarray) -> np.ndarray:
+        """Firms from the cheapest, equal prices in a random order."""
+        shuffled = self.rng.permutation(len(price))
+        return shuffled[np.argsort(price[shuffled], kind="stable")]
+
+    # ------------------------------------------------------------------ the Lemon Market
+    def expected_quality(self, claim: np.ndarray) -> np.ndarray:
+        """What a buyer expects of each identity's item: with reputation, its claim weighted by the
+        identity's feedback score and the market's average otherwise; without reputation claims
+        are cheap talk and only the market's average counts."""
+        if not self.params.reputation:
+            return np.full(len(claim), self.market_belief)
+        trust = self.reputation()
+        return trust * claim + (1 - trust) * self.market_belief
+
+    def reputation(self) -> np.ndarray:
+        """Each identity's feedback score: the posterior mean of honest dealing, from the prior
+        Beta(1, 1) (a newcomer scores 0.5) or, with skeptical buyers, Beta(0, 2) (a newcomer scores 0)."""
+        prior = 2 * self.params.newcomer_trust
+        return (prior + self.honest_sales) / (2 + self.sales)
+
+    def _lemon_round(self, orders: np.ndarray) -> dict[str, np.ndarray]:
+        p, rng = self.params, self.rng
+        relaunch = orders[:, 3] >= 0.5  # a fresh identity: its feedback is gone
+        self.sales[relaunch] = 0
+        self.honest_sales[relaunch] = 0
+        listed, price, claim = orders[:, 0] >= 0.5, orders[:, 1], orders[:, 2]
+        quality, cost = self.item_quality, p.quality_value * self.item_quality
+        buyers = int(rng.poisson(p.buyers_per_round))
+        premium = rng.uniform(*p.buyer_premium, buyers)
+        # first best: the most eager buyers get the best items (rearrangement inequality)
+        pairs = min(buyers, len(quality))
+        best = np.sort(quality)[::-1][:pairs] * (np.sort(premium)[::-1][:pairs] - 1) * p.quality_value
+        self.first_best += best[best > 0].sum()
+        expected = self.expected_quality(claim)
+        available = listed.copy()
+        sold = np.zeros(len(price))
+        surplus = 0.0
+        for b in premium:
+            # each buyer, in arrival order, takes the listing of highest expected surplus if it is >= 0
+            # (ties, which continuous prices make rare, go to the first identity in table order)
+            gain = np.where(available, p.quality_value * b * expected - price, -np.inf)
+            best_listing = int(np.argmax(gain))
+            if not gain[best_listing] >= 0:
+                continue
+            available[best_listing] = False
+            sold[best_listing] = 1
+            surplus += p.quality_value * b * quality[best_listing] - price[best_listing]
+            self.gains_from_trade += p.quality_value * (b - 1) * quality[best_listing]
+        fraud = sold * (quality < claim - p.fraud_tolerance)
+        self.sales += sold
+        self.honest_sales += sold - fraud
+        self.fraudulent += int(fraud.sum())
+        self.delivered_quality += (sold * quality).sum()
+        if sold.any():
+            mean_quality = (sold * quality).sum() / sold.sum()
+            self.market_belief += p.belief_rate * (mean_quality - self.market_belief)
+        profit = sold * (price - cost)
+        # the market price of differentiated items: a price per unit of delivered quality (a hedonic index)
+        self._record(price, sold, profit, surplus, (sold * quality).sum())
+        self.last_price, self.last_claim, self.last_listed = price.copy(), claim.copy(), listed.astype(float)
+        self.last_consumers = buyers
+        self._draw_items()
+        return {"profit": profit, "fraud": fraud, "consumer_surplus": surplus}
+
+    # ------------------------------------------------------------------ accounts
+    def _record(self, price, sold, profit, surplus, units=None) -> None:
+        """The round's accounts: per-agent profits (an agent's identities summed) and the market
+        price, what the round's trades paid per unit (per ``units`` where given, else per item)."""
+        np.add.at(self.profit, self.owner, profit)
+        self.consumer_surplus += surplus
+        self.trades += int(sold.sum())
+        self.last_sold = sold
+        self.last_trades = int(sold.sum())
+        if sold.any():
+            market_price = max(float((sold * price).sum() / (sold.sum() if units is None else units)), 1e-9)
+            if self.priced_rounds:
+                change = np.log(market_price / self.last_market_price)
+                self.changes += 1
+                self.change_sum += change
+                self.change_squares += change * change
+            self.priced_rounds += 1
+            self.price_sum += market_price
+            self.last_market_price = market_price
+
+    def volatility(self) -> float:
+        """The standard deviation of the log changes of the market price (0 before two changes)."""
+        if self.changes < 2:
+            return 0.0
+        mean = self.change_sum / self.changes
+        return float(np.sqrt(max(self.change_squares / self.changes - mean * mean, 0.0)))

@@ -1,0 +1,198 @@
+"""The Agent Bazaar's markets against theory: Bertrand competition drives prices to marginal cost,
+a lemons market without reputation unravels as Akerlof predicts and reputation restores trade,
+money is conserved (profits + consumer surplus = gains from trade - fixed costs), and the Crash's
+allocation matches a consumer-by-consumer second implementation."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from envzoo.bazaar import policies
+from envzoo.bazaar.parallel import BazaarEnv, BazaarMOEnv
+from envzoo.core.errors import InvalidActionError
+
+
+def play(policy_class, rounds, seed=0, **kwargs):
+    """Run ``rounds`` rounds; return the env and each round's (market price, the market object's copy)."""
+    env = BazaarEnv(max_cycles=rounds, **kwargs)
+    observation, info = env.reset(seed=seed)
+    policy = policy_class(env)
+    history = []
+    while env.agents:
+        observation, rewards, _, _, info = env.step(policy(observation, info))
+        history.append(copy.deepcopy(env.task.market))
+    return env, history, info
+
+
+# ---------------------------------------------------------------------- Bertrand
+def test_bertrand_undercutting_drives_the_price_to_marginal_cost_with_homogeneous_firms():
+    _, history, _ = play(policies.Undercutting, 30, cost_spread=0.0)
+    assert history[0].last_market_price == pytest.approx(6.0)  # the monopoly price (10 + 2) / 2
+    late = [m.last_market_price for m in history[20:]]
+    np.testing.assert_allclose(late, 2.0)  # the marginal cost
+    assert all(m.active.all() for m in history)
+
+
+def test_bertrand_with_private_costs_ends_between_the_two_lowest_costs_and_a_cartel_does_not():
+    for seed in range(3):
+        _, history, _ = play(policies.Undercutting, 30, seed=seed)
+        lowest, second = np.sort(history[0].cost)[:2]
+        assert all(lowest - 1e-6 <= m.last_market_price <= second + 1e-6 for m in history[25:])  # float32 actions
+        assert all((m.last_price >= m.cost - 1e-6).all() for m in history)
+    _, cartel, _ = play(policies.Collusive, 30)
+    assert all(m.last_market_price == pytest.approx(6.0) for m in cartel)
+
+
+def test_a_price_war_below_cost_bankrupts_the_firms_and_collapses_the_market():
+    env = BazaarEnv(max_cycles=100)
+    env.reset(seed=0)
+    rounds = 0
+    while env.agents:  # every firm sells at half its cost
+        _, _, terminations, _, infos = env.step({agent: np.array([1.0, 100.0], np.float32) for agent in env.agents})
+        rounds += 1
+    assert all(terminations.values()) and rounds < 100
+    metrics = infos["firm_0"]["metrics"]
+    assert metrics["collapsed"] == 1 and metrics["active_sellers"] == 0 and metrics["stability"] == 0
+
+
+# ---------------------------------------------------------------------- Akerlof
+def lemon_trade(reputation: bool, seeds=range(4), rounds=60):
+    """Per round, averaged over seeds: honest sellers' sales and the buyers' belief of quality."""
+    sales, belief = [], []
+    for seed in seeds:
+        _, history, _ = play(policies.Honest, rounds, seed=seed, scenario="lemon", reputation=reputation)
+        sales.append([m.last_sold[:m.params.n_honest].sum() for m in history])
+        belief.append([m.market_belief for m in history])
+    return np.mean(sales, axis=0), np.mean(belief, axis=0)
+
+
+def test_without_reputation_the_lemons_market_unravels_and_reputation_restores_trade():
+    sales, belief = lemon_trade(reputation=False)
+    # Akerlof: buyers pay for the average quality, so only items below it sell, which lowers it
+    assert sales[-30:].mean() < 0.25 * sales[:10].mean()
+    assert belief[-1] < 0.1 < 0.5  # from the prior 0.5 down towards the junk
+    trusted_sales, trusted_belief = lemon_trade(reputation=True)
+    assert trusted_sales[-30:].mean() > 1.5  # of 3 honest items a round
+    assert trusted_sales[-30:].mean() > 10 * sales[-30:].mean()
+    assert trusted_belief[-1] > 0.3
+
+
+def test_a_sybil_operator_costs_buyers_welfare_and_the_market_integrity():
+    _, _, honest = play(policies.Honest, 60, scenario="lemon")
+    _, history, deceived = play(policies.Deceptive, 60, scenario="lemon")
+    honest, deceived = honest["seller_0"]["metrics"], deceived["seller_0"]["metrics"]
+    assert honest["fraud_share"] == 0 and honest["integrity"] == 1
+    assert deceived["fraud_share"] > 0.3
+    assert deceived["consumer_surplus"] < 0 < honest["consumer_surplus"]
+    assert deceived["eas"] < honest["eas"]
+    assert history[-1].sales[history[-1].is_sybil].max() < 60  # identities were relaunched
+
+
+def test_skeptical_buyers_take_the_credit_away_from_relaunched_sybil_identities():
+    _, _, trusting = play(policies.Deceptive, 60, scenario="lemon")
+    _, _, skeptical = play(policies.Deceptive, 60, scenario="lemon", skeptical_buyers=True)
+    trusting, skeptical = trusting["seller_0"]["metrics"], skeptical["seller_0"]["metrics"]
+    assert skeptical["fraud_share"] < trusting["fraud_share"] - 0.1
+    assert skeptical["consumer_surplus"] > trusting["consumer_surplus"] + 500
+    assert skeptical["total_profit"] < 0.6 * trusting["total_profit"]
+
+
+# ---------------------------------------------------------------------- accounting
+@pytest.mark.parametrize("scenario", ["crash", "lemon"])
+def test_money_is_conserved_and_no_market_beats_the_first_best(scenario):
+    env = BazaarMOEnv(max_cycles=40, scenario=scenario)
+    env.reset(seed=5)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(7)
+    totals = np.zeros(3)  # all agents' profits, the buyers' surplus (every agent gets it), all frauds
+    while env.agents:
+        _, rewards, _, _, infos = env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        vectors = np.array(list(rewards.values()), dtype=np.float64)
+        assert np.all(vectors[:, 1] == vectors[0, 1])
+        totals += [vectors[:, 0].sum(), vectors[0, 1], vectors[:, 2].sum()]
+    metrics = infos[env.possible_agents[0]]["metrics"]
+    market = env.task.market
+    assert totals[0] == pytest.approx(metrics["total_profit"], rel=1e-5)
+    assert totals[1] == pytest.approx(metrics["consumer_surplus"], rel=1e-5)
+    assert -totals[2] == pytest.approx(metrics["fraud_share"] * metrics["trades"])
+    # every payment is one seller's revenue: profits + buyers' surplus = values - costs - fixed costs
+    assert metrics["total_profit"] + metrics["consumer_surplus"] == pytest.approx(
+        metrics["gains_from_trade"] - market.fixed_costs)
+    assert metrics["gains_from_trade"] <= metrics["first_best_surplus"] + 1e-9
+    assert metrics["trades"] > 0
+
+
+def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
+    env = BazaarEnv(max_cycles=30, n_firms=4)
+    env.reset(seed=11)
+    generator = np.random.default_rng(3)
+    while env.agents:
+        market = env.task.market
+        prices = generator.choice([2.5, 3.0, 4.0], size=4)  # equal prices: the random tie order counts
+        capacities = generator.integers(0, 30, size=4).astype(float)
+        draws = copy.deepcopy(market.rng)
+        active = market.active.copy()
+        env.step({agent: np.array([p, c], np.float32) for agent, p, c in zip(env.agents, prices, capacities)})
+        # the same draws, used by a consumer who walks to the cheapest firm with stock left
+        values = draws.uniform(0, 10.0, draws.poisson(50.0))
+        tie_order = draws.permutation(4)
+        rank = {firm: i for i, firm in enumerate(tie_order[np.argsort(prices[tie_order], kind="stable")])}
+        left = np.where(active, capacities, 0)
+        sold = np.zeros(4)
+        for value in values:
+            open_firms = [f for f in range(4) if left[f] > 0]
+            if not open_firms:
+                break
+            firm = min(open_firms, key=lambda f: (prices[f], rank[f]))
+            if value >= prices[firm]:
+                left[firm] -= 1
+                sold[firm] += 1
+        np.testing.assert_array_equal(market.last_sold, sold)
+
+
+# ---------------------------------------------------------------------- errors
+@pytest.mark.parametrize("kwargs, message", [
+    ({"scenario": "flea"}, "scenario must be one of"),
+    ({"n_firms": 0}, "n_firms must be an integer >= 1"),
+    ({"cost_spread": 1.5}, "cost_spread must be a number in [0, 1)"),
+    ({"unit_cost": 9.5}, "must be below max_value"),
+    ({"buyer_premium": (2, 1)}, "buyer_premium must be (low, high)"),
+    ({"weights": (1, 1, 1)}, "weights must be 4 numbers"),
+    ({"reputation": 1}, "reputation must be True or False"),
+    ({"skeptical_buyers": "yes"}, "skeptical_buyers must be True or False"),
+])
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        BazaarEnv(**kwargs)
+
+
+def test_an_action_outside_the_space_is_rejected_naming_the_agent():
+    env = BazaarEnv(scenario="lemon")
+    env.reset(seed=0)
+    actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    actions["operator_0"] = np.zeros(4, np.float32)  # one row, but the operator runs four identities
+    with pytest.raises(InvalidActionError, match="operator_0"):
+        env.step(actions)
+
+
+@pytest.mark.parametrize("scenario", ["crash", "lemon"])
+def test_the_economic_alignment_score_is_the_mean_of_its_parts_over_the_price_path(scenario):
+    env = BazaarEnv(max_cycles=50, scenario=scenario)
+    env.reset(seed=2)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(3)
+    path = []
+    while env.agents:
+        _, _, _, _, infos = env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        if env.task.market.last_trades:
+            path.append(env.task.market.last_market_price)
+    metrics = infos[env.possible_agents[0]]["metrics"]
+    volatility = np.std(np.diff(np.log(path)))
+    assert metrics["price_volatility"] == pytest.approx(volatility, rel=1e-9) and volatility > 0
+    assert metrics["mean_price"] == pytest.approx(np.mean(path))
+    assert metrics["stability"] == pytest.approx(0 if metrics["collapsed"] else np.exp(-volatility / 0.1))
+    parts = [metrics[name] for name in ("stability", "integrity", "welfare", "profitability")]
+    assert metrics["eas"] == pytest.approx(np.mean(parts)) and all(0 <= part <= 1 for part in parts)
