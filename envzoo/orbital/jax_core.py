@@ -295,55 +295,51 @@ def _divide(numerator, denominator):
     return numerator / (denominator + 0.0 * numerator)
 
 
-def _acceleration(x, y, z, mu, j2_factor, zero):
-    """:func:`~envzoo.orbital.propagation.acceleration_of` (J2 always on: with ``j2_factor`` 0
-    its terms vanish exactly)."""
+def _acceleration(position, mu, j2_factor, zero):
+    """:func:`~envzoo.orbital.propagation.acceleration_of` at positions (..., 3) (J2 always on:
+    with ``j2_factor`` 0 its terms vanish exactly)."""
+    x, y, z = position[..., 0], position[..., 1], position[..., 2]
     inverse_radius_sq = 1.0 / ((_rounded(x * x, zero) + _rounded(y * y, zero)) + _rounded(z * z, zero))
     central = (-mu * jnp.sqrt(inverse_radius_sq)) * inverse_radius_sq
     j2_scale = j2_factor * inverse_radius_sq
     scale = central * (1 + _rounded(j2_scale * (1 - _rounded(5 * z * z * inverse_radius_sq, zero)), zero))
-    return scale * x, scale * y, _rounded(scale * z, zero) + _rounded((2 * j2_scale * central) * z, zero)
+    return jnp.stack([scale * x, scale * y, _rounded(scale * z, zero) + _rounded((2 * j2_scale * central) * z, zero)],
+                     axis=-1)
 
 
 def _modified_midpoint(position, velocity, start_acceleration, step, substeps, mu, j2_factor, zero):
-    """Gragg's rule with ``substeps`` substeps (``propagation._modified_midpoint``), on tuples of
-    component arrays; returns the six components."""
-    h = _divide(step, substeps)
+    """Gragg's rule with ``substeps`` substeps (``propagation._modified_midpoint``) over states
+    (..., 3): the position and velocity as one (..., 6) array."""
+    h = _divide(step, substeps)[..., None]
     double_h = 2 * h
-    p, v = position, velocity
-    q = tuple(p[i] + _rounded(h * v[i], zero) for i in range(3))
-    w = tuple(v[i] + _rounded(h * start_acceleration[i], zero) for i in range(3))
-    for _ in range(substeps - 1):
-        a = _acceleration(*q, mu, j2_factor, zero)
-        new_q = tuple(p[i] + _rounded(double_h * w[i], zero) for i in range(3))
-        new_w = tuple(v[i] + _rounded(double_h * a[i], zero) for i in range(3))
-        p, v, q, w = q, w, new_q, new_w
-    a = _acceleration(*q, mu, j2_factor, zero)
-    return (tuple((q[i] + p[i] + _rounded(h * w[i], zero)) / 2 for i in range(3))
-            + tuple((w[i] + v[i] + _rounded(h * a[i], zero)) / 2 for i in range(3)))
+
+    def leapfrog(_, points):
+        p, v, q, w = points
+        return q, w, p + _rounded(double_h * w, zero), v + _rounded(double_h * _acceleration(q, mu, j2_factor, zero),
+                                                                     zero)
+
+    p, v, q, w = lax.fori_loop(0, substeps - 1, leapfrog, (position, velocity,
+                                                           position + _rounded(h * velocity, zero),
+                                                           velocity + _rounded(h * start_acceleration, zero)))
+    a = _acceleration(q, mu, j2_factor, zero)
+    return jnp.concatenate([(q + p + _rounded(h * w, zero)) / 2, (w + v + _rounded(h * a, zero)) / 2], axis=-1)
 
 
 def _propagate(position, velocity, step, count: int, mu, j2_factor, zero):
     """:func:`~envzoo.orbital.propagation.propagate_object` of objects (..., 3) each by ``count``
-    order-8 steps of its own ``step`` (...,) seconds: the extrapolation table per component."""
+    order-8 steps of its own ``step`` (...,) seconds: Neville's table over the six components."""
     def one_step(_, state):
         position, velocity = state
-        components = tuple(position[..., i] for i in range(3)), tuple(velocity[..., i] for i in range(3))
-        start_acceleration = _acceleration(*components[0], mu, j2_factor, zero)
+        start_acceleration = _acceleration(position, mu, j2_factor, zero)
         table = [None] * len(_SUBSTEP_SEQUENCE)
         for row, substeps in enumerate(_SUBSTEP_SEQUENCE):
-            estimate = _modified_midpoint(*components, start_acceleration, step, substeps, mu, j2_factor, zero)
-            finer_all = []
-            for component in range(6):
-                finer = estimate[component]
-                for k in range(1, row + 1):
-                    extrapolated = finer + _divide(finer - table[k - 1][component], _NEVILLE_RATIOS[row, k])
-                    table[k - 1][component] = finer
-                    finer = extrapolated
-                finer_all.append(finer)
-            table[row] = finer_all
-        best = table[-1]
-        return jnp.stack(best[:3], axis=-1), jnp.stack(best[3:], axis=-1)
+            finer = _modified_midpoint(position, velocity, start_acceleration, step, substeps, mu, j2_factor, zero)
+            for k in range(1, row + 1):
+                extrapolated = finer + _divide(finer - table[k - 1], _NEVILLE_RATIOS[row, k])
+                table[k - 1] = finer
+                finer = extrapolated
+            table[row] = finer
+        return table[-1][..., :3], table[-1][..., 3:]
 
     return lax.fori_loop(0, count, one_step, (position, velocity))
 
