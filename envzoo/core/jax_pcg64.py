@@ -7,10 +7,12 @@ The bits are numpy's exactly: SeedSequence's hash on uint32, PCG64's 128-bit LCG
 output on pairs of uint64 (high, low), ``random``'s 53-bit doubles, Lemire's bounded integers on
 the 32-bit halves that PCG64 hands out one after the other. ``standard_normal`` is numpy's
 256-layer ziggurat (Marsaglia and Tsang, as numpy writes it with 52-bit mantissas); its tables
-are rebuilt here from the ziggurat's defining recurrence in float64, which lands within a few
-roundings of numpy's tables: a normal is numpy's to a few 1e-16 (measured), and an accept
-decision could differ only for a draw that close to a layer's edge (a chance of about 2^-48 per
-normal). Importing this module turns on JAX's 64-bit mode (via :mod:`jax_rng`).
+are rebuilt here from the ziggurat's defining recurrence in float64, which lands near numpy's
+tables (the recurrence gathers its roundings down to the top layers, and the tail's ``log1p``
+rounds as XLA's does): a normal is numpy's to 4e-14 relative at most in 50,000 draws
+(measured), and an accept decision could differ only for a draw that close to a layer's edge
+(a chance of about 1e-13 per normal). Importing this module turns on JAX's 64-bit mode (via
+:mod:`jax_rng`).
 """
 
 from __future__ import annotations

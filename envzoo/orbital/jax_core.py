@@ -6,19 +6,30 @@ batches them); see :mod:`envzoo.core.jax_env` for the API.
 
 Every formula follows the compiled kernels (``sim.start_row``, ``sim.step_row``,
 ``task.account_row``, ``task.observe_row``) operation for operation, with their orders of
-summation (:func:`_einsum_dot`, :func:`_in_sequence`, numpy's block sum of a Pc ring), so that on
-the CPU in float64 a trajectory equals the compiled core's to the rounding of ``exp``, ``log``,
-``sin``, ``cos``, ``arctan2`` and of XLA's fused multiply-adds: the integrator's order-8 steps
-and Foster's 16 × 24 nodes are all taken (the nodes as one array, each ring's sum in numpy's
-order). No decision of the core sits on a rounding (a collision is a miss below 20 m, a tracking
-update a bit-exact uniform against a probability, an encounter's TCA inside a step a comparison
-of drawn times with whole steps), so the roundings stay roundings. Foster's underflow skip
-needs no branch here: a node whose exponent is below ``-746`` counts 0, as in the kernel, and
-an encounter whose nodes all underflow sums to 0, which is what the kernel's early exits return.
+summation (:func:`_einsum_dot`, :func:`_in_sequence`, numpy's block sum of a Pc ring): the
+integrator's order-8 steps and Foster's 16 × 24 nodes are all taken (the nodes as one array).
+Foster's underflow skip needs no branch: a node whose exponent is below ``-746`` counts 0, as in
+the kernel, and an encounter whose nodes all underflow sums to 0, which is what the kernel's
+early exits return. No decision of the core sits on a rounding (a collision is a miss below the
+hard-body radius, a tracking update a bit-exact uniform against a probability, an encounter
+inside a step a drawn time against whole steps).
+
+XLA rounds differently from the kernels in two ways that matter here. It fuses ``a + b · c``
+into one fused multiply-add, and it divides by a constant as a multiplication by its rounded
+reciprocal. Each moves a result by an ulp, and an ulp of a position of 7,000 km is a nanometre,
+which the simulator turns into 1e-11 of a 100 m miss by subtracting positions (the primary from
+its slot, the debris from the primary's prediction): enough to move float32 observations across
+a rounding. So the integrator's and the encounter design's products go through
+:func:`_rounded` and their divisions through :func:`_divide`; elsewhere an ulp stays an ulp of
+a small number. On the CPU in float64 a trajectory then equals the compiled core's to about
+1e-15 (the rounding of ``exp``, ``log`` and of the fused products left in small numbers).
+:func:`_rounded` needs a zero that XLA cannot see, ``params.zero``: where ``params`` are
+arguments of the jitted function (the vector face, the tests) it holds; where they are closed
+over as constants XLA folds it and fuses again, which changes nothing but the last bits.
 
 The episode's scenario and first estimate come, as on the CPU, from
 ``numpy.random.default_rng(episode_key)``: :mod:`envzoo.core.jax_pcg64` draws the same
-numbers on the device (the uniforms bit for bit, the normals to a few 1e-16). Process noise and
+numbers on the device (the uniforms bit for bit, the normals to 4e-14). Process noise and
 tracking updates come from the counter-based stream of :mod:`envzoo.core.jax_rng`.
 
 The slot's track (its states at every decision time), its CW rate and its return-to-slot gain
