@@ -41,6 +41,14 @@ OTHER_CONFIGS = {
                              "data": "synthetic"}],
     "envzoo/Serverless-v1": [{"workload": "bursty", "contention": 0.2, "cluster_pods": 6, "initial_level": 0,
                               "reward_weights": (0.05, 2.0, 0.01), "kpa": {"stable_window_s": 20}}],
+    "envzoo/CollisionAvoidance-v1": [
+        {"action_type": "continuous", "max_delta_v_mps": 0.3, "delta_v_budget_mps": 0.5, "decision_step_s": 900.0,
+         "observation": "physical", "fuel_weight": 5.0, "hard_body_radius_m": 300.0, "collision_penalty": 50.0,
+         "scenario": {"n_debris": 3, "max_step": 200.0, "miss_distance_range": (0.0, 400.0)},
+         "tracking": {"update_interval_s": 1800.0, "velocity_noise": (0.002, 0.01, 0.002)}},
+    ],
+    "envzoo/CollisionAvoidanceMO-v1": [{"scenario": {"n_debris": 4}, "slot_weight": 1.0, "pc_threshold": 1e-6,
+                                        "slot_tolerance_m": 200.0}],
     "envzoo/ServerlessMO-v1": [{"workload": {"kind": "trace", "counts": [[600, 0, 1200, 60, 3000] * 4],
                                              "start_minute": None},
                                 "decision_interval_s": 20.0, "cold_start_s": 0.0, "queue_capacity": 30,
@@ -84,12 +92,13 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
     cpu = gym.make(env_id, **kwargs).unwrapped  # without the horizon: both cores run the task's own end
     horizon = gym.spec(env_id).max_episode_steps  # or, for a continuing task, the registry's horizon
     env, params = envzoo_jax.make(env_id, max_episode_steps=None, **kwargs)
-    transition, observe, metrics = (jax.jit(f) for f in (env.transition, env.observe, env.metrics))
+    reset, transition, observe, metrics = (jax.jit(f) for f in (env.reset_episode, env.transition, env.observe,
+                                                                env.metrics))
     actions = np.random.default_rng(7)
     cpu.action_space.seed(7)
     for seed in (0, 11):
         observation, _ = cpu.reset(seed=seed)
-        state = env.reset_episode(key_from_generator(seeding.np_random(seed)[0]), params)
+        state = reset(key_from_generator(seeding.np_random(seed)[0]), params)
         _assert_close(observation, observe(state, params), "first observation", 0)
         for step in range(1, 400):
             action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest_action(cpu.action_space)
