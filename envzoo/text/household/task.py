@@ -1,0 +1,88 @@
+"""Household-v0's decision problem: B games, one per row, each a house generated from the row's
+key; commands in, answers out, rewards from the goal's subgoals, the metrics of text agents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.contract import Task, Transition
+from envzoo.core.rng import keys_from
+from envzoo.text.household.generator import generate
+from envzoo.text.household.params import HouseholdParams, make_params
+from envzoo.text.household.planner import solve
+from envzoo.text.household.sim import Game, describe_room
+from envzoo.text.spaces import command_space, normalize_command, text_space
+
+#: Longest observation (characters); the largest house's longest answer is far shorter.
+MAX_OBSERVATION_LENGTH = 4096
+METRICS = ("success", "progress", "steps", "optimal_steps", "steps_over_optimal", "invalid_rate")
+
+
+def _objects(values) -> np.ndarray:
+    """A (len(values),) object array holding ``values`` (lists stay lists, not a 2-D array)."""
+    out = np.empty(len(values), dtype=object)
+    for index, value in enumerate(values):
+        out[index] = value
+    return out
+
+
+class HouseholdTask(Task):
+    """B household games; see ``Household-v0``'s docstring."""
+
+    def __init__(self, params: HouseholdParams, batch: int):
+        super().__init__(params, batch)
+        self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
+        self.action_space = command_space()
+        self.action_hint = ("Send one command as a string, e.g. 'go to fridge 1'; info['admissible_commands'] "
+                            "lists those that do something.")
+        self.games: list[Game | None] = [None] * batch
+        self.walkthroughs: list[list[str]] = [[] for _ in range(batch)]
+        self.observations = [""] * batch
+
+    make_params = staticmethod(make_params)
+
+    def reset(self, rows, generators, options) -> dict:
+        p = self.params
+        for row, key in zip(rows, keys_from(generators)):
+            house, start = generate(np.random.default_rng(int(key)), p.task_types, p.num_rooms,
+                                    p.receptacles_per_room, p.num_objects)
+            game = Game(house, start)
+            self.games[row] = game
+            self.walkthroughs[row] = solve(house, start)
+            self.observations[row] = f"{describe_room(house, start)}\n\nYour task is to: {house.goal.text}"
+        return {"admissible_commands": _objects([list(self.games[row].commands) for row in rows]),
+                "goal": _objects([self.games[row].house.goal.text for row in rows]),
+                "task_type": _objects([self.games[row].house.goal.task_type for row in rows]),
+                "walkthrough": _objects([list(self.walkthroughs[row]) for row in rows])}
+
+    def step(self, actions) -> Transition:
+        reward = np.zeros(self.batch)
+        won = np.zeros(self.batch, dtype=bool)
+        for row, (game, action) in enumerate(zip(self.games, actions)):
+            before = game.best_stage
+            self.observations[row] = game.command(normalize_command(action))
+            won[row] = game.won
+            if self.params.reward == "dense":
+                reward[row] = (game.best_stage - before) / game.subgoals
+            else:
+                reward[row] = float(won[row])
+        info = {"admissible_commands": _objects([list(game.commands) for game in self.games]), "won": won.copy()}
+        return Transition(reward=reward, terminated=won, truncated=np.zeros(self.batch, dtype=bool), cost=None,
+                          info=info)
+
+    def observe(self) -> tuple[str, ...]:
+        return tuple(self.observations)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        games = self.games
+        steps = np.array([game.steps for game in games], dtype=np.float64)
+        optimal = np.array([len(walkthrough) for walkthrough in self.walkthroughs], dtype=np.float64)
+        return {"success": np.array([float(game.won) for game in games]),
+                "progress": np.array([100.0 * game.best_stage / game.subgoals for game in games]),
+                "steps": steps, "optimal_steps": optimal, "steps_over_optimal": steps - optimal,
+                "invalid_rate": np.array([game.invalid / max(game.steps, 1) for game in games])}
+
+    def render_text(self, row: int = 0) -> str:
+        game = self.games[row]
+        return (f"[{game.house.goal.text} | step {game.steps}, subgoals {game.best_stage}/{game.subgoals}]\n"
+                f"{self.observations[row]}\n")
