@@ -84,7 +84,8 @@ def generate(rng: np.random.Generator, task_types: tuple[str, ...], num_rooms: i
     copies = 2 if task_type == "pick_two_obj_and_place" else 1
     copies += int(rng.integers(0, 2))  # sometimes a spare one
     others = [k for k in THING_KINDS if k != kind]
-    object_kinds = [kind] * copies + [others[int(i)] for i in rng.integers(len(others), size=max(0, num_objects - copies))]
+    distractors = rng.integers(len(others), size=max(0, num_objects - copies))
+    object_kinds = [kind] * copies + [others[int(i)] for i in distractors]
     # Objects of the goal's kind start away from the goal's receptacles (the task is never solved at the start).
     starts = [i for i, r in enumerate(receptacles) if r.kind != receptacle_kind]
     everywhere = list(range(len(receptacles)))

@@ -1,45 +1,17 @@
-"""Reference agents of Household-v0: the expert (the planner's walkthrough, given in the reset
-info as TextWorld gives its walkthrough), random admissible commands, and a heuristic explorer
-that reads only the goal, its answers and the admissible commands."""
+"""Household-v0's heuristic agent, an explorer that reads only the goal, its answers and the
+admissible commands (the expert and random admissible agents of every text env are in
+:mod:`envzoo.text.policies`)."""
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from envzoo.core.policy import Policy
 from envzoo.text.household.sim import APPLIANCE_OF
 
-_GOAL = re.compile(r"put (?:a|two) (?:(clean|hot|cool) )?(\w+) (?:in|on) a (\w+)\.|look at the (\w+) under the desklamp\.")
+_GOAL = re.compile(r"put (?:a|two) (?:(clean|hot|cool) )?(\w+) (?:in|on) a (\w+)\."
+                   r"|look at the (\w+) under the desklamp\.")
 _VERB_OF = {"clean": "clean", "hot": "heat", "cool": "cool"}
-
-
-class Expert(Policy):
-    """Plays ``info["walkthrough"]`` of the reset info, an optimal solution: succeeds in
-    ``info["metrics"]["optimal_steps"]`` steps on every house."""
-
-    def reset(self, seed=None):
-        self.plan: list[str] = []
-
-    def __call__(self, observation, info):
-        if "walkthrough" in info:
-            self.plan = list(info["walkthrough"])
-        if not self.plan:
-            raise RuntimeError("the walkthrough is played out; reset the env (and the policy) for a new episode")
-        return self.plan.pop(0)
-
-
-class RandomAdmissible(Policy):
-    """A uniformly random command of ``info["admissible_commands"]`` (seeded at ``reset``): the
-    floor a text agent that reads the admissible list is measured against."""
-
-    def reset(self, seed=None):
-        self.generator = np.random.default_rng(seed)
-
-    def __call__(self, observation, info):
-        commands = info["admissible_commands"]
-        return commands[int(self.generator.integers(len(commands)))]
 
 
 class Heuristic(Policy):

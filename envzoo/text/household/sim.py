@@ -142,8 +142,8 @@ def goal_reached_stage(house: House, state: State) -> int:
     matching = [i for i, thing in enumerate(house.things) if thing.kind == goal.object_kind]
     holding = state.held in matching
     if goal.task_type == "look_at_obj_in_light":
-        if holding and state.at != NOWHERE and any(
-                house.things[lamp].kind == "desklamp" and state.flags[lamp] & ON for lamp in things_at(state, state.at)):
+        here = things_at(state, state.at) if state.at != NOWHERE else []
+        if holding and any(house.things[lamp].kind == "desklamp" and state.flags[lamp] & ON for lamp in here):
             return 2
         return int(holding)
     placed = [i for i in matching if state.location[i] >= 0
@@ -190,7 +190,8 @@ def admissible(house: House, state: State) -> dict[str, tuple]:
                     commands[f"use {t.name}"] = ("use", thing)
                 if held == HELD and t.takeable:
                     commands[f"take {t.name} from {here.name}"] = ("take", thing, state.at)
-                if held != HELD and house.things[held].kind == "knife" and t.sliceable and not state.flags[thing] & SLICED:
+                knife = held != HELD and house.things[held].kind == "knife"
+                if knife and t.sliceable and not state.flags[thing] & SLICED:
                     commands[f"slice {t.name} with {house.things[held].name}"] = ("slice", thing)
             if held != HELD:
                 commands[f"put {house.things[held].name} {here.preposition} {here.name}"] = ("put", held, state.at)
@@ -217,7 +218,8 @@ def apply(house: House, state: State, effect: tuple) -> tuple[State, str]:
         return state, describe_room(house, state)
     if verb == "go":
         state = replace(state, at=effect[1])
-        return state, f"You arrive at the {house.receptacles[effect[1]].name}. {describe_contents(house, state, effect[1])}"
+        name = house.receptacles[effect[1]].name
+        return state, f"You arrive at the {name}. {describe_contents(house, state, effect[1])}"
     if verb in ("open", "close"):
         opened = list(state.opened)
         opened[effect[1]] = verb == "open"
