@@ -11,8 +11,11 @@ import string
 from gymnasium import spaces
 
 CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
-#: Longest command an agent may send (characters).
-MAX_COMMAND_LENGTH = 200
+#: A command is one line of words: no newline (it would be two commands to a game's parser) and no
+#: backslash (a Z-machine interpreter's escape, not a command to the game).
+COMMAND_CHARSET = string.ascii_letters + string.digits + " -'.,:;!?"
+#: Longest command an agent may send (characters; TextWorld's interpreter takes fewer than 198 bytes).
+MAX_COMMAND_LENGTH = 160
 
 
 def text_space(max_length: int, min_length: int = 1) -> spaces.Text:
@@ -21,8 +24,9 @@ def text_space(max_length: int, min_length: int = 1) -> spaces.Text:
 
 
 def command_space() -> spaces.Text:
-    """The action space of every text env: one command of 1..MAX_COMMAND_LENGTH characters."""
-    return text_space(MAX_COMMAND_LENGTH)
+    """The action space of every text env: one command of 1..MAX_COMMAND_LENGTH characters of
+    :data:`COMMAND_CHARSET`."""
+    return spaces.Text(max_length=MAX_COMMAND_LENGTH, min_length=1, charset=COMMAND_CHARSET)
 
 
 def normalize_command(command: str) -> str:

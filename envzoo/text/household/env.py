@@ -33,7 +33,8 @@ class HouseholdEnv(TaskEnv):
 
     ## Action Space
 
-    ``Text(1, 200)`` over printable ASCII: one command. Case and repeated spaces do not matter.
+    ``Text(1, 160)``: one command of letters, digits, spaces and ``-'.,:;!?``. Case and repeated
+    spaces do not matter.
     A string that is not an admissible command is a valid action that does nothing: the answer
     is "Nothing happens." and it counts in ``invalid_rate`` (as in ALFWorld). Commands: ``look``,
     ``inventory``, ``go to <room>``, ``go to <receptacle>``, ``open``/``close <receptacle>``,

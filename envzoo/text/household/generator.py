@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.text.household.sim import HELD, NOWHERE, Goal, House, Receptacle, State, Thing
+from envzoo.text.household.sim import (
+    HELD,
+    NOWHERE,
+    Goal,
+    House,
+    Receptacle,
+    State,
+    Thing,
+)
 
 TASK_TYPES = ("pick_and_place_simple", "look_at_obj_in_light", "pick_clean_then_place_in_recep",
               "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "pick_two_obj_and_place")

@@ -11,19 +11,11 @@ from envzoo.text.household.generator import generate
 from envzoo.text.household.params import HouseholdParams, make_params
 from envzoo.text.household.planner import solve
 from envzoo.text.household.sim import Game, describe_room
+from envzoo.text.metrics import object_array, text_metrics
 from envzoo.text.spaces import command_space, normalize_command, text_space
 
 #: Longest observation (characters); the largest house's longest answer is far shorter.
 MAX_OBSERVATION_LENGTH = 4096
-METRICS = ("success", "progress", "steps", "optimal_steps", "steps_over_optimal", "invalid_rate")
-
-
-def _objects(values) -> np.ndarray:
-    """A (len(values),) object array holding ``values`` (lists stay lists, not a 2-D array)."""
-    out = np.empty(len(values), dtype=object)
-    for index, value in enumerate(values):
-        out[index] = value
-    return out
 
 
 class HouseholdTask(Task):
@@ -50,10 +42,10 @@ class HouseholdTask(Task):
             self.games[row] = game
             self.walkthroughs[row] = solve(house, start)
             self.observations[row] = f"{describe_room(house, start)}\n\nYour task is to: {house.goal.text}"
-        return {"admissible_commands": _objects([list(self.games[row].commands) for row in rows]),
-                "goal": _objects([self.games[row].house.goal.text for row in rows]),
-                "task_type": _objects([self.games[row].house.goal.task_type for row in rows]),
-                "walkthrough": _objects([list(self.walkthroughs[row]) for row in rows])}
+        return {"admissible_commands": object_array([list(self.games[row].commands) for row in rows]),
+                "goal": object_array([self.games[row].house.goal.text for row in rows]),
+                "task_type": object_array([self.games[row].house.goal.task_type for row in rows]),
+                "walkthrough": object_array([list(self.walkthroughs[row]) for row in rows])}
 
     def step(self, actions) -> Transition:
         reward = np.zeros(self.batch)
@@ -66,7 +58,7 @@ class HouseholdTask(Task):
                 reward[row] = (game.best_stage - before) / game.subgoals
             else:
                 reward[row] = float(won[row])
-        info = {"admissible_commands": _objects([list(game.commands) for game in self.games]), "won": won.copy()}
+        info = {"admissible_commands": object_array([list(game.commands) for game in self.games]), "won": won.copy()}
         return Transition(reward=reward, terminated=won, truncated=np.zeros(self.batch, dtype=bool), cost=None,
                           info=info)
 
@@ -75,12 +67,9 @@ class HouseholdTask(Task):
 
     def metrics(self) -> dict[str, np.ndarray]:
         games = self.games
-        steps = np.array([game.steps for game in games], dtype=np.float64)
-        optimal = np.array([len(walkthrough) for walkthrough in self.walkthroughs], dtype=np.float64)
-        return {"success": np.array([float(game.won) for game in games]),
-                "progress": np.array([100.0 * game.best_stage / game.subgoals for game in games]),
-                "steps": steps, "optimal_steps": optimal, "steps_over_optimal": steps - optimal,
-                "invalid_rate": np.array([game.invalid / max(game.steps, 1) for game in games])}
+        return text_metrics([game.won for game in games], [100.0 * game.best_stage / game.subgoals for game in games],
+                            [game.steps for game in games], [len(plan) for plan in self.walkthroughs],
+                            [game.invalid for game in games])
 
     def render_text(self, row: int = 0) -> str:
         game = self.games[row]
