@@ -7,15 +7,18 @@ import numpy as np
 METRICS = ("success", "progress", "steps", "optimal_steps", "steps_over_optimal", "invalid_rate")
 
 
-def text_metrics(won, progress, steps, optimal_steps, invalid) -> dict[str, np.ndarray]:
-    """``success`` (0/1), ``progress`` (0-100, as BALROG scores it), ``steps``, ``optimal_steps``
-    (the walkthrough's length), ``steps_over_optimal`` (steps minus optimal_steps), and
-    ``invalid_rate`` (commands that were not admissible, per step), from per-row sequences."""
-    steps = np.asarray(steps, dtype=np.float64)
-    optimal = np.asarray(optimal_steps, dtype=np.float64)
-    return {"success": np.asarray(won, dtype=np.float64), "progress": np.asarray(progress, dtype=np.float64),
-            "steps": steps, "optimal_steps": optimal, "steps_over_optimal": steps - optimal,
-            "invalid_rate": np.asarray(invalid, dtype=np.float64) / np.maximum(steps, 1.0)}
+def episode_metrics(won: bool, progress: float, steps: int, optimal_steps: int, invalid: int) -> dict[str, float]:
+    """One episode's ``success`` (0/1), ``progress`` (0-100, as BALROG scores it), ``steps``,
+    ``optimal_steps`` (the walkthrough's length), ``steps_over_optimal`` (steps minus
+    optimal_steps) and ``invalid_rate`` (commands that were not admissible, per step)."""
+    return {"success": float(won), "progress": float(progress), "steps": float(steps),
+            "optimal_steps": float(optimal_steps), "steps_over_optimal": float(steps - optimal_steps),
+            "invalid_rate": invalid / max(steps, 1)}
+
+
+def batch_metrics(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    """The metrics of B episodes (one dict each) as ``{name: (B,) float64}``."""
+    return {name: np.array([row[name] for row in rows]) for name in METRICS}
 
 
 def object_array(values) -> np.ndarray:

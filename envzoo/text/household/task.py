@@ -11,7 +11,7 @@ from envzoo.text.household.generator import generate
 from envzoo.text.household.params import HouseholdParams, make_params
 from envzoo.text.household.planner import solve
 from envzoo.text.household.sim import Game, describe_room
-from envzoo.text.metrics import object_array, text_metrics
+from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
 from envzoo.text.spaces import command_space, normalize_command, text_space
 
 #: Longest observation (characters); the largest house's longest answer is far shorter.
@@ -47,29 +47,39 @@ class HouseholdTask(Task):
                 "task_type": object_array([self.games[row].house.goal.task_type for row in rows]),
                 "walkthrough": object_array([list(self.walkthroughs[row]) for row in rows])}
 
+    def _play(self, row: int, command: str) -> float:
+        """Play one command in ``row``'s game; its reward."""
+        game = self.games[row]
+        before = game.best_stage
+        self.observations[row] = game.command(normalize_command(command))
+        if self.params.reward == "dense":
+            return (game.best_stage - before) / game.subgoals
+        return float(game.won)
+
     def step(self, actions) -> Transition:
-        reward = np.zeros(self.batch)
-        won = np.zeros(self.batch, dtype=bool)
-        for row, (game, action) in enumerate(zip(self.games, actions)):
-            before = game.best_stage
-            self.observations[row] = game.command(normalize_command(action))
-            won[row] = game.won
-            if self.params.reward == "dense":
-                reward[row] = (game.best_stage - before) / game.subgoals
-            else:
-                reward[row] = float(won[row])
+        reward = np.array([self._play(row, action) for row, action in enumerate(actions)])
+        won = np.array([game.won for game in self.games])
         info = {"admissible_commands": object_array([list(game.commands) for game in self.games]), "won": won.copy()}
         return Transition(reward=reward, terminated=won, truncated=np.zeros(self.batch, dtype=bool), cost=None,
                           info=info)
+
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        # The same numbers as the batch's row 0, without the arrays: a text step is cheap.
+        reward = self._play(0, action)
+        game = self.games[0]
+        info = {"metrics": self._metrics(0), "admissible_commands": list(game.commands), "won": game.won}
+        return self.observations[0], reward, game.won, False, info
+
+    def _metrics(self, row: int) -> dict[str, float]:
+        game = self.games[row]
+        return episode_metrics(game.won, 100.0 * game.best_stage / game.subgoals, game.steps,
+                               len(self.walkthroughs[row]), game.invalid)
 
     def observe(self) -> tuple[str, ...]:
         return tuple(self.observations)
 
     def metrics(self) -> dict[str, np.ndarray]:
-        games = self.games
-        return text_metrics([game.won for game in games], [100.0 * game.best_stage / game.subgoals for game in games],
-                            [game.steps for game in games], [len(plan) for plan in self.walkthroughs],
-                            [game.invalid for game in games])
+        return batch_metrics([self._metrics(row) for row in range(self.batch)])
 
     def render_text(self, row: int = 0) -> str:
         game = self.games[row]

@@ -9,7 +9,7 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.errors import MissingExtraError
 from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
-from envzoo.text.metrics import object_array, text_metrics
+from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
 from envzoo.text.spaces import CHARSET, command_space, normalize_command, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
@@ -90,8 +90,9 @@ class TextWorldTask(Task):
         return tuple(printable(game.feedback) for game in self.games)
 
     def metrics(self) -> dict[str, np.ndarray]:
-        return text_metrics([game.won for game in self.games], 100.0 * self.best, self.steps,
-                            [len(plan) for plan in self.walkthroughs], self.invalid)
+        return batch_metrics([episode_metrics(game.won, 100.0 * best, steps, len(plan), invalid)
+                              for game, best, steps, plan, invalid
+                              in zip(self.games, self.best, self.steps, self.walkthroughs, self.invalid)])
 
     def render_text(self, row: int = 0) -> str:
         game = self.games[row]
