@@ -70,6 +70,24 @@ def _clean(command: str, reply) -> str:
     return command
 
 
+def observation_message(observation: str, info: dict, show_admissible: bool = True) -> str:
+    """The text of the message that shows the model an observation (and the admissible commands)."""
+    if show_admissible and info.get("admissible_commands"):
+        return f"{observation}\n\nAdmissible commands: {', '.join(info['admissible_commands'])}"
+    return observation
+
+
+def answer_to(reply, content: str) -> tuple[dict, dict]:
+    """The assistant message of ``reply`` (a message dict or its text) and the message that
+    answers it with ``content``: a tool message where the reply called the ``act`` tool, else
+    a user message."""
+    assistant = dict(reply) if isinstance(reply, dict) else {"role": "assistant", "content": reply}
+    calls = [call for call in assistant.get("tool_calls") or [] if call.get("function", call).get("name") == TOOL_NAME]
+    if calls:
+        return assistant, {"role": "tool", "tool_call_id": calls[0].get("id", ""), "content": content}
+    return assistant, {"role": "user", "content": content}
+
+
 class ChatEnv:
     """One text env (made with ``gymnasium.make`` or ``envzoo.make``) as a conversation.
 
@@ -86,16 +104,12 @@ class ChatEnv:
         self.messages: list[dict] = []
         self.done = True
 
-    def _observation_text(self, observation: str, info: dict) -> str:
-        if self.show_admissible and info.get("admissible_commands"):
-            return f"{observation}\n\nAdmissible commands: {', '.join(info['admissible_commands'])}"
-        return observation
-
     def reset(self, seed: int | None = None) -> list[dict]:
         observation, info = self.env.reset(seed=seed)
         self.info, self.done = info, False
         system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        self.messages = [*system, {"role": "user", "content": self._observation_text(observation, info)}]
+        self.messages = [*system, {"role": "user", "content": observation_message(observation, info,
+                                                                                  self.show_admissible)}]
         return list(self.messages)
 
     def step(self, reply):
@@ -104,12 +118,7 @@ class ChatEnv:
         command = command_from_reply(reply)
         observation, reward, terminated, truncated, info = self.env.step(command)
         self.info, self.done = info, bool(terminated or truncated)
-        assistant = dict(reply) if isinstance(reply, dict) else {"role": "assistant", "content": reply}
-        calls = [call for call in assistant.get("tool_calls") or []
-                 if call.get("function", call).get("name") == TOOL_NAME]
-        content = self._observation_text(observation, info)
-        answer = ({"role": "tool", "tool_call_id": calls[0].get("id", ""), "content": content} if calls
-                  else {"role": "user", "content": content})
+        assistant, answer = answer_to(reply, observation_message(observation, info, self.show_admissible))
         self.messages += [assistant, answer]
         return [answer], float(reward), bool(terminated), bool(truncated), info
 
