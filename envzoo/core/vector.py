@@ -145,6 +145,7 @@ class TaskVectorEnv(VectorEnv):
         self.seeds = InstanceSeeds(num_envs)
         self._elapsed = np.zeros(num_envs, dtype=np.int64)
         self._started = False
+        self._restarted = None  # (rows, reset info) of the sub-envs the current step restarted
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         self.seeds.reseed(self, seed, first_reset=not self._started)
