@@ -19,6 +19,9 @@ def check_action(space: spaces.Space, action, hint: str = ""):
         return check_box_action(space, action, hint)
     if isinstance(space, spaces.MultiDiscrete):
         return check_multi_discrete(space, action, hint)
+    if (isinstance(space, spaces.Text) and type(action) is str and space.min_length <= len(action) <= space.max_length
+            and space.character_set.issuperset(action)):
+        return action  # a text env's every step: a set operation rather than Text.contains's loop
     if not space.contains(action):
         raise InvalidActionError(f"action {action!r} is outside the action space {space}. {hint}")
     return action
@@ -93,15 +96,33 @@ def check_multi_discrete(space: spaces.MultiDiscrete, action, hint: str = "", ba
     return array.astype(np.int64)
 
 
-def check_batch(space: spaces.Space, actions, batch: int, hint: str = "") -> np.ndarray:
+def check_text_batch(space: spaces.Text, actions, batch: int, hint: str = "") -> list[str]:
+    """The strings of ``batch`` sub-envs (a list, tuple or 1-D array, as the batched ``Text``
+    space, a ``Tuple`` of them, samples them), each checked against ``space``, as a list."""
+    if isinstance(actions, np.ndarray) and actions.ndim == 1:
+        actions = actions.tolist()
+    if not isinstance(actions, (list, tuple)) or len(actions) != batch:
+        raise InvalidActionError(f"actions {actions!r} are not {batch} strings; the batched {space} expects a list "
+                                 f"or tuple of one string per sub-env. {hint}")
+    for index, action in enumerate(actions):
+        if not space.contains(action):
+            raise InvalidActionError(f"action {action!r} of sub-env {index} is outside the action space {space}. "
+                                     f"{hint}")
+    return [str(action) for action in actions]
+
+
+def check_batch(space: spaces.Space, actions, batch: int, hint: str = "") -> np.ndarray | list[str]:
     """The actions of ``batch`` sub-envs (a leading axis), checked against ``space`` (one
-    sub-env's): int64 for Discrete and MultiDiscrete, float64 for Box."""
+    sub-env's): int64 for Discrete and MultiDiscrete, float64 for Box, a list of strings for
+    Text."""
     if isinstance(space, spaces.Discrete):
         return check_batch_action(space, actions, batch, hint)
     if isinstance(space, spaces.Box):
         return check_box_action(space, actions, hint, batch)
     if isinstance(space, spaces.MultiDiscrete):
         return check_multi_discrete(space, actions, hint, batch)
+    if isinstance(space, spaces.Text):
+        return check_text_batch(space, actions, batch, hint)
     raise TypeError(f"no batched action check for {type(space).__name__} spaces")
 
 

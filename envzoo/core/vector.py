@@ -43,6 +43,27 @@ def with_masks(info: dict, mask: np.ndarray) -> dict:
     return out
 
 
+def put_rows(info: dict, rows: np.ndarray, rows_info: dict, n: int) -> None:
+    """Write the entries of ``rows_info`` (``{name: (len(rows), ...)}``, nested dicts too) into
+    rows ``rows`` of ``info``'s per-sub-env arrays and set their ``_name`` masks there: the
+    reset info of autoreset sub-envs, which SyncVectorEnv puts where their step info was."""
+    for key, value in rows_info.items():
+        mask = np.array(info.get(f"_{key}", np.zeros(n, dtype=bool)), copy=True)
+        mask[rows] = True
+        if isinstance(value, dict):
+            column = info.get(key) if isinstance(info.get(key), dict) else {}
+            put_rows(column, rows, value, n)
+        else:
+            value = np.asarray(value)
+            column = info.get(key)
+            if not isinstance(column, np.ndarray) or column.shape[1:] != value.shape[1:]:
+                column = np.zeros((n, *value.shape[1:]), dtype=value.dtype)
+            elif column.dtype != value.dtype:
+                column = column.astype(np.result_type(column, value))
+            column[rows] = value
+        info[key], info[f"_{key}"] = column, mask
+
+
 def final_step_info(info: dict, observations: np.ndarray, done: np.ndarray) -> dict:
     """The SAME_STEP autoreset entries: ``final_obs`` (object array, None where not done) and
     ``final_info`` (the finished episodes' infos), with their masks."""
@@ -124,6 +145,7 @@ class TaskVectorEnv(VectorEnv):
         self.seeds = InstanceSeeds(num_envs)
         self._elapsed = np.zeros(num_envs, dtype=np.int64)
         self._started = False
+        self._restarted = None  # (rows, reset info) of the sub-envs the current step restarted
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         self.seeds.reseed(self, seed, first_reset=not self._started)
@@ -152,14 +174,18 @@ class TaskVectorEnv(VectorEnv):
         raw_info = dict(outcome.info) if at_end else {"metrics": self.task.metrics(), **outcome.info}
         if outcome.cost is not None:
             raw_info["cost"] = outcome.cost
+        self._restarted = None
         observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
                                                  final_observations=lambda: _rows(observations, self.num_envs),
                                                  final_entries=(lambda: {"metrics": self.task.metrics()}) if at_end else None)
+        if self._restarted is not None:
+            put_rows(info, *self._restarted, self.num_envs)
         return observations, rewards, terminated, truncated, info
 
     def _restart(self, rows: np.ndarray):
-        """Start the next episodes of sub-envs ``rows``; the observations of the batch."""
-        self.task.reset(rows, [self.seeds.generators[i] for i in rows], {})
+        """Start the next episodes of sub-envs ``rows`` (keeping their reset info for the step's
+        info); the observations of the batch."""
+        self._restarted = (rows, self.task.reset(rows, [self.seeds.generators[i] for i in rows], {}))
         self._elapsed[rows] = 0
         return self.task.observe()
 

@@ -112,6 +112,9 @@ def test_vector_random_actions_keep_everything_finite(entry, closing):
 # ---------------------------------------------------------------------- invalid actions
 def invalid_actions(space: spaces.Space) -> list:
     """Values outside ``space``: out of range, wrong type, wrong shape, negative."""
+    if isinstance(space, spaces.Text):  # a string is an action here: strings the space does not hold
+        return [None, {"action": 0}, 0, b"look", "x" * (space.max_length + 1), "x" * space.min_length + "\x00",
+                "caf\u00e9", *([""] if space.min_length > 0 else [])]
     bad = ["a string", None, {"action": 0}]
     if isinstance(space, spaces.Discrete):
         start, n = int(space.start), int(space.n)
@@ -195,11 +198,15 @@ def test_invalid_actions_rejected_vector(entry, closing):
     seeded = copy.deepcopy(vector.action_space)
     seeded.seed(4)
     good = seeded.sample()
+    if isinstance(single, spaces.Text):  # the batched Text space is a Tuple; an array slices and stacks
+        good = np.array(good, dtype=object)
     batches = [good[:-1], np.concatenate([good, good[:1]]), good[None], "a string", None, list(good)[:-1], good[0]]
     if np.issubdtype(np.asarray(good).dtype, np.integer):  # floats are no discrete actions
         batches.append(good.astype(np.float64))
     for bad in invalid_actions(single):
-        if isinstance(bad, (int, np.integer, float, np.floating)) and not isinstance(bad, bool):
+        if isinstance(single, spaces.Text):
+            batches.append([*good[:-1], bad])
+        elif isinstance(bad, (int, np.integer, float, np.floating)) and not isinstance(bad, bool):
             batch = good.astype(np.asarray(bad).dtype if np.asarray(bad).dtype.kind in "iu" else np.float64)
             batch = np.array(batch, copy=True)
             batch[-1] = bad

@@ -20,8 +20,8 @@ def _step_a_little(env, entry, steps=2):
             env.step({agent: action[agent] for agent in env.agents})
             for agent in env.possible_agents:  # exercise the per-agent space methods too
                 env.observation_space(agent), env.action_space(agent)
-        else:
-            env.step(action)
+        elif any(env.step(action)[2:4]):  # an episode may be one step long (a single-turn question)
+            env.reset()
 
 
 def _render_modes(entry):

@@ -101,7 +101,8 @@ def test_vector_env_matches_single_envs(entry, face, closing):
         actions = np.array([space.sample() for _ in range(N)])
         observations, rewards, terminations, truncations, info = vector.step(actions)
         assert vector.observation_space.contains(observations), f"step {t}: obs outside the space"
-        if not isinstance(observations, dict):  # Dict spaces check dtypes per key in contains()
+        # Dict spaces check dtypes per key in contains(); batched Text observations are tuples of strings.
+        if not isinstance(observations, (dict, tuple)):
             assert observations.dtype == vector.single_observation_space.dtype
         assert rewards.shape == (N, *reward_shape) and terminations.shape == (N,) and truncations.shape == (N,)
         assert terminations.dtype == bool and truncations.dtype == bool

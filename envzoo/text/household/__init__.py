@@ -1,0 +1,1 @@
+"""Household-v0: ALFWorld-style household tasks on envzoo's own text engine."""

@@ -1,0 +1,1 @@
+"""Reasoning-v0: procedurally generated questions with programmatic verifiers."""

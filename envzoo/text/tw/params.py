@@ -1,0 +1,61 @@
+"""The parameters of TextWorld-v0 (:class:`TextWorldParams`), built from the env arguments by
+:func:`make_params` and checked there: every bad argument is a ``ValueError`` that names it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The custom ladder: (rooms, objects, quest length) per level, easy to hard.
+LADDER = ((1, 2, 1), (2, 3, 2), (3, 5, 3), (4, 7, 4), (5, 9, 6), (6, 12, 8), (8, 15, 10), (10, 20, 12))
+#: The levels of each family: the custom ladder and TextWorld's four challenges.
+LEVELS = {"custom": len(LADDER), "tw-simple": 3, "tw-coin_collector": 300, "tw-treasure_hunter": 30, "tw-cooking": 5}
+REWARDS = ("sparse", "dense")
+
+
+def default_cache_dir() -> Path:
+    """``$ENVZOO_CACHE/textworld``, else ``~/.cache/envzoo/textworld``."""
+    root = os.environ.get("ENVZOO_CACHE")
+    return Path(root) / "textworld" if root else Path.home() / ".cache" / "envzoo" / "textworld"
+
+
+@dataclass(frozen=True)
+class TextWorldParams:
+    """Which games an env plays and how it rewards.
+
+    Attributes:
+        family: ``"custom"`` (the ladder of rooms, objects and quest length) or one of
+            TextWorld's challenges (``"tw-simple"``, ``"tw-coin_collector"``,
+            ``"tw-treasure_hunter"``, ``"tw-cooking"``).
+        level: the difficulty, 1 .. ``LEVELS[family]``.
+        num_games: the games of the pool episodes draw from (one per reset, from the seed).
+        reward: ``"sparse"`` (1 when won) or ``"dense"`` (the walkthrough's remaining length,
+            shortened or lengthened, over its length at the start).
+        cache_dir: where generated games are kept (they generate once, offline).
+    """
+
+    family: str = "custom"
+    level: int = 1
+    num_games: int = 4
+    reward: str = "sparse"
+    cache_dir: Path = None
+
+    def __post_init__(self):
+        if self.cache_dir is None:
+            object.__setattr__(self, "cache_dir", default_cache_dir())
+
+
+def make_params(family: str = "custom", level: int = 1, num_games: int = 4, reward: str = "sparse",
+                cache_dir: str | os.PathLike | None = None) -> TextWorldParams:
+    """The parameters from the env's keyword arguments, checked."""
+    if family not in LEVELS:
+        raise ValueError(f"family must be one of {tuple(LEVELS)}, got {family!r}")
+    top = LEVELS[family]
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= top:
+        raise ValueError(f"level must be an integer in [1, {top}] for family {family!r}, got {level!r}")
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+    return TextWorldParams(family, level, num_games, reward, Path(cache_dir) if cache_dir is not None else None)

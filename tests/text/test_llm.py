@@ -1,0 +1,89 @@
+"""The OpenAI-compatible client against a local fake server (no network): it sends the
+conversation and the act tool, reads tool calls and text replies, and wins with a model that
+answers the walkthrough."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import envzoo
+from envzoo.text.llm import ChatCompletionsAgent
+
+
+class FakeModel:
+    """A server whose 'model' answers the given commands in turn, alternating a tool call and
+    an <action> text; it records every request."""
+
+    def __init__(self, commands, status=200):
+        self.commands, self.status, self.requests = list(commands), status, []
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                model.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                turn = len(model.requests)
+                command = model.commands.pop(0) if model.commands else "look"
+                message = ({"role": "assistant", "content": None, "tool_calls": [{
+                    "id": f"call-{turn}", "type": "function",
+                    "function": {"name": "act", "arguments": json.dumps({"command": command})}}]}
+                    if turn % 2 else {"role": "assistant", "content": f"Next: <action>{command}</action>"})
+                payload = json.dumps({"choices": [{"index": 0, "message": message}]}).encode()
+                self.send_response(model.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_agent_plays_an_episode_through_the_endpoint():
+    env = envzoo.make("envzoo/Household-v0")
+    observation, info = env.reset(seed=5)
+    fake = FakeModel(info["walkthrough"])
+    try:
+        agent = ChatCompletionsAgent(env, fake.url, model="fake-model", api_key="secret")
+        agent.reset(5)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            observation, reward, terminated, truncated, info = env.step(agent(observation, info))
+        assert terminated and info["metrics"]["success"] == 1.0
+        first, second = fake.requests[0], fake.requests[1]
+        assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer secret"
+        assert first["body"]["model"] == "fake-model" and first["body"]["tools"][0]["function"]["name"] == "act"
+        assert [m["role"] for m in first["body"]["messages"]] == ["system", "user"]
+        # The answer to a tool call is a tool message with its id; to a text reply, a user message.
+        assert second["body"]["messages"][-1] == {"role": "tool", "tool_call_id": "call-1",
+                                                  "content": second["body"]["messages"][-1]["content"]}
+        assert fake.requests[2]["body"]["messages"][-1]["role"] == "user"
+    finally:
+        fake.close()
+
+
+def test_endpoint_errors_are_named():
+    env = envzoo.make("envzoo/Household-v0")
+    observation, info = env.reset(seed=0)
+    fake = FakeModel(["look"], status=500)
+    try:
+        agent = ChatCompletionsAgent(env, fake.url, model="m")
+        agent.reset()
+        with pytest.raises(RuntimeError, match="HTTP 500"):
+            agent(observation, info)
+    finally:
+        fake.close()
+    with pytest.raises(ValueError, match="base_url"):
+        ChatCompletionsAgent(env, "localhost:8000", model="m")
