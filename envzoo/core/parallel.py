@@ -9,7 +9,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from envzoo.core.arguments import check_arguments
-from envzoo.core.contract import check_render_mode, row_of, rows_of
+from envzoo.core.contract import check_render_mode, render_frame, row_of, rows_of
 from envzoo.core.spaces import check_agent_actions
 
 
@@ -29,7 +29,7 @@ class TaskParallelEnv(ParallelEnv):
     The task is ``env.task``, its parameters ``env.params``.
     """
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 4}
     task_class: type
 
     def __init__(self, max_cycles: int | None = None, render_mode: str | None = None, **kwargs):
@@ -51,6 +51,7 @@ class TaskParallelEnv(ParallelEnv):
         self._action_spaces = dict(zip(self.possible_agents, self.task.agent_action_spaces))
         self._np_random, _ = seeding.np_random(None)
         self._cycles = 0
+        self._snapshots: list[dict] = []  # the episode's, for rgb_array frames
 
     def observation_space(self, agent):
         return self._observation_spaces[agent]
@@ -69,6 +70,8 @@ class TaskParallelEnv(ParallelEnv):
         info = self.task.start(self._generator(seed), dict(options or {}))
         self.agents = list(self.possible_agents)
         self._cycles = 0
+        if self.render_mode == "rgb_array":
+            self._snapshots = [self.task.snapshot()]
         return self._per_agent(self.task.observe()), {agent: row_of(info, i) for i, agent in enumerate(self.agents)}
 
     def step(self, actions):
@@ -94,6 +97,8 @@ class TaskParallelEnv(ParallelEnv):
             if costs is not None:
                 infos[agent]["cost"] = costs[i]
         observations = self._per_agent(self.task.observe())
+        if self.render_mode == "rgb_array":
+            self._snapshots.append(self.task.snapshot())
         terminations = dict.fromkeys(self.possible_agents, terminated)
         truncations = dict.fromkeys(self.possible_agents, truncated)
         if terminated or truncated:
@@ -104,6 +109,8 @@ class TaskParallelEnv(ParallelEnv):
         return {agent: observations[i] for i, agent in enumerate(self.possible_agents)}
 
     def render(self):
+        if self.render_mode == "rgb_array":
+            return render_frame(self.task, self._snapshots)
         if self.render_mode != "ansi" or not self.agents and not self._cycles:
             return None
         return self.task.render_text()
