@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Transition
+from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
     AVERAGE_PRICE,
     BUY,
@@ -30,7 +31,6 @@ from envzoo.marketmaking.accounting import (
     running_metrics,
     update_running,
 )
-from envzoo.marketmaking import picture
 from envzoo.marketmaking.arena.book import ANY_OWNER, LOTS, TICK, depth, queue_ahead
 from envzoo.marketmaking.arena.flow import reference
 from envzoo.marketmaking.arena.params import POSITION_FEATURES, ArenaParams, make_params

@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.contract import Task, Transition
+from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
     AVERAGE_PRICE,
     CASH,
@@ -39,7 +40,6 @@ from envzoo.marketmaking.accounting import (
     update_running,
 )
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
-from envzoo.marketmaking import picture
 from envzoo.marketmaking.lob.sim import (
     ACTIVE,
     ASK_PRICE,
