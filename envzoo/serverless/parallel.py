@@ -90,5 +90,6 @@ class ServerlessClusterEnv(TaskParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "serverless_cluster_v1", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 4}
+    metadata = {"name": "serverless_cluster_v1", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = ClusterTask

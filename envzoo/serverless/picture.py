@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.draw import BLUE, CYCLE, GREEN, GREY, LIGHT, ORANGE, RED, Canvas, grid_boxes
+from envzoo.core.draw import BLUE, CYCLE, GREEN, LIGHT, ORANGE, RED, Canvas, grid_boxes
 from envzoo.serverless.sim import ADMITTED, IN_SERVICE_END, QUEUE_END, READY_END, REQUEST_SECONDS, STARTING_END
 
 
