@@ -83,9 +83,10 @@ class Canvas:
         self.polyline([x0, x1 - 1, x1 - 1, x0, x0], [y0, y0, y1 - 1, y1 - 1, y0], color)
 
     def points(self, xs, ys, color, size: int = 1) -> None:
-        """Squares of ``size`` pixels centred on the points (the pen of lines and disks)."""
-        xs = np.rint(np.asarray(xs, dtype=float)).astype(np.int64)
-        ys = np.rint(np.asarray(ys, dtype=float)).astype(np.int64)
+        """Squares of ``size`` pixels centred on the points (NaN points are skipped)."""
+        xs, ys = np.asarray(xs, dtype=float).ravel(), np.asarray(ys, dtype=float).ravel()
+        finite = np.isfinite(xs) & np.isfinite(ys)
+        xs, ys = np.rint(xs[finite]).astype(np.int64), np.rint(ys[finite]).astype(np.int64)
         if size > 1:
             offsets = np.arange(size) - size // 2
             xs = (xs[:, None, None] + offsets[None, :, None] + 0 * offsets[None, None, :]).ravel()
