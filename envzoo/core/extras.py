@@ -15,7 +15,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3"),
     "finance": ("skfolio", "arch"),
     "jax": ("jax",),
-    "docs": ("mkdocs", "material"),
+    "docs": ("mkdocs", "material", "PIL"),
+    "plot": ("matplotlib",),
     "test": ("pytest", "scipy"),
 }
 
