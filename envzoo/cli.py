@@ -450,13 +450,14 @@ def cmd_animate(args) -> int:
         policy = args.policy or _best_policy(entry, steps, args.seed)[0]
         env = _make_env(entry, None, {**_policy_env_kwargs(entry, policy, {}), "render_mode": "rgb_array"})
         try:
-            pictures = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, steps, args.frames)
+            pictures, played = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, steps, args.frames)
         finally:
             env.close()
         path = Path(args.out) / f"{entry.id.split('/', 1)[1]}.gif"
         size = write_gif(pictures, path, args.fps, args.scale)
-        _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": steps, "seed": args.seed})
-        print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {steps} steps, {size / 1024:.0f} kB",
+        _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": played, "seed": args.seed,
+                                                   "whole_episode": played < steps})
+        print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {played} steps, {size / 1024:.0f} kB",
               flush=True)
     return 0
 

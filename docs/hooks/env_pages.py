@@ -289,8 +289,9 @@ def _animation(entry) -> str:
         return f"*No animation yet: `python -m envzoo animate {entry.id}` writes it.*\n"
     index = folder / "index.yaml"
     what = (yaml.safe_load(index.read_text(encoding="utf-8")) if index.is_file() else {}).get(entry.id, {})
-    caption = (f"The first {what['steps']} steps of the episode of seed {what['seed']} under the reference "
-               f"policy `{what['policy']}` (`render_mode=\"rgb_array\"`)." if what else "")
+    shown = "The whole episode" if what.get("whole_episode") else f"The first {what.get('steps')} steps of the episode"
+    caption = (f"{shown} of seed {what['seed']} under the reference policy `{what['policy']}`, the one with the "
+               f"highest return over those steps (`render_mode=\"rgb_array\"`)." if what else "")
     return f"![{entry.id}](../animations/{name}.gif)\n\n{caption}\n"
 
 

@@ -11,10 +11,10 @@ import numpy as np
 from envzoo.core.policy import Policy
 
 
-def record(env, policy: Policy, seed: int, steps: int, frames: int) -> list[np.ndarray]:
+def record(env, policy: Policy, seed: int, steps: int, frames: int) -> tuple[list[np.ndarray], int]:
     """The frame after the reset and about ``frames`` more, evenly spread over the first ``steps``
     steps of the episode of ``seed`` (fewer where it ends earlier; its last step always), of an
-    env made with ``render_mode="rgb_array"``."""
+    env made with ``render_mode="rgb_array"``; and the number of steps played."""
     parallel = hasattr(env, "possible_agents")
     every = max(steps // frames, 1)
     policy.reset(seed)
@@ -26,7 +26,7 @@ def record(env, policy: Policy, seed: int, steps: int, frames: int) -> list[np.n
         done = not env.agents if parallel else bool(terminated or truncated)
         if step % every == 0 or done or step == steps:
             pictures.append(env.render())
-    return pictures
+    return pictures, step
 
 
 def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: float = 1.0) -> int:
