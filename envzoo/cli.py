@@ -414,23 +414,19 @@ ANIMATION_STEPS = 360  # at most this many steps of an episode per animation
 ANIMATIONS = Path("docs") / "animations"
 
 
-def _best_policy(entry: EnvEntry, steps: int, seed: int) -> tuple[str, dict]:
-    """The installed reference policy with the highest return over the animation's steps of the
-    episode of ``seed`` (a vector return summed in units of the entry's reward_scale), and the
-    returns of all."""
+def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> dict[str, tuple[float, int]]:
+    """Each policy's (return, steps played) over the first ``steps`` steps of the episode of
+    ``seed``, without rendering; a vector return is summed in units of the entry's reward_scale."""
     scale = np.asarray(entry.reward_scale if entry.reward_scale is not None else 1.0, dtype=np.float64)
-    scores = {}
-    for ref in entry.policies:
-        if ref.installed:
-            env = _make_env(entry, None, _policy_env_kwargs(entry, ref.name, {}))
-            try:
-                result = run_episode(env, envzoo.make_policy(entry.id, ref.name, env), seed, steps)
-            finally:
-                env.close()
-            scores[ref.name] = float(np.sum(np.asarray(result.episode_return) / scale))
-    if not scores:
-        raise EnvzooError(f"{entry.id} has no installed reference policy to animate")
-    return max(scores, key=scores.get), scores
+    runs = {}
+    for name in policies:
+        env = _make_env(entry, None, _policy_env_kwargs(entry, name, {}))
+        try:
+            result = run_episode(env, envzoo.make_policy(entry.id, name, env), seed, steps)
+        finally:
+            env.close()
+        runs[name] = (float(np.sum(np.asarray(result.episode_return) / scale)), result.length)
+    return runs
 
 
 def _note_animation(folder: Path, env_id: str, what: dict) -> None:
@@ -438,8 +434,8 @@ def _note_animation(folder: Path, env_id: str, what: dict) -> None:
     index = folder / "index.yaml"
     notes = yaml.safe_load(index.read_text(encoding="utf-8")) if index.is_file() else {}
     notes[env_id] = what
-    index.write_text("# What each GIF shows; written by `envzoo animate`.\n" + yaml.safe_dump(dict(sorted(notes.items()))),
-                     encoding="utf-8")
+    header = "# What each GIF shows; written by `envzoo animate`.\n"
+    index.write_text(header + yaml.safe_dump(dict(sorted(notes.items()))), encoding="utf-8")
 
 
 def cmd_animate(args) -> int:
@@ -447,14 +443,22 @@ def cmd_animate(args) -> int:
     for entry in entries:
         entry.require_extra()
         steps = min(entry.max_episode_steps or args.steps, args.steps)
-        policy = args.policy or _best_policy(entry, steps, args.seed)[0]
+        candidates = [args.policy] if args.policy else [ref.name for ref in entry.policies if ref.installed]
+        if not candidates:
+            raise EnvzooError(f"{entry.id} has no installed reference policy to animate")
+        runs = _clip_runs(entry, candidates, steps, args.seed)  # (the first run tells the clip's length too)
+        policy = max(runs, key=lambda name: runs[name][0])
+        played = runs[policy][1]
         env = _make_env(entry, None, {**_policy_env_kwargs(entry, policy, {}), "render_mode": "rgb_array"})
         try:
-            pictures, played = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, steps, args.frames)
+            pictures, _ = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, played, args.frames)
         finally:
             env.close()
         path = Path(args.out) / f"{entry.id.split('/', 1)[1]}.gif"
         size = write_gif(pictures, path, args.fps, args.scale)
+        while size > args.max_kb * 1024 and len(pictures) > 12:  # every other frame, the last kept
+            pictures = pictures[-1::-2][::-1]
+            size = write_gif(pictures, path, args.fps, args.scale)
         _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": played, "seed": args.seed,
                                                    "whole_episode": played < steps})
         print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {played} steps, {size / 1024:.0f} kB",
@@ -574,13 +578,15 @@ def build_parser() -> argparse.ArgumentParser:
     animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy (docs pages)")
     animate.add_argument("ids", nargs="*", help="envzoo ids (default: every installed one)")
     animate.add_argument("--out", default=str(ANIMATIONS), help=f"folder of the GIFs ({ANIMATIONS})")
-    animate.add_argument("--policy", help="this reference policy (default: the best return over the clip's steps)")
+    animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps)")
     animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
                          help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")
     animate.add_argument("--frames", type=_positive, default=40, help="frames, evenly spread over the steps (40)")
     animate.add_argument("--fps", type=_positive, default=6, help="frames per second of the GIF (6)")
     animate.add_argument("--scale", type=float, default=0.75, help="frame size relative to 600 x 400 (0.75)")
     animate.add_argument("--seed", type=int, default=0, help="seed of the episode (0)")
+    animate.add_argument("--max-kb", type=_positive, default=350,
+                         help="keep every other frame until the GIF is at most this many kB (350)")
     animate.set_defaults(run=cmd_animate)
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")

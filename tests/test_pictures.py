@@ -71,3 +71,19 @@ def test_tour_report_is_one_file_with_every_policy(capsys, tmp_path, monkeypatch
     assert "src=\"http" not in text and "href=" not in text  # nothing outside the file
     for ref in only["envzoo/MarketMakingAS-v1"].policies:
         assert f"<th>{ref.name}</th>" in text
+
+
+def test_record_video_writes_an_episode(tmp_path):
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(envzoo.make("envzoo/MarketMakingAS-v1", render_mode="rgb_array", max_episode_steps=12),
+                      str(tmp_path / "videos"), episode_trigger=lambda episode: True, disable_logger=True)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        done = terminated or truncated
+    env.close()
+    videos = list((tmp_path / "videos").glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000

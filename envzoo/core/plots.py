@@ -91,7 +91,8 @@ def report_html(title: str, sections: list[tuple[str, str, bytes, str]]) -> str:
         body.append(f"<h2>{html.escape(heading)}</h2><p>{html.escape(text)}</p>"
                     f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{image}">{table}')
     style = ("body{font-family:sans-serif;max-width:1400px;margin:2em auto}img{max-width:100%}"
-             "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+             "table{border-collapse:collapse;font-size:13px}"
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
