@@ -459,8 +459,9 @@ def cmd_animate(args) -> int:
         while size > args.max_kb * 1024 and len(pictures) > 12:  # every other frame, the last kept
             pictures = pictures[-1::-2][::-1]
             size = write_gif(pictures, path, args.fps, args.scale)
+        whole = played < steps or played == entry.max_episode_steps
         _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": played, "seed": args.seed,
-                                                   "whole_episode": played < steps})
+                                                   "whole_episode": whole})
         print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {played} steps, {size / 1024:.0f} kB",
               flush=True)
     return 0
