@@ -1,6 +1,7 @@
 """Frames per second of ``render_mode="rgb_array"`` (600 x 400), per registry id: each id is
 stepped ``--steps`` steps with random actions (its frame then holds that much history), then
-``render()`` is timed. ``--save DIR`` also writes the last frame of each id as a PNG (Pillow).
+``render()`` is timed: frames per second of wall time, and per second of this process's CPU
+time (what a frame costs where the machine is shared). ``--save DIR`` also writes the last frame of each id as a PNG (Pillow).
 
     python benchmarks/render_rate.py                       # every installed id
     python benchmarks/render_rate.py envzoo/Serverless-v1 --steps 300 --save /tmp/frames
@@ -20,7 +21,7 @@ def sample_actions(env):
     return env.action_space.sample()
 
 
-def frame_rate(env_id: str, steps: int, seconds: float, save: str | None) -> tuple[float, tuple]:
+def frame_rate(env_id: str, steps: int, seconds: float, save: str | None) -> tuple[float, float, tuple]:
     env = envzoo.make(env_id, render_mode="rgb_array")
     if hasattr(env, "possible_agents"):
         env.reset(seed=0)
@@ -35,11 +36,11 @@ def frame_rate(env_id: str, steps: int, seconds: float, save: str | None) -> tup
         if done:
             break
     frame = env.render()
-    count, start = 0, time.perf_counter()
+    count, start, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         env.render()
         count += 1
-    rate = count / (time.perf_counter() - start)
+    rate, cpu_rate = count / (time.perf_counter() - start), count / max(time.process_time() - cpu, 1e-9)
     if save:
         from pathlib import Path
 
@@ -48,7 +49,7 @@ def frame_rate(env_id: str, steps: int, seconds: float, save: str | None) -> tup
         Path(save).mkdir(parents=True, exist_ok=True)
         Image.fromarray(frame).save(Path(save) / (env_id.split("/")[-1] + ".png"))
     env.close()
-    return rate, frame.shape
+    return rate, cpu_rate, frame.shape
 
 
 def main() -> None:
@@ -59,10 +60,10 @@ def main() -> None:
     parser.add_argument("--save", help="write each id's frame to DIR/<Name>.png")
     args = parser.parse_args()
     ids = args.ids or [entry.id for entry in envzoo.list_envs(installed=True)]
-    print(f"{'id':<34} {'frames/s':>9}  frame")
+    print(f"{'id':<34} {'frames/s':>9} {'per CPU s':>9}  frame")
     for env_id in ids:
-        rate, shape = frame_rate(env_id, args.steps, args.seconds, args.save)
-        print(f"{env_id:<34} {rate:>9,.0f}  {'x'.join(map(str, shape))} uint8", flush=True)
+        rate, cpu_rate, shape = frame_rate(env_id, args.steps, args.seconds, args.save)
+        print(f"{env_id:<34} {rate:>9,.0f} {cpu_rate:>9,.0f}  {'x'.join(map(str, shape))} uint8", flush=True)
 
 
 if __name__ == "__main__":

@@ -87,12 +87,25 @@ class Canvas:
         xs, ys = np.asarray(xs, dtype=float).ravel(), np.asarray(ys, dtype=float).ravel()
         finite = np.isfinite(xs) & np.isfinite(ys)
         xs, ys = np.rint(xs[finite]).astype(np.int64), np.rint(ys[finite]).astype(np.int64)
-        if size > 1:
-            offsets = np.arange(size) - size // 2
-            xs = (xs[:, None, None] + offsets[None, :, None] + 0 * offsets[None, None, :]).ravel()
-            ys = (ys[:, None, None] + 0 * offsets[None, :, None] + offsets[None, None, :]).ravel()
         keep = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
-        self.pixels[ys[keep], xs[keep]] = color
+        xs, ys = xs[keep], ys[keep]
+        if xs.size == 0:
+            return
+        if size == 1:
+            self.pixels[ys, xs] = color
+            return
+        # A mask of the points over their bounding box, widened by shifted copies: each pixel is
+        # painted once however many samples of a thick line fall on it.
+        low = size // 2
+        left, top = max(xs.min() - low, 0), max(ys.min() - low, 0)
+        right, bottom = min(xs.max() - low + size, self.width), min(ys.max() - low + size, self.height)
+        hit = np.zeros((bottom - top + size, right - left + size), dtype=bool)
+        hit[ys - top + low, xs - left + low] = True
+        mask = np.zeros((bottom - top, right - left), dtype=bool)
+        for dy in range(size):
+            for dx in range(size):
+                mask |= hit[dy:dy + bottom - top, dx:dx + right - left]
+        self.pixels[top:bottom, left:right][mask] = color
 
     def polyline(self, xs, ys, color, width: int = 1) -> None:
         """Straight segments through the points (NaN points are skipped with their segments)."""
