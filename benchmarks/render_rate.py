@@ -1,7 +1,8 @@
 """Frames per second of ``render_mode="rgb_array"`` (600 x 400), per registry id: each id is
 stepped ``--steps`` steps with random actions (its frame then holds that much history), then
 ``render()`` is timed: frames per second of wall time, and per second of this process's CPU
-time (what a frame costs where the machine is shared). ``--save DIR`` also writes the last frame of each id as a PNG (Pillow).
+time (what a frame costs where the machine is shared). ``--save DIR`` also writes the last
+frame of each id as a PNG (Pillow).
 
     python benchmarks/render_rate.py                       # every installed id
     python benchmarks/render_rate.py envzoo/Serverless-v1 --steps 300 --save /tmp/frames

@@ -26,8 +26,8 @@ def _blocks(canvas: Canvas, box, counts_colors, size: int = 9) -> None:
     for count, color in counts_colors:
         i = np.arange(first, min(first + int(count), slots))
         centre = (size - 1) / 2  # (points draws a square of `size` pixels around each centre)
-        canvas.points(x0 + 3 + (i % per_row) * (size + 2) + centre, y1 - 3 - size - (i // per_row) * (size + 2) + centre,
-                      color, size)
+        xs = x0 + 3 + (i % per_row) * (size + 2) + centre
+        canvas.points(xs, y1 - 3 - size - (i // per_row) * (size + 2) + centre, color, size)
         first += i.size
 
 
