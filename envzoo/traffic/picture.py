@@ -12,6 +12,7 @@ import numpy as np
 from envzoo.core.draw import BLACK, BLUE, CYCLE, GREEN, RED, Canvas
 
 MAP = (8, 24, 392, 392)
+LEVELS = 8  # lane colours: queue levels from empty to full
 #: A lane's colour from empty (grey) through half full (orange) to full of halted vehicles (red).
 QUEUE_COLORS = np.array([(170, 170, 170), (255, 160, 30), (215, 25, 30)], dtype=float)
 SIGNAL_COLORS = {"G": GREEN, "g": (120, 200, 120), "y": (240, 200, 0), "Y": (240, 200, 0), "r": RED, "R": RED,
@@ -65,11 +66,19 @@ def draw(canvas: Canvas, snapshots: list[dict], geometry: Geometry, lights: list
     now = snapshots[-1]
     canvas.text(8, 6, f"T {now['time']:.0f}S  HALTED {now['halting'].sum():.0f}", scale=2)
     canvas.panel(MAP)
-    for shape, fill in zip(geometry.lanes, now["fill"]):
-        canvas.polyline(shape[:, 0], shape[:, 1], lane_color(fill), 3 if fill > 0.05 else 2)
-    for links, state in zip(geometry.links, now["signals"]):
-        for (x, y), signal in zip(links, state):
-            canvas.rect((x - 2, y - 2, x + 3, y + 3), SIGNAL_COLORS.get(signal, BLACK))
+    # Lanes of one queue level (of LEVELS) in one call, their shapes separated by NaN points.
+    levels = np.minimum((np.clip(now["fill"], 0.0, 1.0) * LEVELS).astype(int), LEVELS - 1)
+    for level in np.unique(levels):
+        shapes = [np.vstack([geometry.lanes[i], [np.nan, np.nan]]) for i in np.flatnonzero(levels == level)]
+        points = np.vstack(shapes)
+        canvas.polyline(points[:, 0], points[:, 1], lane_color(level / (LEVELS - 1)), 3 if level else 2)
+    # Each signal link's state (SUMO's letters, one per link) at the end of its incoming lane.
+    pairs = [(links[:len(state)], list(state[:len(links)])) for links, state in zip(geometry.links, now["signals"])]
+    spots = np.vstack([links for links, _ in pairs])
+    signals = np.array([signal for _, state in pairs for signal in state])
+    for signal in np.unique(signals):
+        where = spots[signals == signal]
+        canvas.points(where[:, 0], where[:, 1], SIGNAL_COLORS.get(str(signal), BLACK), 5)
     box = (404, 42, 592, 200)
     canvas.panel(box, "HALTED")
     total = np.array([s["halting"].sum() for s in snapshots])
