@@ -101,10 +101,12 @@ class Canvas:
         right, bottom = min(xs.max() - low + size, self.width), min(ys.max() - low + size, self.height)
         hit = np.zeros((bottom - top + size, right - left + size), dtype=bool)
         hit[ys - top + low, xs - left + low] = True
+        rows = np.zeros((hit.shape[0], right - left), dtype=bool)
+        for dx in range(size):  # widen along x, then along y: the square, in 2 * size steps
+            rows |= hit[:, dx:dx + right - left]
         mask = np.zeros((bottom - top, right - left), dtype=bool)
         for dy in range(size):
-            for dx in range(size):
-                mask |= hit[dy:dy + bottom - top, dx:dx + right - left]
+            mask |= rows[dy:dy + bottom - top]
         self.pixels[top:bottom, left:right][mask] = color
 
     def polyline(self, xs, ys, color, width: int = 1) -> None:
