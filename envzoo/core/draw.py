@@ -248,12 +248,19 @@ def stacked_columns(canvas: Canvas, box, fractions, colors=CYCLE, length: int | 
     fractions = np.clip(np.nan_to_num(np.asarray(fractions, dtype=float)), 0.0, None)
     if fractions.size == 0:
         return
-    x0, y0, x1, y1 = box
-    n = max(length or len(fractions), 1)
-    edges = np.rint(x0 + 1 + np.arange(len(fractions) + 1) * (x1 - x0 - 2) / n).astype(np.int64)
-    tops = np.rint(y1 - 1 - np.cumsum(fractions, axis=1) * (y1 - y0 - 2)).astype(np.int64)
-    bottoms = np.concatenate([np.full((len(fractions), 1), y1 - 1), tops[:, :-1]], axis=1)
-    for k in range(fractions.shape[1]):
-        color = colors[k % len(colors)]
-        for i in np.flatnonzero(bottoms[:, k] > tops[:, k]):
-            canvas.pixels[max(tops[i, k], y0):bottoms[i, k], edges[i]:max(edges[i + 1], edges[i] + 1)] = color
+    x0, y0, x1, y1 = (int(v) for v in box)
+    n, k = max(length or len(fractions), 1), fractions.shape[1]
+    # Which time step each pixel column shows (-1: none yet), and each band's top pixel row.
+    step = np.floor((np.arange(x0 + 1, x1 - 1) - x0 - 1) * n / (x1 - x0 - 2)).astype(np.int64)
+    step[step >= len(fractions)] = -1
+    tops = np.rint(y1 - 1 - np.cumsum(fractions, axis=1) * (y1 - y0 - 2)).astype(np.int64)  # (T, K) pixel rows
+    # A pixel row r lies in the first band whose top is at or above it (k: above every band), so
+    # its band is k minus the tops at or above r: a running count of the tops down the rows.
+    height = y1 - y0 - 2
+    marks = np.zeros((height + 1, len(fractions)), dtype=np.int64)
+    np.add.at(marks, (np.clip(tops - y0 - 1, 0, height), np.arange(len(fractions))[:, None]), 1)
+    band = k - np.cumsum(marks, axis=0)[:height][:, np.maximum(step, 0)]
+    palette = np.array([colors[j % len(colors)] for j in range(k)], dtype=np.uint8)
+    inside = (band < k) & (step >= 0)[None, :]
+    region = canvas.pixels[y0 + 1:y1 - 1, x0 + 1:x1 - 1]
+    region[inside] = palette[band[inside]]
