@@ -30,19 +30,9 @@ from envzoo.orbital import picture
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import norm3, orbit_elements_of, vector_of, wrap_angle
 from envzoo.orbital.params import (
-    DISCRETE_ACTIONS,
-    RETURN_TO_SLOT,
-    CollisionAvoidanceParams,
-    ConjunctionParams,
-    make_params,
+    DISCRETE_ACTIONS, RETURN_TO_SLOT, CollisionAvoidanceParams, ConjunctionParams, make_params,
 )
-from envzoo.orbital.sim import (
-    CollisionAvoidanceSim,
-    ConstellationSim,
-    new_scratch,
-    row_done,
-    step_row,
-)
+from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim, new_scratch, row_done, step_row
 
 #: Observation columns of the primary and the episode, in order (units in brackets).
 OWN_COLUMNS = ("altitude_km", "eccentricity", "inclination_rad", "raan_rad", "argument_of_latitude_rad",

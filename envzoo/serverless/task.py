@@ -16,30 +16,10 @@ from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.serverless import picture
-from envzoo.serverless.params import (
-    ClusterParams,
-    ServerlessParams,
-    make_cluster_params,
-    make_params,
-)
-from envzoo.serverless.sim import (
-    ADMITTED,
-    ARRIVED,
-    COMPLETED,
-    DENIED_POD_SECONDS,
-    DESIRED_END,
-    IN_SERVICE_END,
-    METRICS,
-    PANIC_END,
-    POD_SECONDS,
-    QUEUE_END,
-    READY_END,
-    REJECTED,
-    REQUEST_SECONDS,
-    STARTING_END,
-    STATS,
-    ServerlessSim,
-)
+from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
+from envzoo.serverless.sim import (ADMITTED, ARRIVED, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END,
+                                   METRICS, PANIC_END, POD_SECONDS, QUEUE_END, READY_END, REJECTED,
+                                   REQUEST_SECONDS, STARTING_END, STATS, ServerlessSim)
 
 #: Observation features of one function, in order (see the env docstrings for units).
 FEATURES = (

@@ -13,21 +13,8 @@ from envzoo.core.contract import Task, Transition
 from envzoo.finance.prices import episode_starts
 from envzoo.trading import picture
 from envzoo.trading.params import TradingParams, make_params
-from envzoo.trading.sim import (
-    COST,
-    COSTS,
-    EQUITY,
-    METRIC_NAMES,
-    NEGATIVE_COST,
-    NEW_BAR,
-    NEW_EQUITY,
-    NEW_POSITION,
-    POSITION,
-    REWARD,
-    TERMINATED,
-    TRUNCATED,
-    TradingSim,
-)
+from envzoo.trading.sim import (COST, COSTS, EQUITY, METRIC_NAMES, NEGATIVE_COST, NEW_BAR, NEW_EQUITY, NEW_POSITION, POSITION,
+                                REWARD, TERMINATED, TRUNCATED, TradingSim)
 
 #: Bounds of the vector reward: the return, −(log return)² <= 0, −cost in (−1, 0].
 REWARD_SPACE = spaces.Box(np.array([-np.inf, -np.inf, -1.0], np.float32), np.array([np.inf, 0.0, 0.0], np.float32),

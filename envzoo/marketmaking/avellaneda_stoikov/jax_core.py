@@ -15,12 +15,7 @@ import jax.numpy as jnp
 from envzoo.core import jax_rng
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.finance.jax_performance import sharpe_ratio, welford_step
-from envzoo.marketmaking.avellaneda_stoikov.task import (
-    MAX_UTILITY_EXPONENT,
-    ASTask,
-    action_space,
-    observation_space,
-)
+from envzoo.marketmaking.avellaneda_stoikov.task import MAX_UTILITY_EXPONENT, ASTask, action_space, observation_space
 
 
 class ASNumbers(NamedTuple):

@@ -100,11 +100,6 @@ from envzoo.marketmaking.accounting import (
     BUY,
     CASH,
     INVENTORY,
-    MARK_EQUITY,
-    MARK_FEES,
-    MARK_INVENTORY,
-    MARK_REALIZED,
-    MARK_SPREAD,
     N_ACCOUNT_FIELDS,
     N_STEP_FIELDS,
     PRICE_TOLERANCE,
@@ -117,17 +112,14 @@ from envzoo.marketmaking.accounting import (
     STEP_FEES,
     STEP_INVENTORY,
     STEP_INVENTORY_PREV,
-    STEP_MAKER_BOUGHT,
     STEP_MAKER_BUY,
     STEP_MAKER_SELL,
-    STEP_MAKER_SOLD,
     STEP_MID,
     STEP_MID_PREV,
     STEP_ORDER_SIZE,
     STEP_REALIZED,
     STEP_SPREAD_CAPTURED,
     STEP_START,
-    STEP_TAKEN,
     STEP_TAKER,
     STEP_TERMINAL,
     STEP_TERMINAL_INVENTORY,
@@ -140,8 +132,10 @@ from envzoo.marketmaking.accounting import (
     on_grid,
 )
 from envzoo.marketmaking.accounting import FEES as ACCOUNT_FEES
+from envzoo.marketmaking.accounting import MARK_EQUITY, MARK_FEES, MARK_INVENTORY, MARK_REALIZED, MARK_SPREAD
 from envzoo.marketmaking.accounting import REALIZED as ACCOUNT_REALIZED
 from envzoo.marketmaking.accounting import SPREAD_CAPTURED as ACCOUNT_SPREAD
+from envzoo.marketmaking.accounting import STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN
 from envzoo.marketmaking.lob.params import ExecutionConfig
 
 #: Sign of the order of each side: 0 is the bid (BUY), 1 the ask (SELL). Float, as it mostly

@@ -19,17 +19,8 @@ from envzoo.marketmaking.lob.data.exchanges import (
 from envzoo.marketmaking.lob.data.lobster import load_lobster
 from envzoo.marketmaking.lob.data.store import ColumnWriter, load_stream, output_dir
 from envzoo.marketmaking.lob.data.streams import PathLike, Trades
-from envzoo.marketmaking.lob.data.tables import (
-    INVALID,
-    as_path_list,
-    check_choice,
-    describe,
-)
-from envzoo.marketmaking.lob.data.tardis import (
-    load_tardis_incremental,
-    load_tardis_snapshots,
-    load_tardis_trades,
-)
+from envzoo.marketmaking.lob.data.tables import INVALID, as_path_list, check_choice, describe
+from envzoo.marketmaking.lob.data.tardis import load_tardis_incremental, load_tardis_snapshots, load_tardis_trades
 from envzoo.marketmaking.lob.stream import LobStream
 
 FORMATS = ("tardis-snapshot", "tardis-incremental", "lobster", "binance-book-ticker", "bitmex-quotes", "stream")

@@ -5,18 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from envzoo.finance.table_checks import (
-    NANOSECONDS_PER_UNIT,
-    cell_error,
-    epoch_unit,
-    numeric_column,
-)
-from envzoo.marketmaking.lob.data.streams import (
-    Paths,
-    Trades,
-    concat_trades,
-    with_trades,
-)
+from envzoo.finance.table_checks import NANOSECONDS_PER_UNIT, cell_error, epoch_unit, numeric_column
+from envzoo.marketmaking.lob.data.streams import Paths, Trades, concat_trades, with_trades
 from envzoo.marketmaking.lob.data.tables import (
     INVALID,
     as_path_list,

@@ -10,13 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from envzoo.core.errors import DataFormatError
-from envzoo.marketmaking.lob.data.streams import (
-    BOOK_ARRAYS,
-    DTYPES,
-    TRADE_ARRAYS,
-    PathLike,
-    Trades,
-)
+from envzoo.marketmaking.lob.data.streams import BOOK_ARRAYS, DTYPES, TRADE_ARRAYS, PathLike, Trades
 from envzoo.marketmaking.lob.stream import LobStream
 
 FORMAT_NAME = "envzoo-lob"

@@ -10,12 +10,7 @@ import numpy as np
 
 from envzoo.core.errors import DataFormatError
 from envzoo.finance.table_checks import cell_error, numeric_column
-from envzoo.marketmaking.lob.data.streams import (
-    Paths,
-    Trades,
-    concat_trades,
-    with_trades,
-)
+from envzoo.marketmaking.lob.data.streams import Paths, Trades, concat_trades, with_trades
 from envzoo.marketmaking.lob.data.tables import (
     INVALID,
     as_path_list,
