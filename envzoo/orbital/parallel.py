@@ -86,5 +86,6 @@ class ConstellationEnv(TaskParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "envzoo/Constellation-v1", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "envzoo/Constellation-v1", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = ConstellationTask

@@ -26,6 +26,7 @@ from envzoo.core.arguments import forwards_to
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.orbital import picture
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import norm3, orbit_elements_of, vector_of, wrap_angle
 from envzoo.orbital.params import (
@@ -420,6 +421,13 @@ class CollisionAvoidanceTask(_Outcomes, Task):
                          f"{np.linalg.norm(view['relative_rtn'][row, k]):7.0f}m pc={view['pc'][row, k]:.1e}")
         return " | ".join(parts) + "\n"
 
+    def snapshot(self, row: int = 0) -> dict:
+        return picture.snapshot(self.sim.time[row], self.sim.view, [row], self.sim.delta_v_used)
+
+    def draw(self, canvas, snapshots) -> None:
+        p = self.params
+        picture.draw(canvas, snapshots, p.hard_body_radius_m, p.n_steps)
+
 
 @dataclass(frozen=True)
 class ConstellationParams:
@@ -516,3 +524,10 @@ class ConstellationTask(_Outcomes, AgentsTask):
             lines.append(f"  {agent}: slot {np.linalg.norm(sim.view['deviation'][i, :3]):7.0f}m "
                          f"dv={sim.delta_v_used[i]:.2f}m/s max debris pc={sim.view['pc'][i].max():.1e}")
         return "\n".join(lines) + "\n"
+
+    def snapshot(self, row=None) -> dict:
+        return picture.snapshot(self.sim.time[0], self.sim.view, np.arange(len(self.agents)), self.sim.delta_v_used)
+
+    def draw(self, canvas, snapshots) -> None:
+        p = self.params.avoidance
+        picture.draw(canvas, snapshots, p.hard_body_radius_m, p.n_steps)

@@ -31,5 +31,5 @@ class PortfolioMOEnv(TaskMOEnv):
     - v0: initial version. Later, as ``Portfolio-v1``'s: a compiled book and running metrics.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     task_class = PortfolioTask

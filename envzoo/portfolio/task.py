@@ -12,6 +12,7 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.finance.performance import RunningPerformance
 from envzoo.finance.rewards import DifferentialSharpe, RollingWindow
+from envzoo.portfolio import picture
 from envzoo.portfolio.params import PortfolioParams, make_params
 from envzoo.portfolio.sim import PortfolioSim
 
@@ -169,3 +170,12 @@ class PortfolioTask(Task):
         weights = " ".join(f"{n}={w:.2f}" for n, w in zip(["cash", *names], sim.book.holdings[row]) if abs(w) >= 0.005)
         date = str(panel.times[sim.t[row]])[:16]
         return f"{date} value={sim.book.value[row]:.4f} {weights}\n"
+
+    def snapshot(self, row: int = 0) -> dict:
+        sim = self.sim
+        return {"close": self.current_close(row).copy(), "weights": sim.book.holdings[row].copy(),
+                "value": float(sim.book.value[row]), "date": str(self.params.panel.times[sim.t[row]])[:10],
+                "names": [self.params.panel.assets[i] for i in sim.assets[row]]}
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots, snapshots[-1]["names"], self.params.episode_steps)

@@ -116,5 +116,5 @@ class ServerlessEnv(TaskEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     task_class = ServerlessTask

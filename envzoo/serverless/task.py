@@ -15,6 +15,7 @@ from gymnasium import spaces
 from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.serverless import picture
 from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
 from envzoo.serverless.sim import (ADMITTED, ARRIVED, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END,
                                    METRICS, PANIC_END, POD_SECONDS, QUEUE_END, READY_END, REJECTED,
@@ -112,6 +113,12 @@ class ServerlessTask(_ServiceTask, Task):
                 f"queue={int(s[QUEUE_END])} serving={int(s[IN_SERVICE_END])} "
                 f"latency={latency:.3f}s\n")
 
+    def snapshot(self, row: int = 0) -> dict:
+        return picture.snapshot(self.sim.time[row], self.stats[row], self.level_values[self.level_index[row]], None)
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots)
+
 
 class ClusterTask(_ServiceTask, AgentsTask):
     """The functions of one cluster of finite capacity, one agent each (``ServerlessCluster-v1``)."""
@@ -167,6 +174,13 @@ class ClusterTask(_ServiceTask, AgentsTask):
             lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s[i, READY_END])}+"
                          f"{int(s[i, STARTING_END])} queue={int(s[i, QUEUE_END])} serving={int(s[i, IN_SERVICE_END])}")
         return "\n".join(lines) + "\n"
+
+    def snapshot(self, row=None) -> dict:
+        return picture.snapshot(self.sim.time[0], self.stats[0], self.level_values[self.level_index[0]],
+                                self.service.sim.cluster_pods)
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots)
 
 
 def reset_stats(sim: ServerlessSim) -> np.ndarray:

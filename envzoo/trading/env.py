@@ -147,5 +147,5 @@ class TradingEnv(TaskEnv):
       rewards, costs and the final metrics were otherwise unchanged, so the id kept its version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     task_class = TradingTask

@@ -39,5 +39,5 @@ class TradingMOEnv(TaskMOEnv):
       with an episode's last step only.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     task_class = TradingTask

@@ -11,6 +11,7 @@ from gymnasium import spaces
 from envzoo.core import rng
 from envzoo.core.contract import Task, Transition
 from envzoo.finance.prices import episode_starts
+from envzoo.trading import picture
 from envzoo.trading.params import TradingParams, make_params
 from envzoo.trading.sim import (COST, COSTS, EQUITY, METRIC_NAMES, NEGATIVE_COST, NEW_BAR, NEW_EQUITY, NEW_POSITION, POSITION,
                                 REWARD, TERMINATED, TRUNCATED, TradingSim)
@@ -97,3 +98,12 @@ class TradingTask(Task):
         p, t, state = self.params, self.sim.t[row], self.sim.state[row]
         return (f"{p.dates[t]} {p.asset} close={p.closes[t]:.2f} position={state[POSITION]:+.2f} "
                 f"equity={state[EQUITY]:.4f} costs={state[COSTS]:.5f}\n")
+
+    def snapshot(self, row: int = 0) -> dict:
+        p, t, state = self.params, self.sim.t[row], self.sim.state[row]
+        return {"close": float(p.closes[t]), "position": float(state[POSITION]), "equity": float(state[EQUITY]),
+                "date": str(p.dates[t])[:10]}
+
+    def draw(self, canvas, snapshots) -> None:
+        p = self.params
+        picture.draw(canvas, snapshots, p.asset, p.episode_steps, tuple(p.positions))

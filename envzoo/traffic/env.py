@@ -111,5 +111,5 @@ class TrafficRegionEnv(TaskEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     task_class = RegionTask

@@ -55,5 +55,5 @@ class TrafficGridMOEnv(TaskMOEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     task_class = CentralTask

@@ -104,5 +104,6 @@ class TrafficGridEnv(TaskParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "traffic_grid_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "traffic_grid_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = GridTask

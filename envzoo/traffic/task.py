@@ -21,7 +21,7 @@ from gymnasium import spaces
 
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.spaces import check_box_action
-from envzoo.traffic import features, probes
+from envzoo.traffic import features, picture, probes
 from envzoo.traffic.params import (
     GridParams, RegionParams, TrafficParams, make_central_params, make_grid_params, make_region_params,
 )
@@ -52,6 +52,7 @@ class _Replayed:
 
     def _set_up_episodes(self) -> None:
         self.episode: tuple[tuple[int, ...], list] | None = None  # (seeds, actions so far)
+        self._geometry: picture.Geometry | None = None  # the network's picture, read at the first frame
 
     def _record(self, action) -> None:
         self.episode[1].append(np.array(action))
@@ -59,6 +60,16 @@ class _Replayed:
     def close(self) -> None:
         self.sim.close()
         self.episode = None
+
+    def snapshot(self, row=None) -> dict:
+        return picture.snapshot(self.sim)
+
+    def draw(self, canvas, snapshots) -> None:
+        sim = self.sim
+        if self._geometry is None:
+            self._geometry = picture.Geometry.of(sim.scenario.net_file, sim.network, list(sim.intersections.values()))
+        steps = (sim.scenario.end - sim.scenario.begin) / sim.timing.delta
+        picture.draw(canvas, snapshots, self._geometry, sim.lights, int(steps) + 1)
 
     def __getstate__(self):
         arguments = (self.params,) if isinstance(self, AgentsTask) else (self.params, self.batch)

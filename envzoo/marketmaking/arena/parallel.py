@@ -156,5 +156,6 @@ class MarketMakingArenaEnv(TaskParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "market_making_arena_v1", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "market_making_arena_v1", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = ArenaTask

@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Transition
+from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
     AVERAGE_PRICE,
     BUY,
@@ -188,3 +189,25 @@ class ArenaTask(AgentsTask):
                               for name, side in (("bid", BUY), ("ask", SELL)))
             lines.append(f"  {agent}: inv={inventory[m]:+.4g} {quotes} pnl={pnl[m]:+.6g}")
         return "\n".join(lines) + "\n"
+
+    def snapshot(self, row=None) -> dict:
+        p, market = self.params, self.market
+        book, last = market.book, market.flow.last
+        levels = np.arange(p.depth_levels)
+        sides = []
+        for side, direction in ((BUY, -1), (SELL, 1)):
+            best = book.best(side)
+            ticks = (last[side] if best is None else best) + direction * levels  # (no update of the flow's last)
+            sides += [ticks * p.tick_size, np.array([book.depth(side, int(tick)) for tick in ticks], dtype=float)]
+        quotes = np.full((p.n_makers, 2), np.nan)
+        for m in range(p.n_makers):
+            for s, side in enumerate((BUY, SELL)):
+                order = market.live_order(m, side)
+                if order is not None:
+                    quotes[m, s] = book.order(order).tick * p.tick_size
+        session = f"/{p.max_cycles}" if p.max_cycles is not None else ""
+        return picture.snapshot(f"STEP {market.steps}{session}", market.mid, quotes, market.accounting.inventory,
+                                market.pnl(), sides)
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots, self.params.max_cycles)

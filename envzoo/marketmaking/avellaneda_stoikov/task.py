@@ -10,6 +10,7 @@ from gymnasium import spaces
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.finance.performance import sharpe_ratio
+from envzoo.marketmaking import picture
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams, make_params
 from envzoo.marketmaking.avellaneda_stoikov.sim import ASSim
 
@@ -101,3 +102,14 @@ class ASTask(Task):
         return (f"t={sim.step[row] * p.dt:.3f}/{p.terminal_time:g} mid={sim.mid[row]:.3f} depths bid={bid:.3f} "
                 f"ask={ask:.3f} q={sim.inventory[row]:+.0f} pnl={sim.pnl()[row]:+.3f} "
                 f"fills bid={sim.bid_fills[row]:.0f} ask={sim.ask_fills[row]:.0f}\n")
+
+    def snapshot(self, row: int = 0) -> dict:
+        sim, p = self.sim, self.params
+        mid = sim.mid[row]
+        bid, ask = self.last_depths[row]
+        quotes = [mid - bid, mid + ask] if sim.step[row] > 0 else [np.nan, np.nan]  # none before the first step
+        return picture.snapshot(f"T {sim.step[row] * p.dt:.3f}/{p.terminal_time:g}", mid, quotes,
+                                sim.inventory[row], sim.pnl()[row])
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots, self.params.n_steps + 1)

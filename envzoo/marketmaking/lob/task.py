@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.contract import Task, Transition
+from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
     AVERAGE_PRICE,
     CASH,
@@ -41,6 +42,10 @@ from envzoo.marketmaking.accounting import (
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
 from envzoo.marketmaking.lob.sim import (
     ACTIVE,
+    ASK_PRICE,
+    ASK_SIZE,
+    BID_PRICE,
+    BID_SIZE,
     INITIAL_CASH,
     MAX_INVENTORY,
     MID,
@@ -294,3 +299,15 @@ class MarketMakingTask(Task):
             for c, name in enumerate(("bid", "ask")))
         return (f"{when} mid={core.mid[row]:.6g} inv={a.inventory[row]:+.4g} {orders} "
                 f"pnl={self.pnl()[row]:+.6g}\n")
+
+    def snapshot(self, row: int = 0) -> dict:
+        core = self.core
+        when = np.datetime64(int(core.time[row]), "ns").astype("datetime64[s]")
+        quotes = np.where(core.active[row], core.price[row], np.nan)
+        now, tape = core.now[row], core.tape
+        book = tuple(tape[column][now].copy() for column in (BID_PRICE, BID_SIZE, ASK_PRICE, ASK_SIZE))
+        return picture.snapshot(str(when).replace("T", " "), core.mid[row], quotes,
+                                core.accounting.inventory[row], self.pnl()[row], book)
+
+    def draw(self, canvas, snapshots) -> None:
+        picture.draw(canvas, snapshots)

@@ -1,0 +1,266 @@
+"""Drawing for ``render_mode="rgb_array"``: a :class:`Canvas` of H x W x 3 uint8 pixels with the
+few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, a tiny bitmap
+font, time series and bar panels), in plain numpy: no window, no plotting library, fast enough to
+record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
+
+Coordinates are pixels, x to the right and y downwards from the top-left corner; shapes are
+clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1, y0 <= y < y1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WIDTH, HEIGHT = 600, 400  # every domain's frame
+
+WHITE = (255, 255, 255)
+BLACK = (20, 20, 20)
+GREY = (150, 150, 150)
+LIGHT = (225, 225, 225)
+BLUE = (31, 119, 180)
+ORANGE = (255, 127, 14)
+GREEN = (44, 160, 44)
+RED = (214, 39, 40)
+PURPLE = (148, 103, 189)
+BROWN = (140, 86, 75)
+PINK = (227, 119, 194)
+OLIVE = (188, 189, 34)
+CYAN = (23, 190, 207)
+#: Colours of the series of one chart, in order (those of matplotlib's default cycle).
+CYCLE = (BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK, OLIVE, CYAN, GREY)
+
+# A 3 x 5 bitmap font: five rows of three pixels per character, top row first.
+_GLYPHS = {
+    "0": "111 101 101 101 111", "1": "010 110 010 010 111", "2": "111 001 111 100 111",
+    "3": "111 001 111 001 111", "4": "101 101 111 001 001", "5": "111 100 111 001 111",
+    "6": "111 100 111 101 111", "7": "111 001 001 001 001", "8": "111 101 111 101 111",
+    "9": "111 101 111 001 111", "A": "010 101 111 101 101", "B": "110 101 110 101 110",
+    "C": "011 100 100 100 011", "D": "110 101 101 101 110", "E": "111 100 110 100 111",
+    "F": "111 100 110 100 100", "G": "011 100 101 101 011", "H": "101 101 111 101 101",
+    "I": "111 010 010 010 111", "J": "001 001 001 101 010", "K": "101 101 110 101 101",
+    "L": "100 100 100 100 111", "M": "101 111 111 101 101", "N": "110 101 101 101 101",
+    "O": "010 101 101 101 010", "P": "110 101 110 100 100", "Q": "010 101 101 110 011",
+    "R": "110 101 110 101 101", "S": "011 100 010 001 110", "T": "111 010 010 010 010",
+    "U": "101 101 101 101 111", "V": "101 101 101 101 010", "W": "101 101 111 111 101",
+    "X": "101 101 010 101 101", "Y": "101 101 010 010 010", "Z": "111 001 010 100 111",
+    ".": "000 000 000 000 010", "-": "000 000 111 000 000", "+": "000 010 111 010 000",
+    ":": "000 010 000 010 000", "/": "001 001 010 100 100", "%": "101 001 010 100 101",
+    "=": "000 111 000 111 000", "_": "000 000 000 000 111", "(": "010 100 100 100 010",
+    ")": "010 001 001 001 010", " ": "000 000 000 000 000", ",": "000 000 000 010 100",
+}
+_FONT = {char: np.array([[bit == "1" for bit in row] for row in rows.split()]) for char, rows in _GLYPHS.items()}
+_SCALED: dict[tuple[str, int], np.ndarray] = {}  # (char, scale): the glyph's pixels, made once
+_BLANK: dict[tuple, np.ndarray] = {}  # (height, width, background): a blank frame to copy
+
+
+def _glyph(char: str, scale: int) -> np.ndarray:
+    if (char, scale) not in _SCALED:
+        _SCALED[char, scale] = np.kron(_FONT.get(char, _FONT["_"]), np.ones((scale, scale), dtype=bool))
+    return _SCALED[char, scale]
+
+
+class Canvas:
+    """An H x W x 3 uint8 picture (:attr:`pixels`) to draw on."""
+
+    def __init__(self, width: int = WIDTH, height: int = HEIGHT, background=WHITE):
+        self.width, self.height = int(width), int(height)
+        key = (self.height, self.width, tuple(background))
+        if key not in _BLANK:
+            _BLANK[key] = np.empty((self.height, self.width, 3), dtype=np.uint8)
+            _BLANK[key][:] = background
+        self.pixels = _BLANK[key].copy()
+
+    # ------------------------------------------------------------------ shapes
+    def rect(self, box, color) -> None:
+        """Fill ``box`` (float corners are rounded)."""
+        x0, y0, x1, y1 = (int(round(v)) for v in box)
+        x0, x1 = sorted((x0, x1))
+        y0, y1 = sorted((y0, y1))
+        self.pixels[max(y0, 0):max(min(y1, self.height), 0), max(x0, 0):max(min(x1, self.width), 0)] = color
+
+    def outline(self, box, color) -> None:
+        x0, y0, x1, y1 = box
+        self.polyline([x0, x1 - 1, x1 - 1, x0, x0], [y0, y0, y1 - 1, y1 - 1, y0], color)
+
+    def points(self, xs, ys, color, size: int = 1) -> None:
+        """Squares of ``size`` pixels centred on the points (NaN points are skipped)."""
+        xs, ys = np.asarray(xs, dtype=float).ravel(), np.asarray(ys, dtype=float).ravel()
+        finite = np.isfinite(xs) & np.isfinite(ys)
+        xs, ys = np.rint(xs[finite]).astype(np.int64), np.rint(ys[finite]).astype(np.int64)
+        keep = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        xs, ys = xs[keep], ys[keep]
+        if xs.size == 0:
+            return
+        if size == 1:
+            self.pixels[ys, xs] = color
+            return
+        # A mask of the points over their bounding box, widened by shifted copies: each pixel is
+        # painted once however many samples of a thick line fall on it.
+        low = size // 2
+        left, top = max(xs.min() - low, 0), max(ys.min() - low, 0)
+        right, bottom = min(xs.max() - low + size, self.width), min(ys.max() - low + size, self.height)
+        hit = np.zeros((bottom - top + size, right - left + size), dtype=bool)
+        hit[ys - top + low, xs - left + low] = True
+        rows = np.zeros((hit.shape[0], right - left), dtype=bool)
+        for dx in range(size):  # widen along x, then along y: the square, in 2 * size steps
+            rows |= hit[:, dx:dx + right - left]
+        mask = np.zeros((bottom - top, right - left), dtype=bool)
+        for dy in range(size):
+            mask |= rows[dy:dy + bottom - top]
+        self.pixels[top:bottom, left:right][mask] = color
+
+    def polyline(self, xs, ys, color, width: int = 1) -> None:
+        """Straight segments through the points (NaN points are skipped with their segments)."""
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        if xs.size == 0:
+            return
+        if xs.size == 1:
+            self.points(xs, ys, color, width)
+            return
+        x0, y0, x1, y1 = xs[:-1], ys[:-1], xs[1:], ys[1:]
+        good = np.isfinite(x0) & np.isfinite(y0) & np.isfinite(x1) & np.isfinite(y1)
+        x0, y0, x1, y1 = x0[good], y0[good], x1[good], y1[good]
+        if x0.size == 0:
+            return
+        # Each segment sampled once per pixel of its longer side, all segments in one array.
+        lengths = np.minimum(np.ceil(np.maximum(np.abs(x1 - x0), np.abs(y1 - y0))), 4 * (self.width + self.height))
+        counts = lengths.astype(np.int64) + 1
+        segment = np.repeat(np.arange(x0.size), counts)
+        start = np.repeat(np.cumsum(counts) - counts, counts)
+        fraction = (np.arange(segment.size) - start) / np.maximum(lengths[segment], 1)
+        self.points(x0[segment] + fraction * (x1 - x0)[segment], y0[segment] + fraction * (y1 - y0)[segment],
+                    color, width)
+
+    def line(self, x0, y0, x1, y1, color, width: int = 1) -> None:
+        self.polyline([x0, x1], [y0, y1], color, width)
+
+    def polygon(self, xs, ys, color) -> None:
+        """Fill the polygon through the points (even-odd rule, over its bounding box only)."""
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        left, right = max(int(np.floor(xs.min())), 0), min(int(np.ceil(xs.max())) + 1, self.width)
+        top, bottom = max(int(np.floor(ys.min())), 0), min(int(np.ceil(ys.max())) + 1, self.height)
+        if left >= right or top >= bottom:
+            return
+        px = np.arange(left, right)[None, :, None] + 0.5
+        py = np.arange(top, bottom)[:, None, None] + 0.5
+        x0, y0, x1, y1 = xs, ys, np.roll(xs, -1), np.roll(ys, -1)
+        crosses = (y0 > py) != (y1 > py)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
+        inside = np.count_nonzero(crosses & (px < at), axis=-1) % 2 == 1
+        self.pixels[top:bottom, left:right][inside] = color
+
+    def disk(self, cx, cy, radius, color) -> None:
+        radius = max(float(radius), 0.5)
+        left, right = max(int(cx - radius), 0), min(int(cx + radius) + 2, self.width)
+        top, bottom = max(int(cy - radius), 0), min(int(cy + radius) + 2, self.height)
+        if left >= right or top >= bottom:
+            return
+        dx = np.arange(left, right)[None, :] - cx
+        dy = np.arange(top, bottom)[:, None] - cy
+        self.pixels[top:bottom, left:right][dx * dx + dy * dy <= radius * radius] = color
+
+    def text(self, x, y, string: str, color=BLACK, scale: int = 2) -> int:
+        """Write ``string`` (digits, letters: shown upper case, ``.-+:/%=_(),``) with its top-left
+        corner at (x, y), each font pixel ``scale`` pixels wide. Returns the x after the text."""
+        x, y = int(x), int(y)
+        for char in str(string).upper():
+            block = _glyph(char, scale)
+            h = min(block.shape[0], self.height - y)
+            w = min(block.shape[1], self.width - x)
+            if h > 0 and w > 0 and x >= 0 and y >= 0:
+                self.pixels[y:y + h, x:x + w][block[:h, :w]] = color
+            x += 4 * scale
+        return x
+
+    # ------------------------------------------------------------------ charts
+    def series(self, box, values, color, lo=None, hi=None, length: int | None = None, width: int = 2) -> None:
+        """A time series in ``box``: ``values[i]`` at the i-th of ``length`` (default: as many as
+        values) evenly spaced x positions, y from ``lo`` (bottom) to ``hi`` (top; default: the
+        values' range)."""
+        values = np.asarray(values, dtype=float)
+        if values.size == 0:
+            return
+        lo, hi = value_range(values, lo, hi)
+        x0, y0, x1, y1 = box
+        n = max(length or values.size, 2)
+        xs = x0 + 2 + np.arange(values.size) * (x1 - x0 - 5) / (n - 1)
+        ys = y1 - 3 - (values - lo) / (hi - lo) * (y1 - y0 - 6)
+        self.polyline(xs, np.clip(ys, y0, y1 - 1), color, width)
+
+    def bars(self, box, values, colors=CYCLE, lo=0.0, hi=None, horizontal: bool = False) -> None:
+        """One bar per value in ``box``, from ``lo`` (or 0 where lo < 0 < hi) to the value."""
+        values = np.asarray(values, dtype=float)
+        if values.size == 0:
+            return
+        lo, hi = value_range(np.append(values, 0.0 if lo is None else lo), lo, hi)
+        base = min(max(0.0, lo), hi)
+        x0, y0, x1, y1 = box
+        n = values.size
+        for i, value in enumerate(np.nan_to_num(values)):
+            color = colors[i % len(colors)] if isinstance(colors[0], tuple) else colors
+            if horizontal:
+                top, bottom = y0 + (y1 - y0) * i / n + 1, y0 + (y1 - y0) * (i + 1) / n - 1
+                a, b = (x0 + (x1 - x0) * (np.clip(v, lo, hi) - lo) / (hi - lo) for v in (base, value))
+                self.rect((a, top, b, bottom), color)
+            else:
+                left, right = x0 + (x1 - x0) * i / n + 1, x0 + (x1 - x0) * (i + 1) / n - 1
+                a, b = (y1 - (y1 - y0) * (np.clip(v, lo, hi) - lo) / (hi - lo) for v in (base, value))
+                self.rect((left, a, right, b), color)
+
+    def panel(self, box, title: str = "") -> None:
+        """A chart's frame: a light background, a grey border and a title above it."""
+        self.rect(box, (248, 248, 248))
+        self.outline(box, GREY)
+        if title:
+            self.text(box[0], box[1] - 12, title, BLACK, 2)
+
+    def to_array(self) -> np.ndarray:
+        return self.pixels
+
+
+def value_range(values, lo=None, hi=None) -> tuple[float, float]:
+    """(lo, hi) of a chart's axis: the given bounds, else the finite values' range, never empty."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    lo = float(finite.min()) if lo is None and finite.size else (0.0 if lo is None else float(lo))
+    hi = float(finite.max()) if hi is None and finite.size else (lo + 1.0 if hi is None else float(hi))
+    if not hi > lo:
+        pad = max(abs(lo) * 0.05, 1e-9)
+        lo, hi = lo - pad, hi + pad
+    return lo, hi
+
+
+def grid_boxes(box, n: int, columns: int | None = None, gap: int = 18) -> list[tuple]:
+    """``n`` boxes side by side (``columns`` per row, default all in one row) filling ``box``,
+    with room for a title above each: the agents of a multi-agent face."""
+    columns = columns or n
+    rows = -(-n // columns)
+    x0, y0, x1, y1 = box
+    w, h = (x1 - x0) / columns, (y1 - y0) / rows
+    return [(int(x0 + w * (i % columns) + 4), int(y0 + h * (i // columns) + gap),
+             int(x0 + w * (i % columns + 1) - 4), int(y0 + h * (i // columns + 1) - 4)) for i in range(n)]
+
+
+def stacked_columns(canvas: Canvas, box, fractions, colors=CYCLE, length: int | None = None) -> None:
+    """Shares over time in ``box``: column i stacks the non-negative ``fractions[i]`` (T, K) from
+    the bottom, colour by colour (portfolio weights through an episode)."""
+    fractions = np.clip(np.nan_to_num(np.asarray(fractions, dtype=float)), 0.0, None)
+    if fractions.size == 0:
+        return
+    x0, y0, x1, y1 = (int(v) for v in box)
+    n, k = max(length or len(fractions), 1), fractions.shape[1]
+    # Which time step each pixel column shows (-1: none yet), and each band's top pixel row.
+    step = np.floor((np.arange(x0 + 1, x1 - 1) - x0 - 1) * n / (x1 - x0 - 2)).astype(np.int64)
+    step[step >= len(fractions)] = -1
+    tops = np.rint(y1 - 1 - np.cumsum(fractions, axis=1) * (y1 - y0 - 2)).astype(np.int64)  # (T, K) pixel rows
+    # A pixel row r lies in the first band whose top is at or above it (k: above every band), so
+    # its band is k minus the tops at or above r: a running count of the tops down the rows.
+    height = y1 - y0 - 2
+    marks = np.zeros((height + 1, len(fractions)), dtype=np.int64)
+    np.add.at(marks, (np.clip(tops - y0 - 1, 0, height), np.arange(len(fractions))[:, None]), 1)
+    band = k - np.cumsum(marks, axis=0)[:height][:, np.maximum(step, 0)]
+    palette = np.array([colors[j % len(colors)] for j in range(k)], dtype=np.uint8)
+    inside = (band < k) & (step >= 0)[None, :]
+    region = canvas.pixels[y0 + 1:y1 - 1, x0 + 1:x1 - 1]
+    region[inside] = palette[band[inside]]

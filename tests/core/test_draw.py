@@ -1,0 +1,69 @@
+"""The numpy canvas of the rgb_array pictures, checked pixel by pixel, and the contract's hook."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envzoo.core.contract import Task, render_frame
+from envzoo.core.draw import BLACK, RED, WHITE, Canvas, value_range
+
+
+def painted(canvas: Canvas) -> np.ndarray:
+    return np.any(canvas.pixels != WHITE, axis=-1)
+
+
+def test_rect_fills_exactly_its_box_and_clips():
+    canvas = Canvas(20, 10)
+    canvas.rect((2, 3, 5, 7), RED)
+    mask = painted(canvas)
+    assert mask.sum() == 3 * 4 and mask[3:7, 2:5].all()
+    canvas.rect((-5, -5, 100, 2), BLACK)  # beyond the canvas: clipped, no error
+    assert painted(canvas)[:2].all()
+
+
+def test_line_touches_every_column_between_its_ends_once():
+    canvas = Canvas(50, 30)
+    canvas.line(5, 5, 45, 25, BLACK)
+    columns = np.flatnonzero(painted(canvas).any(axis=0))
+    assert columns.min() == 5 and columns.max() == 45 and len(columns) == 41
+    assert painted(canvas)[5, 5] and painted(canvas)[25, 45]
+
+
+def test_polygon_fills_the_area_of_a_triangle():
+    canvas = Canvas(120, 120)
+    canvas.polygon([10, 110, 10], [10, 10, 110], RED)  # a right triangle of area 5000
+    assert abs(painted(canvas).sum() - 5000) < 150
+
+
+def test_disk_area_is_pi_r_squared():
+    canvas = Canvas(100, 100)
+    canvas.disk(50, 50, 20, RED)
+    assert abs(painted(canvas).sum() - np.pi * 400) < 60
+
+
+def test_text_advances_four_font_pixels_per_character():
+    canvas = Canvas(100, 20)
+    assert canvas.text(2, 2, "PC 1E-5", scale=2) == 2 + 7 * 8
+    assert painted(canvas).any() and not painted(canvas)[:, 60:].any()
+
+
+def test_series_spans_its_box_from_low_to_high():
+    canvas = Canvas(100, 60)
+    canvas.series((0, 0, 100, 60), [0.0, 1.0], BLACK, 0.0, 1.0, width=1)
+    rows = np.flatnonzero(painted(canvas).any(axis=1))
+    assert rows.min() == 3 and rows.max() == 57  # the top and bottom margins of a chart
+
+
+def test_value_range_never_empty():
+    assert value_range([2.0, 2.0])[0] < 2.0 < value_range([2.0, 2.0])[1]
+    assert value_range([np.nan]) == (0.0, 1.0)
+
+
+def test_a_task_without_a_picture_says_what_to_add():
+    class Pictureless(Task):
+        pass
+
+    with pytest.raises(NotImplementedError, match="snapshot.*draw"):
+        render_frame(Pictureless(None, 1), [{}])
+    assert render_frame(Pictureless(None, 1), []) is None  # before the first reset

@@ -1,0 +1,89 @@
+"""The pictures around the envs: every id's docs animation (kept in docs/animations), the
+``animate`` command, ``eval --plot`` and ``tour --report``."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from PIL import Image
+
+import envzoo
+from envzoo.cli import main
+
+ANIMATIONS = Path(__file__).resolve().parent.parent / "docs" / "animations"
+MOST_BYTES = 400 * 1024  # "a few hundred kB at most"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_id_has_its_docs_animation():
+    notes = yaml.safe_load((ANIMATIONS / "index.yaml").read_text(encoding="utf-8"))
+    ids = [entry.id for entry in envzoo.registry.entries().values()]
+    missing = [env_id for env_id in ids
+               if not (ANIMATIONS / f"{env_id.split('/', 1)[1]}.gif").is_file() or env_id not in notes]
+    assert not missing, f"no animation for {missing}: run `python -m envzoo animate ID` (docs/animations)"
+    for env_id in ids:
+        path = ANIMATIONS / f"{env_id.split('/', 1)[1]}.gif"
+        assert path.stat().st_size <= MOST_BYTES, f"{path} is over {MOST_BYTES} bytes"
+        with Image.open(path) as gif:
+            assert gif.n_frames >= 10 and gif.is_animated
+        assert notes[env_id]["policy"] in {ref.name for ref in envzoo.env_info(env_id).policies}
+
+
+def test_animate_writes_a_gif_of_the_policy_it_names(capsys, tmp_path):
+    code, out, _ = run(capsys, "animate", "envzoo/MarketMakingAS-v1", "--out", str(tmp_path), "--steps", "12",
+                       "--frames", "4", "--seed", "3")
+    assert code == 0
+    with Image.open(tmp_path / "MarketMakingAS-v1.gif") as gif:
+        assert gif.n_frames == 5 and gif.size == (450, 300)  # reset + 4 frames over 12 steps, at scale 0.75
+    notes = yaml.safe_load((tmp_path / "index.yaml").read_text(encoding="utf-8"))
+    policy = notes["envzoo/MarketMakingAS-v1"]
+    assert policy["steps"] == 12 and policy["seed"] == 3 and f"under {policy['policy']}," in out
+
+
+def test_eval_plot_writes_a_png(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    code, _, err = run(capsys, "eval", "envzoo/MarketMakingAS-v1", "--policy", "symmetric", "--episodes", "2",
+                       "--max-steps", "20", "--plot", str(tmp_path / "eval.png"))
+    assert code == 0 and "plot:" in err
+    with Image.open(tmp_path / "eval.png") as png:
+        assert png.format == "PNG" and png.width > 600
+
+
+def test_tour_report_is_one_file_with_every_policy(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    real = envzoo.registry.entries()
+    only = {key: real[key] for key in ("envzoo/MarketMakingAS-v1",)}
+    monkeypatch.setattr(envzoo.registry, "entries", lambda: only)
+    code, _, _ = run(capsys, "tour", "--episodes", "2", "--max-steps", "5", "--report", str(tmp_path / "r.html"))
+    assert code == 0
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
+    assert len(images) == 1 and base64.b64decode(images[0]).startswith(b"\x89PNG")
+    assert "src=\"http" not in text and "href=" not in text  # nothing outside the file
+    for ref in only["envzoo/MarketMakingAS-v1"].policies:
+        assert f"<th>{ref.name}</th>" in text
+
+
+def test_record_video_writes_an_episode(tmp_path):
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(envzoo.make("envzoo/MarketMakingAS-v1", render_mode="rgb_array", max_episode_steps=12),
+                      str(tmp_path / "videos"), episode_trigger=lambda episode: True, disable_logger=True)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        done = terminated or truncated
+    env.close()
+    videos = list((tmp_path / "videos").glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
