@@ -463,7 +463,7 @@ def _figure(entry: EnvEntry, runs: list, seed: int):
 
 
 def _save_plot(path: str, entry: EnvEntry, runs: list, seed: int) -> None:
-    """``eval --plot``: the KPI bars and per-episode curves as a PNG (needs the plot extra)."""
+    """``eval --plot``: the KPI bars and per-episode curves as a PNG (needs the plots extra)."""
     from envzoo.core.extras import require
 
     require("plots", "matplotlib")
@@ -632,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
                             help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
-    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw the KPIs and per-episode curves (plot extra)")
+    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw the KPIs and per-episode curves (plots extra)")
     evaluation.set_defaults(run=cmd_eval)
 
     benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env, JAX")
@@ -652,7 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
-    tour.add_argument("--report", metavar="OUT.html", help="also write one HTML file of every id's plots (plot extra)")
+    tour.add_argument("--report", metavar="OUT.html", help="also write one HTML file of every id's plots (plots extra)")
     add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
 
