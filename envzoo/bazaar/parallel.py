@@ -154,7 +154,8 @@ class BazaarEnv(TaskParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "bazaar_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "bazaar_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = BazaarTask
 
 
@@ -186,5 +187,6 @@ class BazaarMOEnv(TaskMOParallelEnv):
     - v0: initial version.
     """
 
-    metadata = {"name": "bazaar_mo_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "bazaar_mo_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = BazaarTask

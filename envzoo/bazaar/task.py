@@ -6,8 +6,14 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.bazaar import picture
 from envzoo.bazaar.params import BazaarParams, make_params
-from envzoo.bazaar.sim import FIRM_FEATURES, IDENTITY_FEATURES, LEMON_MARKET_FEATURES, BazaarMarket
+from envzoo.bazaar.sim import (
+    FIRM_FEATURES,
+    IDENTITY_FEATURES,
+    LEMON_MARKET_FEATURES,
+    BazaarMarket,
+)
 from envzoo.core.contract import AgentsTask, Transition
 from envzoo.core.rng import key_from_generator
 from envzoo.core.spaces import check_action
@@ -133,6 +139,12 @@ class BazaarTask(AgentsTask):
         score = economic_alignment(self.market)
         every_agent = np.broadcast_to(np.array(list(score.values())), (self.batch, len(score)))  # one array
         return {name: every_agent[:, i] for i, name in enumerate(score)}
+
+    def snapshot(self) -> dict:
+        return picture.snapshot(self.market, economic_alignment(self.market))
+
+    def draw(self, canvas, snapshots: list[dict]) -> None:
+        picture.draw(canvas, snapshots)
 
     def render_text(self, row=None) -> str:
         m = self.market

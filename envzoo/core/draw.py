@@ -47,6 +47,12 @@ _GLYPHS = {
     ":": "000 010 000 010 000", "/": "001 001 010 100 100", "%": "101 001 010 100 101",
     "=": "000 111 000 111 000", "_": "000 000 000 000 111", "(": "010 100 100 100 010",
     ")": "010 001 001 001 010", " ": "000 000 000 000 000", ",": "000 000 000 010 100",
+    # for the transcripts of the text environments
+    "?": "111 001 010 000 010", "!": "010 010 010 000 010", "'": "010 010 000 000 000",
+    '"': "101 101 000 000 000", "[": "110 100 100 100 110", "]": "011 001 001 001 011",
+    "|": "010 010 010 010 010", ">": "100 010 001 010 100", "<": "001 010 100 010 001",
+    "#": "101 111 101 111 101", "*": "101 010 111 010 101", ";": "000 010 000 010 100",
+    "{": "011 010 110 010 011", "}": "110 010 011 010 110",
 }
 _FONT = {char: np.array([[bit == "1" for bit in row] for row in rows.split()]) for char, rows in _GLYPHS.items()}
 _SCALED: dict[tuple[str, int], np.ndarray] = {}  # (char, scale): the glyph's pixels, made once
@@ -161,7 +167,7 @@ class Canvas:
         self.pixels[top:bottom, left:right][dx * dx + dy * dy <= radius * radius] = color
 
     def text(self, x, y, string: str, color=BLACK, scale: int = 2) -> int:
-        """Write ``string`` (digits, letters: shown upper case, ``.-+:/%=_(),``) with its top-left
+        """Write ``string`` (digits, letters: shown upper case, ``.-+:/%=_(),?!'"[]|<>#*;{}``) with its top-left
         corner at (x, y), each font pixel ``scale`` pixels wide. Returns the x after the text."""
         x, y = int(x), int(y)
         for char in str(string).upper():

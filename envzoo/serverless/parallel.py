@@ -122,5 +122,6 @@ class ServerlessClusterMOEnv(TaskMOParallelEnv):
     - v1: initial version, the same simulator as ``ServerlessCluster-v1``.
     """
 
-    metadata = {"name": "serverless_cluster_mo_v1", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "serverless_cluster_mo_v1", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
     task_class = ClusterTask

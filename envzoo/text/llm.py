@@ -13,7 +13,13 @@ import urllib.error
 import urllib.request
 
 from envzoo.core.policy import Policy
-from envzoo.text.chat import ACT_TOOL, DEFAULT_SYSTEM_PROMPT, answer_to, command_from_reply, observation_message
+from envzoo.text.chat import (
+    ACT_TOOL,
+    DEFAULT_SYSTEM_PROMPT,
+    answer_to,
+    command_from_reply,
+    observation_message,
+)
 
 
 class ChatCompletionsAgent(Policy):

@@ -29,12 +29,19 @@ def _steps(entry) -> int:
 
 
 def _frames(env, entry, actions) -> list[np.ndarray]:
-    """The frame after ``reset(seed=0)`` and after each of ``actions``."""
+    """The frame after ``reset(seed=0)`` and after each of ``actions``, up to the episode's end
+    (a single-turn question ends at the first answer)."""
     env.reset(seed=0)
     frames = [env.render()]
     for action in actions:
-        env.step({agent: action[agent] for agent in env.agents} if is_parallel(entry) else action)
+        if is_parallel(entry):
+            env.step({agent: action[agent] for agent in env.agents})
+            over = not env.agents
+        else:
+            over = any(env.step(action)[2:4])
         frames.append(env.render())
+        if over:
+            break
     return frames
 
 

@@ -103,5 +103,5 @@ class HouseholdEnv(TaskEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     task_class = HouseholdTask

@@ -12,14 +12,17 @@ from envzoo.text.household.params import HouseholdParams, make_params
 from envzoo.text.household.planner import solve
 from envzoo.text.household.sim import Game, describe_room
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
+from envzoo.text.picture import TextPicture
 from envzoo.text.spaces import command_space, normalize_command, text_space
 
 #: Longest observation (characters); the largest house's longest answer is far shorter.
 MAX_OBSERVATION_LENGTH = 4096
 
 
-class HouseholdTask(Task):
+class HouseholdTask(TextPicture, Task):
     """B household games; see ``Household-v0``'s docstring."""
+
+    picture_title = "HOUSEHOLD"
 
     def __init__(self, params: HouseholdParams, batch: int):
         super().__init__(params, batch)

@@ -8,7 +8,13 @@ import numpy as np
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.text.metrics import object_array
-from envzoo.text.reasoning.generator import Question, extract_answer, make_question, parse_integers
+from envzoo.text.picture import TextPicture
+from envzoo.text.reasoning.generator import (
+    Question,
+    extract_answer,
+    make_question,
+    parse_integers,
+)
 from envzoo.text.reasoning.params import ReasoningParams, make_params
 from envzoo.text.spaces import text_space
 
@@ -18,8 +24,12 @@ MAX_REPLY_LENGTH = 8192
 METRICS = ("success", "attempts", "unparsed_rate")
 
 
-class ReasoningTask(Task):
+class ReasoningTask(TextPicture, Task):
     """B questions; see ``Reasoning-v0``'s docstring."""
+
+    picture_title = "REASONING"
+    picture_progress = ("success", 100.0)
+    picture_steps = "attempts"
 
     def __init__(self, params: ReasoningParams, batch: int):
         super().__init__(params, batch)

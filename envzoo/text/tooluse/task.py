@@ -10,6 +10,7 @@ import numpy as np
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.text.metrics import object_array
+from envzoo.text.picture import TextPicture
 from envzoo.text.spaces import text_space
 from envzoo.text.tooluse.generator import Scenario, generate
 from envzoo.text.tooluse.params import ToolUseParams, make_params
@@ -26,8 +27,12 @@ def tool_listing(tools) -> str:
     return "Tools:\n" + "\n".join(lines)
 
 
-class ToolUseTask(Task):
+class ToolUseTask(TextPicture, Task):
     """B tool-use scenarios; see ``ToolUse-v0``'s docstring."""
+
+    picture_title = "TOOL USE"
+    picture_progress = ("completeness", 100.0)
+    picture_steps = "calls"
 
     def __init__(self, params: ToolUseParams, batch: int):
         super().__init__(params, batch)

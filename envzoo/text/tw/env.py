@@ -87,5 +87,5 @@ class TextWorldEnv(TaskEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     task_class = TextWorldTask

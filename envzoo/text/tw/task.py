@@ -10,6 +10,7 @@ from envzoo.core.errors import MissingExtraError
 from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
+from envzoo.text.picture import TextPicture
 from envzoo.text.spaces import CHARSET, command_space, normalize_command, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
@@ -26,8 +27,10 @@ def printable(text: str) -> str:
     return "".join(c if c in _PRINTABLE else " " if c.isspace() else "?" for c in text.strip()) or "."
 
 
-class TextWorldTask(Task):
+class TextWorldTask(TextPicture, Task):
     """B TextWorld games; see ``TextWorld-v0``'s docstring."""
+
+    picture_title = "TEXTWORLD"
 
     def __init__(self, params: TextWorldParams, batch: int):
         if missing_modules("text"):

@@ -1,0 +1,52 @@
+"""The ``rgb_array`` frame of the text environments: the transcript so far on a terminal (the
+newest lines at the bottom) over a chart of the episode's progress (0-100)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from envzoo.core.draw import BLACK, GREEN, WHITE, Canvas
+
+SCALE = 2  # font pixels per glyph pixel: 8 px per character, 12 px per line
+COLUMNS = 72
+TERMINAL = (0, 18, 600, 294)
+CHART = (4, 316, 596, 396)
+
+
+class TextPicture:
+    """``snapshot`` and ``draw`` for a text task: mixed into the tasks of Household-v0,
+    TextWorld-v0, Reasoning-v0 and ToolUse-v0, whose ``render_text`` and ``metrics`` it reads."""
+
+    picture_title = "TEXT"
+    #: The metric the chart shows and the factor that puts it on 0-100; the metric counting turns.
+    picture_progress = ("progress", 1.0)
+    picture_steps = "steps"
+
+    def snapshot(self, row: int = 0) -> dict:
+        metrics = self.metrics()
+        name, factor = self.picture_progress
+        return {"text": self.render_text(row) or "", "progress": factor * float(metrics[name][row]),
+                "steps": float(metrics[self.picture_steps][row])}
+
+    def draw(self, canvas: Canvas, snapshots: list[dict]) -> None:
+        now = snapshots[-1]
+        canvas.text(8, 4, f"{self.picture_title}  STEP {now['steps']:.0f}  PROGRESS {now['progress']:.0f}%")
+        canvas.rect(TERMINAL, BLACK)
+        lines = transcript_lines(snapshot["text"] for snapshot in snapshots)
+        rows = (TERMINAL[3] - TERMINAL[1] - 8) // (6 * SCALE)
+        for i, line in enumerate(lines[-rows:]):
+            canvas.text(TERMINAL[0] + 6, TERMINAL[1] + 6 + i * 6 * SCALE, line, WHITE if i < rows - 1 else GREEN,
+                        SCALE)
+        canvas.panel(CHART, "PROGRESS")
+        canvas.series(CHART, np.array([s["progress"] for s in snapshots]), GREEN, 0.0, 100.0)
+
+
+def transcript_lines(texts) -> list[str]:
+    """The texts one after another, wrapped at :data:`COLUMNS` characters, blank lines dropped."""
+    lines = []
+    for text in texts:
+        for paragraph in text.splitlines():
+            lines += textwrap.wrap(paragraph, COLUMNS) if paragraph.strip() else []
+    return lines
