@@ -1,0 +1,105 @@
+"""The dispatch decision problem over the simulator, shared by every face: an action sends a unit
+to the call being decided (or holds it); the simulator's state becomes the context-rich
+observation, the reward components (response time, zone equity, driving), the cost and the
+metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.core.contract import Task, Transition
+from envzoo.core.rng import keys_from
+from envzoo.dispatch.generator import hour_of
+from envzoo.dispatch.params import DispatchParams, make_params
+from envzoo.dispatch.sim import NODE, SEVERITY, TIME, DispatchSim
+
+#: Per-unit features of the observation, in order (minutes where timed).
+UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
+#: Features of the call and the region after the units' and the severity one-hot.
+CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
+METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
+           "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls")
+
+
+class DispatchTask(Task):
+    """B regions (``Dispatch-v0`` and its vector and multi-objective faces); see its docstring."""
+
+    make_params = staticmethod(make_params)
+    #: Bounds of the vector reward: −response minutes <= 0, equity (the change of the worst
+    #: zone's mean response, negated: either sign), −driving minutes <= 0.
+    reward_space = spaces.Box(np.full(3, -np.inf, np.float32), np.array([0.0, np.inf, 0.0], np.float32),
+                              dtype=np.float32)
+    metrics_at_episode_end = True
+
+    def __init__(self, params: DispatchParams, batch: int):
+        super().__init__(params, batch)
+        self.sim = DispatchSim(params, batch)
+        units = params.n_units
+        size = units * len(UNIT_FEATURES) + params.n_severities + len(CALL_FEATURES)
+        low = np.zeros(size, np.float32)
+        low[2:units * len(UNIT_FEATURES):len(UNIT_FEATURES)] = -np.inf  # a busy unit may beat the best free one
+        low[units * len(UNIT_FEATURES) + params.n_severities:][:2] = -1.0
+        self.observation_space = spaces.Box(low, np.inf, (size,), np.float32)
+        self.action_space = spaces.Discrete(units + 1)
+        self.action_hint = (f"Action u < {units} sends unit u (a free one: see info['action_mask']); "
+                            f"action {units} holds the call in the queue.")
+
+    def reset(self, rows, generators, options) -> dict:
+        self.sim.reset(rows, keys_from(generators))
+        return {"action_mask": self.sim.action_mask()[rows]}
+
+    def step(self, actions) -> Transition:
+        sim, p = self.sim, self.params
+        vector = np.zeros((self.batch, 3))
+        reward = np.zeros(self.batch)
+        refused = np.zeros(self.batch)
+        for row in range(self.batch):
+            worst_before = self._worst_zone(row)
+            out = sim.decide(row, int(actions[row]))
+            response = out["response_min"] + out["lost"] * p.lost_call_penalty_min
+            vector[row] = (-response, -(self._worst_zone(row) - worst_before), -out["driving_min"])
+            reward[row] = -response - p.precision_weight * out["inefficiency_min"]
+            refused[row] = out["refused"]
+        ended = ~sim.has_call
+        return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
+                          cost=refused, info={"action_mask": sim.action_mask()})
+
+    def _worst_zone(self, row: int) -> float:
+        counts = self.sim.zone_count[row]
+        return float((self.sim.zone_sum_min[row][counts > 0] / counts[counts > 0]).max()) if counts.any() else 0.0
+
+    def observe(self) -> np.ndarray:
+        """Per unit (free, travel to the call, margin over the fastest free unit, busy time left),
+        then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
+        sim, p = self.sim, self.params
+        units, k = p.n_units, p.n_severities
+        out = np.zeros((self.batch, self.observation_space.shape[0]), np.float32)
+        for row in range(self.batch):
+            if not sim.has_call[row]:
+                continue
+            now = sim.time[row]
+            free = sim.free_units(row)
+            travel_min = sim.unit_travel_s(row) / 60.0
+            remaining_min = np.maximum(sim.free_at[row] - now, 0.0) / 60.0
+            reach_min = travel_min + remaining_min
+            best = travel_min[free].min() if free.any() else reach_min.min()
+            unit = np.stack([free, travel_min, reach_min - best, remaining_min], axis=1)
+            out[row, :units * len(UNIT_FEATURES)] = unit.ravel()
+            out[row, units * len(UNIT_FEATURES) + int(sim.call[row, SEVERITY])] = 1.0
+            angle = 2 * np.pi * hour_of(p, now) / 24.0
+            out[row, units * len(UNIT_FEATURES) + k:] = (np.sin(angle), np.cos(angle), len(sim.queues[row]),
+                                                         (now - sim.call[row, TIME]) / 60.0)
+        return out
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        rows = [self.sim.metrics(row) for row in range(self.batch)]
+        return {name: np.array([r[name] for r in rows]) for name in METRICS}
+
+    def render_text(self, row: int = 0) -> str:
+        sim = self.sim
+        status = "".join("." if free else "#" for free in sim.free_units(row))
+        call = (f"call at node {int(sim.call[row, NODE])} severity {int(sim.call[row, SEVERITY])}"
+                if sim.has_call[row] else "no call (log over)")
+        return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={len(sim.queues[row])} {call} "
+                f"served={sim.served[row]} lost={sim.lost[row]}\n")
