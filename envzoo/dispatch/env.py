@@ -1,9 +1,10 @@
-"""``envzoo/Dispatch-v0``: emergency dispatch on a real road network (after OPTIC-ER)."""
+"""``envzoo/Dispatch-v0`` (emergency dispatch on a real road network, after OPTIC-ER) and
+``envzoo/DispatchRelocate-v0`` (the same with relocation of free units between stations)."""
 
 from __future__ import annotations
 
 from envzoo.core.env import TaskEnv
-from envzoo.dispatch.task import DispatchTask
+from envzoo.dispatch.task import DispatchTask, RelocateTask
 
 
 class DispatchEnv(TaskEnv):
@@ -96,3 +97,62 @@ class DispatchEnv(TaskEnv):
     """
 
     task_class = DispatchTask
+
+
+class DispatchRelocateEnv(TaskEnv):
+    """
+    ## Description
+
+    ``Dispatch-v0`` where every decision also may move one free unit to another station (its new
+    home, where it waits and returns after calls): dynamic ambulance relocation. The unit is
+    unavailable while it drives there. Learning can beat the fixed rules here, by keeping the
+    region covered while units are busy (the nearest-free rule only decides who goes).
+
+    ## Action Space
+
+    ``MultiDiscrete([U + 1, U + 1, S])``: (the unit to send, U to hold; the free unit to move, U
+    for none; its new station). ``info["action_mask"]`` is MaskablePPO's concatenation: the
+    dispatch mask (U + 1), the movable units and "none" (U + 1), the stations (S). Moving a unit
+    that is not free (the one just sent, say) is refused: counted in ``info["cost"]``, not done.
+
+    ## Observation Space
+
+    ``Dispatch-v0``'s observation followed by every unit's home station one-hot (U × S).
+
+    ## Rewards
+
+    As ``Dispatch-v0`` (the relocation's driving shows in ``DispatchMO-v0``-style costs only
+    through the metrics: ``relocations``).
+
+    ## Costs
+
+    ``info["cost"]``: the refused parts of the action (a forbidden dispatch or hold, a move of a
+    unit that is not free).
+
+    ## Starting State
+
+    As ``Dispatch-v0``: every unit at its station.
+
+    ## Episode End
+
+    As ``Dispatch-v0``.
+
+    ## Metrics
+
+    ``Dispatch-v0``'s, with ``relocations`` (moves made).
+
+    ## Arguments
+
+    As ``Dispatch-v0``.
+
+    ## References
+
+    - Daskin, MEXCLP (1983); the reference policy ``mexclp-relocation`` moves free units toward
+      its plan.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    task_class = RelocateTask

@@ -7,17 +7,27 @@ observation and ``info["action_mask"]`` only."""
 from __future__ import annotations
 
 import numpy as np
+from gymnasium import spaces
 
 from envzoo.core.policy import Policy
 from envzoo.dispatch.task import UNIT_FEATURES
 
 
 class _DispatchPolicy(Policy):
+    """What the dispatch rules share: reading the observation, and answering in the env's action
+    format (a unit, or on ``DispatchRelocate-v0`` the triple with "no move")."""
+
     def __init__(self, env):
         super().__init__(env)
         params = env.unwrapped.params
         self.units, self.hold = params.n_units, params.n_units
         self.n_severities = params.n_severities
+        self.relocating = isinstance(env.action_space, spaces.MultiDiscrete)
+
+    def answer(self, choice: int, move: tuple[int, int] | None = None):
+        if not self.relocating:
+            return choice
+        return np.array([choice, *(move or (self.units, 0))], dtype=np.int64)
 
     def travel_min(self, observation) -> np.ndarray:
         return np.asarray(observation[1:self.units * len(UNIT_FEATURES):len(UNIT_FEATURES)])
@@ -28,7 +38,7 @@ class _DispatchPolicy(Policy):
 
     def nearest(self, observation, mask) -> int:
         """The free unit with the shortest atlas travel time (the lowest index on a tie), or hold."""
-        free = np.asarray(mask[:-1], dtype=bool)
+        free = np.asarray(mask[:self.units], dtype=bool)
         if not free.any():
             return self.hold
         return int(np.argmin(np.where(free, self.travel_min(observation), np.inf)))
@@ -38,7 +48,7 @@ class NearestAvailable(_DispatchPolicy):
     """Send the free unit with the shortest atlas travel time; hold only when none is free."""
 
     def __call__(self, observation, info):
-        return self.nearest(observation, info["action_mask"])
+        return self.answer(self.nearest(observation, info["action_mask"]))
 
 
 class SeverityPriority(_DispatchPolicy):
@@ -51,10 +61,10 @@ class SeverityPriority(_DispatchPolicy):
 
     def __call__(self, observation, info):
         mask = info["action_mask"]
-        if (self.severity(observation) >= self.hold_from and mask[-1]
-                and int(np.sum(mask[:-1])) <= self.reserve):
-            return self.hold
-        return self.nearest(observation, mask)
+        if (self.severity(observation) >= self.hold_from and mask[self.hold]
+                and int(np.sum(mask[:self.units])) <= self.reserve):
+            return self.answer(self.hold)
+        return self.answer(self.nearest(observation, mask))
 
 
 class RandomAvailable(_DispatchPolicy):
@@ -70,8 +80,41 @@ class RandomAvailable(_DispatchPolicy):
             self._generator = np.random.default_rng(seed)
 
     def __call__(self, observation, info):
-        free = np.flatnonzero(np.asarray(info["action_mask"][:-1], dtype=bool))
-        return int(self._generator.choice(free)) if free.size else self.hold
+        free = np.flatnonzero(np.asarray(info["action_mask"][:self.units], dtype=bool))
+        return self.answer(int(self._generator.choice(free)) if free.size else self.hold)
+
+
+class MexclpRelocation(_DispatchPolicy):
+    """``DispatchRelocate-v0``: nearest free unit, then a dynamic relocation toward the MEXCLP
+    plan (:func:`mexclp_plan` for the fleet, solved once): where a station has fewer free units
+    than the plan and another more, the surplus station's free unit nearest to it moves there
+    (one move per decision). Reads the observation's free flags and home stations."""
+
+    def __init__(self, env, busy_probability: float = 0.3, coverage_min: float = 8.0):
+        super().__init__(env)
+        params = env.unwrapped.params
+        if not self.relocating:
+            raise ValueError("MexclpRelocation needs DispatchRelocate-v0 (an action that relocates units)")
+        self.plan = mexclp_plan(params, busy_probability=busy_probability, coverage_min=coverage_min)
+        self.stations = len(params.station_nodes)
+        nodes = params.station_nodes
+        self.station_travel = params.atlas.travel_s[np.ix_(nodes, nodes)]
+
+    def __call__(self, observation, info):
+        mask = info["action_mask"]
+        choice = self.nearest(observation, mask)
+        free = np.asarray(mask[:self.units], dtype=bool).copy()
+        if choice < self.units:
+            free[choice] = False
+        homes = np.asarray(observation[-self.units * self.stations:]).reshape(self.units, self.stations).argmax(1)
+        free_at = np.bincount(homes[free], minlength=self.stations)
+        short, extra = self.plan - free_at, free_at - self.plan
+        if short.max() > 0 and extra.max() > 0:
+            target = int(np.argmax(short))
+            donors = np.flatnonzero(free & (extra[homes] > 0))
+            unit = int(donors[np.argmin(self.station_travel[homes[donors], target])])
+            return self.answer(choice, (unit, target))
+        return self.answer(choice)
 
 
 def mexclp_plan(params, n_units: int | None = None, busy_probability: float = 0.3, coverage_min: float = 8.0,

@@ -45,7 +45,8 @@ class DispatchSim:
         self.has_call = np.zeros(batch, dtype=bool)
         self.next = np.zeros((batch, 3))
         self.log_index = np.zeros(batch, dtype=np.int64)
-        self.arrived, self.served, self.lost, self.refused = (np.zeros(batch, dtype=np.int64) for _ in range(4))
+        self.arrived, self.served, self.lost, self.refused, self.relocations = (
+            np.zeros(batch, dtype=np.int64) for _ in range(5))
         self.zone_sum_min, self.zone_count = np.zeros((batch, zones)), np.zeros((batch, zones))
         self.generators = [np.random.default_rng(0) for _ in range(batch)]
         self.queues: list[list[tuple[float, int, int]]] = [[] for _ in range(batch)]
@@ -62,7 +63,7 @@ class DispatchSim:
             self.home[row] = self.params.unit_station
             self.booked_s[row] = 0.0
             self.log_index[row] = 0
-            for count in (self.arrived, self.served, self.lost, self.refused):
+            for count in (self.arrived, self.served, self.lost, self.refused, self.relocations):
                 count[row] = 0
             self.zone_sum_min[row], self.zone_count[row] = 0.0, 0.0
             self.queues[row], self.records[row] = [], []
@@ -99,13 +100,15 @@ class DispatchSim:
         return mask
 
     # ------------------------------------------------------------------ decisions
-    def decide(self, row: int, choice: int) -> dict[str, float]:
-        """Apply ``choice`` (a unit index, or U to hold) to the row's call and run to the next
-        decision epoch. Returns the step's ``response_min`` (turnout + drive of a dispatch, and
+    def decide(self, row: int, choice: int, relocation: tuple[int, int] | None = None) -> dict[str, float]:
+        """Apply ``choice`` (a unit index, or U to hold) to the row's call, then ``relocation``
+        (unit, station: a free unit drives to that station, its new home; None or unit U: none),
+        and run to the next decision epoch. Returns the step's ``response_min`` (turnout + drive of a dispatch, and
         the queue's waiting until the next epoch), ``lost`` (calls lost), ``inefficiency_min``,
         ``optimal`` (1 for a dispatch of the fastest free unit), ``dispatched``, ``refused`` (a
-        choice the mask forbids: the call is held where there is room, else lost) and
-        ``driving_min`` (the dispatched unit's minutes on the road)."""
+        choice the mask forbids: the call is held where there is room, else lost; a relocation
+        of a unit that is not free: not done) and ``driving_min`` (minutes on the road of the
+        dispatched and the relocated unit)."""
         p = self.params
         out = dict(response_min=0.0, lost=0.0, inefficiency_min=0.0, optimal=0.0, dispatched=0.0, refused=0.0,
                    driving_min=0.0)
@@ -126,6 +129,8 @@ class DispatchSim:
                 self.queues[row].append((float(call[TIME]), int(call[NODE]), int(call[SEVERITY])))
             else:
                 self.lost[row] += 1
+        if relocation is not None and relocation[0] < p.n_units:
+            self._relocate(row, relocation[0], relocation[1], out)
         self.refused[row] += int(out["refused"] > 0)
         out["response_min"] += self._advance(row)
         out["lost"] = float(self.lost[row] - lost_before)
@@ -163,6 +168,21 @@ class DispatchSim:
         out["driving_min"] = driving_s / 60.0
         out["response_min"] += (turnout_s + travel_s) / 60.0  # the wait before now was charged as it accrued
 
+
+    def _relocate(self, row: int, unit: int, station: int, out: dict) -> None:
+        """Send free ``unit`` to ``station`` (its new home; busy while it drives there)."""
+        if not self.free_units(row)[unit]:
+            out["refused"] += 1.0
+            return
+        if station == self.home[row, unit]:
+            return
+        drive_s = self.travel_s(row, self.params.station_nodes[self.home[row, unit:unit + 1]],
+                                int(self.params.station_nodes[station]))[0]
+        self.home[row, unit] = station
+        self.free_at[row, unit] = self.time[row] + drive_s
+        self.booked_s[row, unit] += drive_s
+        self.relocations[row] += 1
+        out["driving_min"] += drive_s / 60.0
 
     def _draw_next(self, row: int) -> None:
         self.next[row] = next_call(self.params, self.generators[row], self.time[row], int(self.log_index[row]))
@@ -219,6 +239,7 @@ class DispatchSim:
             "utilisation": float(busy.sum() / (elapsed * len(busy))) if elapsed > 0 else 0.0,
             "lost_fraction": float(self.lost[row] / decided) if decided else 0.0,
             "calls": float(self.arrived[row]),
+            "relocations": float(self.relocations[row]),
         }
 
 

@@ -19,7 +19,8 @@ UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
 #: Features of the call and the region after the units' and the severity one-hot.
 CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
 METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
-           "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls")
+           "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
+           "relocations")
 
 
 class DispatchTask(Task):
@@ -47,7 +48,7 @@ class DispatchTask(Task):
 
     def reset(self, rows, generators, options) -> dict:
         self.sim.reset(rows, keys_from(generators))
-        return {"action_mask": self.sim.action_mask()[rows]}
+        return {"action_mask": self.action_mask()[rows]}
 
     def step(self, actions) -> Transition:
         sim, p = self.sim, self.params
@@ -56,14 +57,22 @@ class DispatchTask(Task):
         refused = np.zeros(self.batch)
         for row in range(self.batch):
             worst_before = self._worst_zone(row)
-            out = sim.decide(row, int(actions[row]))
+            out = sim.decide(row, *self._decision(actions[row]))
             response = out["response_min"] + out["lost"] * p.lost_call_penalty_min
             vector[row] = (-response, -(self._worst_zone(row) - worst_before), -out["driving_min"])
             reward[row] = -response - p.precision_weight * out["inefficiency_min"]
             refused[row] = out["refused"]
         ended = ~sim.has_call
         return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
-                          cost=refused, info={"action_mask": sim.action_mask()})
+                          cost=refused, info={"action_mask": self.action_mask()})
+
+    def _decision(self, action) -> tuple:
+        """The simulator's ``decide`` arguments for one row's action."""
+        return (int(action),)
+
+    def action_mask(self) -> np.ndarray:
+        """(B, mask) bool: ``info["action_mask"]``."""
+        return self.sim.action_mask()
 
     def _worst_zone(self, row: int) -> float:
         counts = self.sim.zone_count[row]
@@ -74,7 +83,7 @@ class DispatchTask(Task):
         then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
         sim, p = self.sim, self.params
         units, k = p.n_units, p.n_severities
-        out = np.zeros((self.batch, self.observation_space.shape[0]), np.float32)
+        out = np.zeros((self.batch, units * len(UNIT_FEATURES) + k + len(CALL_FEATURES)), np.float32)
         for row in range(self.batch):
             if not sim.has_call[row]:
                 continue
@@ -88,8 +97,9 @@ class DispatchTask(Task):
             out[row, :units * len(UNIT_FEATURES)] = unit.ravel()
             out[row, units * len(UNIT_FEATURES) + int(sim.call[row, SEVERITY])] = 1.0
             angle = 2 * np.pi * hour_of(p, now) / 24.0
-            out[row, units * len(UNIT_FEATURES) + k:] = (np.sin(angle), np.cos(angle), len(sim.queues[row]),
-                                                         (now - sim.call[row, TIME]) / 60.0)
+            call_start = units * len(UNIT_FEATURES) + k
+            out[row, call_start:call_start + len(CALL_FEATURES)] = (np.sin(angle), np.cos(angle), len(sim.queues[row]),
+                                                                   (now - sim.call[row, TIME]) / 60.0)
         return out
 
     def metrics(self) -> dict[str, np.ndarray]:
@@ -103,3 +113,36 @@ class DispatchTask(Task):
                 if sim.has_call[row] else "no call (log over)")
         return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={len(sim.queues[row])} {call} "
                 f"served={sim.served[row]} lost={sim.lost[row]}\n")
+
+
+class RelocateTask(DispatchTask):
+    """``DispatchRelocate-v0``: a dispatch and a relocation of one free unit at every decision."""
+
+    def __init__(self, params: DispatchParams, batch: int):
+        super().__init__(params, batch)
+        units, stations = params.n_units, len(params.station_nodes)
+        base = self.observation_space
+        self.observation_space = spaces.Box(np.concatenate([base.low, np.zeros(units * stations, np.float32)]),
+                                            np.inf, (base.shape[0] + units * stations,), np.float32)
+        self.action_space = spaces.MultiDiscrete([units + 1, units + 1, stations])
+        self.action_hint = (f"Action (d, r, s): d < {units} sends unit d, d = {units} holds the call; then free "
+                            f"unit r < {units} moves to station s < {stations} (r = {units}: no move).")
+
+    def _decision(self, action) -> tuple:
+        return int(action[0]), (int(action[1]), int(action[2]))
+
+    def action_mask(self) -> np.ndarray:
+        """(B, (U + 1) + (U + 1) + S): the dispatch mask, then the free units and "no move", then
+        every station (MaskablePPO's layout for a MultiDiscrete action)."""
+        dispatch = self.sim.action_mask()
+        relocate = dispatch.copy()
+        relocate[:, :-1] = self.sim.free_at <= self.sim.time[:, None]
+        relocate[:, -1] = True
+        return np.concatenate([dispatch, relocate, np.ones((self.batch, len(self.params.station_nodes)), bool)], 1)
+
+    def observe(self) -> np.ndarray:
+        """``Dispatch-v0``'s observation, then every unit's home station one-hot (U × S)."""
+        stations = len(self.params.station_nodes)
+        homes = np.zeros((self.batch, self.params.n_units, stations), np.float32)
+        np.put_along_axis(homes, self.sim.home[:, :, None], 1.0, axis=2)
+        return np.concatenate([super().observe(), homes.reshape(self.batch, -1)], axis=1)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import envzoo  # noqa: F401  (registers the ids)
-from envzoo.dispatch.policies import NearestAvailable, RandomAvailable, SeverityPriority, mexclp_plan
+from envzoo.dispatch.policies import MexclpRelocation, NearestAvailable, RandomAvailable, SeverityPriority, mexclp_plan
 from envzoo.dispatch.task import DispatchTask
 
 
@@ -143,3 +143,29 @@ def test_mexclp_plan_is_the_brute_force_optimum(cache):
     assert plan.sum() == 3
     assert expected_coverage(plan) == pytest.approx(best, abs=1e-9)
     assert 0 < best < 1
+
+
+def test_relocation_moves_free_units_toward_the_mexclp_plan(cache):
+    env = gym.make("envzoo/DispatchRelocate-v0", network="braunschweig", atlas_cache=cache, calls_per_hour=4.0,
+                   stations=((0.1, 0.1), (0.9, 0.2), (0.5, 0.9)), units_per_station=(3, 0, 0), max_episode_steps=100)
+    policy = MexclpRelocation(env, coverage_min=2.0)
+    assert policy.plan.sum() == 3 and policy.plan.max() < 3  # the plan spreads the fleet
+    observation, info = env.reset(seed=4)
+    sim = env.unwrapped.task.sim
+    stations = len(policy.plan)
+    for _ in range(100):
+        action = policy(observation, info)
+        observation, reward, terminated, truncated, info = env.step(action)
+        assert info["cost"] == 0.0 and accounted(sim)
+        homes = observation[-3 * stations:].reshape(3, stations).argmax(1)
+        np.testing.assert_array_equal(homes, sim.home[0])
+    assert sim.relocations[0] >= 2
+    assert np.array_equal(np.bincount(sim.home[0], minlength=stations), policy.plan)
+
+
+def test_moving_a_busy_unit_is_refused(cache):
+    env = gym.make("envzoo/DispatchRelocate-v0", network="braunschweig", atlas_cache=cache)
+    observation, info = env.reset(seed=0)
+    sim = env.unwrapped.task.sim
+    observation, reward, terminated, truncated, info = env.step(np.array([0, 0, 1]))  # send unit 0, then move it
+    assert info["cost"] == 1.0 and sim.home[0, 0] == 0 and sim.relocations[0] == 0
