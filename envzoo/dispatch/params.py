@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.core.arguments import forwards_to
 from envzoo.core.checks import non_negative, positive
 from envzoo.dispatch.atlas import Atlas, load_atlas
 
@@ -216,3 +217,48 @@ def make_params(network: str | os.PathLike = "berlin-drt", speed_factor: float =
         queue_capacity=int(queue_capacity), congestion=factors, start_hour=non_negative("start_hour", start_hour) % 24,
         precision_weight=non_negative("precision_weight", precision_weight),
         lost_call_penalty_min=non_negative("lost_call_penalty_min", lost_call_penalty_min), incident_log=log)
+
+
+@dataclass(frozen=True, eq=False)
+class AgenciesParams:
+    """Several dispatch centres over one region (``DispatchAgencies-v0``).
+
+    Attributes:
+        dispatch: the region (:class:`DispatchParams`).
+        station_agency: (S,) the agency that owns each station (and its units).
+        n_agencies: how many agencies.
+        node_agency: (N,) the agency that takes the calls at each node: the owner of the station
+            nearest to it by road.
+        borrowing: whether an agency may send another agency's free unit across the border.
+    """
+
+    dispatch: DispatchParams
+    station_agency: np.ndarray
+    n_agencies: int
+    node_agency: np.ndarray
+    borrowing: bool
+
+    @property
+    def unit_agency(self) -> np.ndarray:
+        return self.station_agency[self.dispatch.unit_station]
+
+
+@forwards_to(make_params)
+def make_agencies_params(station_agency=(0, 1, 1), borrowing: bool = True, **kwargs) -> AgenciesParams:
+    """The agencies' parameters: ``station_agency`` (one agency index per station, every agency
+    from 0 up owning at least one), ``borrowing``, and the region's arguments (:func:`make_params`)."""
+    dispatch = make_params(**kwargs)
+    owners = np.asarray(station_agency)
+    stations = len(dispatch.station_nodes)
+    if owners.shape != (stations,) or owners.dtype.kind not in "iu" or owners.min() < 0:
+        raise ValueError(f"station_agency must be {stations} agency indices >= 0 (one per station), "
+                         f"got {station_agency!r}")
+    n_agencies = int(owners.max()) + 1
+    if n_agencies < 2 or np.unique(owners).size != n_agencies:
+        raise ValueError(f"station_agency must name at least two agencies, numbered 0 .. n-1 with none "
+                         f"left out, got {station_agency!r}")
+    if not isinstance(borrowing, bool):
+        raise ValueError(f"borrowing must be True or False, got {borrowing!r}")
+    nearest_station = np.argmin(dispatch.atlas.travel_s[dispatch.station_nodes], axis=0)
+    return AgenciesParams(dispatch, owners.astype(np.int64), n_agencies, owners[nearest_station].astype(np.int64),
+                          borrowing)

@@ -20,9 +20,20 @@ class _DispatchPolicy(Policy):
     def __init__(self, env):
         super().__init__(env)
         params = env.unwrapped.params
+        self.agencies = hasattr(env.unwrapped, "possible_agents")  # DispatchAgencies-v0: one answer per agency
+        params = params.dispatch if self.agencies else params
         self.units, self.hold = params.n_units, params.n_units
         self.n_severities = params.n_severities
-        self.relocating = isinstance(env.action_space, spaces.MultiDiscrete)
+        self.relocating = not self.agencies and isinstance(env.action_space, spaces.MultiDiscrete)
+
+    def __call__(self, observation, info):
+        if self.agencies:
+            return {agent: self.decide(observation[agent], info[agent]) for agent in self.env.agents}
+        return self.decide(observation, info)
+
+    def decide(self, observation, info):
+        """The action for one dispatcher's observation and info."""
+        raise NotImplementedError
 
     def answer(self, choice: int, move: tuple[int, int] | None = None):
         if not self.relocating:
@@ -47,7 +58,7 @@ class _DispatchPolicy(Policy):
 class NearestAvailable(_DispatchPolicy):
     """Send the free unit with the shortest atlas travel time; hold only when none is free."""
 
-    def __call__(self, observation, info):
+    def decide(self, observation, info):
         return self.answer(self.nearest(observation, info["action_mask"]))
 
 
@@ -59,7 +70,7 @@ class SeverityPriority(_DispatchPolicy):
         super().__init__(env)
         self.reserve, self.hold_from = reserve, hold_from
 
-    def __call__(self, observation, info):
+    def decide(self, observation, info):
         mask = info["action_mask"]
         if (self.severity(observation) >= self.hold_from and mask[self.hold]
                 and int(np.sum(mask[:self.units])) <= self.reserve):
@@ -79,7 +90,7 @@ class RandomAvailable(_DispatchPolicy):
         if seed is not None:
             self._generator = np.random.default_rng(seed)
 
-    def __call__(self, observation, info):
+    def decide(self, observation, info):
         free = np.flatnonzero(np.asarray(info["action_mask"][:self.units], dtype=bool))
         return self.answer(int(self._generator.choice(free)) if free.size else self.hold)
 
@@ -100,7 +111,7 @@ class MexclpRelocation(_DispatchPolicy):
         nodes = params.station_nodes
         self.station_travel = params.atlas.travel_s[np.ix_(nodes, nodes)]
 
-    def __call__(self, observation, info):
+    def decide(self, observation, info):
         mask = info["action_mask"]
         choice = self.nearest(observation, mask)
         free = np.asarray(mask[:self.units], dtype=bool).copy()

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.contract import Task, Transition
+from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.dispatch.generator import hour_of
-from envzoo.dispatch.params import DispatchParams, make_params
+from envzoo.dispatch.params import AgenciesParams, DispatchParams, make_agencies_params, make_params
 from envzoo.dispatch.sim import NODE, SEVERITY, TIME, DispatchSim
 
 #: Per-unit features of the observation, in order (minutes where timed).
@@ -146,3 +146,76 @@ class RelocateTask(DispatchTask):
         homes = np.zeros((self.batch, self.params.n_units, stations), np.float32)
         np.put_along_axis(homes, self.sim.home[:, :, None], 1.0, axis=2)
         return np.concatenate([super().observe(), homes.reshape(self.batch, -1)], axis=1)
+
+
+class AgenciesTask(AgentsTask):
+    """``DispatchAgencies-v0``: one agent per dispatch centre over one region; the agency whose
+    territory the call is in decides it, possibly with a unit of another agency."""
+
+    make_params = staticmethod(make_agencies_params)
+
+    def __init__(self, params: AgenciesParams):
+        self.agents = tuple(f"agency_{i}" for i in range(params.n_agencies))
+        super().__init__(params, params.n_agencies)
+        self.region = DispatchTask(params.dispatch, 1)
+        self.sim = self.region.sim
+        units = params.dispatch.n_units
+        base = self.region.observation_space
+        self.observation_space = spaces.Box(np.concatenate([base.low, np.zeros(1 + units, np.float32)]), np.inf,
+                                            (base.shape[0] + 1 + units,), np.float32)
+        self.action_space = self.region.action_space
+        self.action_hint = self.region.action_hint + " Only the agency whose call it is acts; the others are ignored."
+        self.borrowed = 0
+
+    def deciding_agency(self) -> int:
+        """The agency that decides the call now (agency 0 once a log is over)."""
+        return int(self.params.node_agency[int(self.sim.call[0, NODE])]) if self.sim.has_call[0] else 0
+
+    def start(self, generator, options) -> dict:
+        self.sim.reset(np.array([0]), keys_from([generator]))
+        self.borrowed = 0
+        return {"action_mask": self.action_mask()}
+
+    def action_mask(self) -> np.ndarray:
+        """(A, U + 1): the deciding agency's dispatch mask (without the other agencies' units
+        where borrowing is off); the other agencies may only hold (their action is ignored)."""
+        region = self.sim.action_mask()[0]
+        masks = np.zeros((self.batch, region.size), dtype=bool)
+        masks[:, -1] = True
+        agency = self.deciding_agency()
+        masks[agency] = region
+        if not self.params.borrowing:
+            masks[agency, :-1] &= self.params.unit_agency == agency
+        return masks
+
+    def step(self, actions) -> Transition:
+        agency = self.deciding_agency()
+        choice, units = int(actions[agency]), self.params.dispatch.n_units
+        foreign = choice < units and self.params.unit_agency[choice] != agency
+        refused = 0.0
+        if foreign and not self.params.borrowing:
+            choice, refused = units, 1.0  # a unit across the border without borrowing: refused, the call held
+        elif foreign and self.sim.free_units(0)[choice] and self.sim.has_call[0]:
+            self.borrowed += 1
+        outcome = self.region.step(np.array([choice]))
+        reward, cost = np.zeros(self.batch), np.zeros(self.batch)
+        reward[agency], cost[agency] = outcome.reward[0], outcome.cost[0] + refused
+        ended = np.full(self.batch, bool(outcome.terminated[0]))
+        return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, bool), cost=cost,
+                          info={"action_mask": self.action_mask()})
+
+    def observe(self) -> np.ndarray:
+        """The region's ``Dispatch-v0`` observation, then (this call is mine, every unit is mine)."""
+        region = self.region.observe()[0]
+        agency = self.deciding_agency()
+        own = [np.concatenate([region, [float(i == agency and self.sim.has_call[0])],
+                               (self.params.unit_agency == i).astype(np.float32)]) for i in range(self.batch)]
+        return np.asarray(own, dtype=np.float32)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        """The region's KPIs (all agencies together) and ``borrowed`` (dispatches across a border)."""
+        region = {name: np.full(self.batch, value[0]) for name, value in self.region.metrics().items()}
+        return {**region, "borrowed": np.full(self.batch, float(self.borrowed))}
+
+    def render_text(self, row=None) -> str:
+        return f"agency_{self.deciding_agency()} decides: " + self.region.render_text(0)

@@ -169,3 +169,33 @@ def test_moving_a_busy_unit_is_refused(cache):
     sim = env.unwrapped.task.sim
     observation, reward, terminated, truncated, info = env.step(np.array([0, 0, 1]))  # send unit 0, then move it
     assert info["cost"] == 1.0 and sim.home[0, 0] == 0 and sim.relocations[0] == 0
+
+
+@pytest.mark.parametrize("borrowing", [True, False])
+def test_agencies_share_units_only_when_borrowing(cache, borrowing):
+    from envzoo.dispatch.parallel import DispatchAgenciesEnv
+
+    env = DispatchAgenciesEnv(network="braunschweig", atlas_cache=cache, borrowing=borrowing, calls_per_hour=6.0,
+                              max_cycles=200)
+    task, policy = env.task, NearestAvailable(env)
+    observations, infos = env.reset(seed=3)
+    while env.agents:
+        deciding = task.deciding_agency()
+        mask = infos[f"agency_{deciding}"]["action_mask"]
+        if not borrowing:
+            assert not mask[:-1][task.params.unit_agency != deciding].any()
+        for agent, info in infos.items():
+            if agent != f"agency_{deciding}":
+                assert info["action_mask"][:-1].sum() == 0
+        observations, rewards, terminations, truncations, infos = env.step(policy(observations, infos))
+        assert accounted(task.sim)
+        assert all(r == 0 for a, r in rewards.items() if a != f"agency_{deciding}")
+    borrowed = infos["agency_0"]["metrics"]["borrowed"]
+    assert (borrowed > 0) if borrowing else (borrowed == 0)
+    if not borrowing:  # a unit across the border is refused
+        env.reset(seed=1)
+        deciding = task.deciding_agency()
+        foreign = int(np.flatnonzero(task.params.unit_agency != deciding)[0])
+        actions = {agent: foreign for agent in env.agents}
+        _, _, _, _, infos = env.step(actions)
+        assert infos[f"agency_{deciding}"]["cost"] == 1.0 and task.sim.served[0] == 0
