@@ -16,6 +16,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3"),
     "finance": ("skfolio", "arch"),
     "jax": ("jax",),
+    "plots": ("matplotlib",),
     "docs": ("mkdocs", "material"),
     "test": ("pytest", "scipy"),
 }

@@ -121,8 +121,8 @@ class DispatchRelocateEnv(TaskEnv):
 
     ## Rewards
 
-    As ``Dispatch-v0`` (the relocation's driving shows in ``DispatchMO-v0``-style costs only
-    through the metrics: ``relocations``).
+    As ``Dispatch-v0``: a move pays off only through later response times (the moves made are
+    the metric ``relocations``).
 
     ## Costs
 

@@ -199,3 +199,14 @@ def test_agencies_share_units_only_when_borrowing(cache, borrowing):
         actions = {agent: foreign for agent in env.agents}
         _, _, _, _, infos = env.step(actions)
         assert infos[f"agency_{deciding}"]["cost"] == 1.0 and task.sim.served[0] == 0
+
+
+def test_deficiency_map_and_equity_dashboard_are_written(cache, tmp_path):
+    pytest.importorskip("matplotlib")
+    from envzoo.dispatch.plots import draw, zone_responses
+
+    env = make(cache)
+    responses = zone_responses(env, NearestAvailable(env), episodes=1, steps=60, seed=0)
+    assert sum(r.size for r in responses) == env.unwrapped.task.sim.served[0]
+    for path in draw(env.unwrapped.params, responses, tmp_path, "test"):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
