@@ -7,7 +7,18 @@ from envzoo.core.env import TaskEnv
 from envzoo.dispatch.task import DispatchTask, RelocateTask
 
 
-class DispatchEnv(TaskEnv):
+class _PictureEnv(TaskEnv):
+    """``render_mode="rgb_array"``: a picture of the region (:meth:`DispatchTask.render_rgb`)."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return self.task.render_rgb(0)
+        return super().render()
+
+
+class DispatchEnv(_PictureEnv):
     """
     ## Description
 
@@ -82,7 +93,9 @@ class DispatchEnv(TaskEnv):
     (1), ``service_model`` (``"road"`` or ``"exponential"``), ``service_mean_min`` (45),
     ``queue_capacity`` (10; 0 a loss system), ``congestion`` (24 hourly factors; None: free flow),
     ``start_hour`` (0), ``precision_weight`` (1), ``lost_call_penalty_min`` (60), ``incident_log``
-    (a CSV: ``time_s``, ``severity``, ``node`` or ``x`` and ``y``), ``render_mode`` (``"ansi"``).
+    (a CSV: ``time_s``, ``severity``, ``node`` or ``x`` and ``y``), ``render_mode`` (``"ansi"``, or
+    ``"rgb_array"``: a 256 × 256 picture of the junctions, stations, hospitals, units (green free,
+    orange busy) and calls (red)).
 
     ## References
 
@@ -99,7 +112,7 @@ class DispatchEnv(TaskEnv):
     task_class = DispatchTask
 
 
-class DispatchRelocateEnv(TaskEnv):
+class DispatchRelocateEnv(_PictureEnv):
     """
     ## Description
 

@@ -210,3 +210,14 @@ def test_deficiency_map_and_equity_dashboard_are_written(cache, tmp_path):
     assert sum(r.size for r in responses) == env.unwrapped.task.sim.served[0]
     for path in draw(env.unwrapped.params, responses, tmp_path, "test"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_rgb_array_render_shows_units_and_the_call(cache):
+    env = make(cache, render_mode="rgb_array", calls_per_hour=30.0)
+    observation, info = env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (256, 256, 3) and frame.dtype == np.uint8
+    colours = {tuple(c) for c in frame.reshape(-1, 3)}
+    assert {(230, 0, 0), (40, 170, 40), (0, 0, 0), (30, 60, 220)} <= colours  # call, free units, stations, hospitals
+    env.step(NearestAvailable(env)(observation, info))
+    assert (240, 140, 0) in {tuple(c) for c in env.render().reshape(-1, 3)}  # a busy unit
