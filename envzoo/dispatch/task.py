@@ -1,0 +1,250 @@
+"""The dispatch decision problem over the simulator, shared by every face: an action sends a unit
+to the call being decided (or holds it); the simulator's state becomes the context-rich
+observation, the reward components (response time, zone equity, driving), the cost and the
+metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from envzoo.core.contract import AgentsTask, Task, Transition
+from envzoo.core.rng import keys_from
+from envzoo.dispatch.generator import hour_of
+from envzoo.dispatch.params import AgenciesParams, DispatchParams, make_agencies_params, make_params
+from envzoo.dispatch.sim import NODE, SEVERITY, TIME, DispatchSim
+
+#: Per-unit features of the observation, in order (minutes where timed).
+UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
+#: Features of the call and the region after the units' and the severity one-hot.
+CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
+METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
+           "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
+           "relocations")
+
+
+class DispatchTask(Task):
+    """B regions (``Dispatch-v0`` and its vector and multi-objective faces); see its docstring."""
+
+    make_params = staticmethod(make_params)
+    #: Bounds of the vector reward: −response minutes <= 0, equity (the change of the worst
+    #: zone's mean response, negated: either sign), −driving minutes <= 0.
+    reward_space = spaces.Box(np.full(3, -np.inf, np.float32), np.array([0.0, np.inf, 0.0], np.float32),
+                              dtype=np.float32)
+    metrics_at_episode_end = True
+
+    def __init__(self, params: DispatchParams, batch: int):
+        super().__init__(params, batch)
+        self.sim = DispatchSim(params, batch)
+        units = params.n_units
+        size = units * len(UNIT_FEATURES) + params.n_severities + len(CALL_FEATURES)
+        low = np.zeros(size, np.float32)
+        low[2:units * len(UNIT_FEATURES):len(UNIT_FEATURES)] = -np.inf  # a busy unit may beat the best free one
+        low[units * len(UNIT_FEATURES) + params.n_severities:][:2] = -1.0
+        self.observation_space = spaces.Box(low, np.inf, (size,), np.float32)
+        self.action_space = spaces.Discrete(units + 1)
+        self.action_hint = (f"Action u < {units} sends unit u (a free one: see info['action_mask']); "
+                            f"action {units} holds the call in the queue.")
+
+    def reset(self, rows, generators, options) -> dict:
+        self.sim.reset(rows, keys_from(generators))
+        return {"action_mask": self.action_mask()[rows]}
+
+    def step(self, actions) -> Transition:
+        sim, p = self.sim, self.params
+        vector = np.zeros((self.batch, 3))
+        reward = np.zeros(self.batch)
+        refused = np.zeros(self.batch)
+        for row in range(self.batch):
+            worst_before = self._worst_zone(row)
+            out = sim.decide(row, *self._decision(actions[row]))
+            response = out["response_min"] + out["lost"] * p.lost_call_penalty_min
+            vector[row] = (-response, -(self._worst_zone(row) - worst_before), -out["driving_min"])
+            reward[row] = -response - p.precision_weight * out["inefficiency_min"]
+            refused[row] = out["refused"]
+        ended = ~sim.has_call
+        return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
+                          cost=refused, info={"action_mask": self.action_mask()})
+
+    def _decision(self, action) -> tuple:
+        """The simulator's ``decide`` arguments for one row's action."""
+        return (int(action),)
+
+    def action_mask(self) -> np.ndarray:
+        """(B, mask) bool: ``info["action_mask"]``."""
+        return self.sim.action_mask()
+
+    def _worst_zone(self, row: int) -> float:
+        counts = self.sim.zone_count[row]
+        return float((self.sim.zone_sum_min[row][counts > 0] / counts[counts > 0]).max()) if counts.any() else 0.0
+
+    def observe(self) -> np.ndarray:
+        """Per unit (free, travel to the call, margin over the fastest free unit, busy time left),
+        then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
+        sim, p = self.sim, self.params
+        units, k = p.n_units, p.n_severities
+        out = np.zeros((self.batch, units * len(UNIT_FEATURES) + k + len(CALL_FEATURES)), np.float32)
+        for row in range(self.batch):
+            if not sim.has_call[row]:
+                continue
+            now = sim.time[row]
+            free = sim.free_units(row)
+            travel_min = sim.unit_travel_s(row) / 60.0
+            remaining_min = np.maximum(sim.free_at[row] - now, 0.0) / 60.0
+            reach_min = travel_min + remaining_min
+            best = travel_min[free].min() if free.any() else reach_min.min()
+            unit = np.stack([free, travel_min, reach_min - best, remaining_min], axis=1)
+            out[row, :units * len(UNIT_FEATURES)] = unit.ravel()
+            out[row, units * len(UNIT_FEATURES) + int(sim.call[row, SEVERITY])] = 1.0
+            angle = 2 * np.pi * hour_of(p, now) / 24.0
+            call_start = units * len(UNIT_FEATURES) + k
+            out[row, call_start:call_start + len(CALL_FEATURES)] = (np.sin(angle), np.cos(angle), len(sim.queues[row]),
+                                                                   (now - sim.call[row, TIME]) / 60.0)
+        return out
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        rows = [self.sim.metrics(row) for row in range(self.batch)]
+        return {name: np.array([r[name] for r in rows]) for name in METRICS}
+
+    def render_rgb(self, row: int = 0, size: int = 256) -> np.ndarray:
+        """A (size, size, 3) uint8 picture of ``row``: the junctions (grey), the stations (black),
+        the hospitals (blue), every unit beside its station (green free, orange busy), the queued
+        calls (dark red) and the call being decided (red)."""
+        p, sim = self.params, self.sim
+        low, high = p.atlas.xy.min(axis=0), p.atlas.xy.max(axis=0)
+        span = max(float((high - low).max()), 1e-9)
+        pixels = 8 + ((p.atlas.xy - low) / span * (size - 17)).astype(int)
+        pixels[:, 1] = size - 1 - pixels[:, 1]  # north up
+        image = np.full((size, size, 3), 255, np.uint8)
+
+        def mark(node, colour, half, shift=(0, 0)):
+            x, y = pixels[node, 0] + shift[0], pixels[node, 1] + shift[1]
+            image[max(y - half, 0):y + half + 1, max(x - half, 0):x + half + 1] = colour
+
+        image[pixels[:, 1], pixels[:, 0]] = (170, 170, 170)
+        for node in p.hospital_nodes:
+            mark(node, (30, 60, 220), 4)
+        for node in p.station_nodes:
+            mark(node, (0, 0, 0), 3)
+        free = sim.free_units(row)
+        for unit, station in enumerate(sim.home[row]):
+            mark(p.station_nodes[station], (40, 170, 40) if free[unit] else (240, 140, 0), 2, (6 + 5 * unit, -6))
+        for _, node, _ in sim.queues[row]:
+            mark(node, (120, 0, 0), 2)
+        if sim.has_call[row]:
+            mark(int(sim.call[row, NODE]), (230, 0, 0), 3)
+        return image
+
+    def render_text(self, row: int = 0) -> str:
+        sim = self.sim
+        status = "".join("." if free else "#" for free in sim.free_units(row))
+        call = (f"call at node {int(sim.call[row, NODE])} severity {int(sim.call[row, SEVERITY])}"
+                if sim.has_call[row] else "no call (log over)")
+        return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={len(sim.queues[row])} {call} "
+                f"served={sim.served[row]} lost={sim.lost[row]}\n")
+
+
+class RelocateTask(DispatchTask):
+    """``DispatchRelocate-v0``: a dispatch and a relocation of one free unit at every decision."""
+
+    def __init__(self, params: DispatchParams, batch: int):
+        super().__init__(params, batch)
+        units, stations = params.n_units, len(params.station_nodes)
+        base = self.observation_space
+        self.observation_space = spaces.Box(np.concatenate([base.low, np.zeros(units * stations, np.float32)]),
+                                            np.inf, (base.shape[0] + units * stations,), np.float32)
+        self.action_space = spaces.MultiDiscrete([units + 1, units + 1, stations])
+        self.action_hint = (f"Action (d, r, s): d < {units} sends unit d, d = {units} holds the call; then free "
+                            f"unit r < {units} moves to station s < {stations} (r = {units}: no move).")
+
+    def _decision(self, action) -> tuple:
+        return int(action[0]), (int(action[1]), int(action[2]))
+
+    def action_mask(self) -> np.ndarray:
+        """(B, (U + 1) + (U + 1) + S): the dispatch mask, then the free units and "no move", then
+        every station (MaskablePPO's layout for a MultiDiscrete action)."""
+        dispatch = self.sim.action_mask()
+        relocate = dispatch.copy()
+        relocate[:, :-1] = self.sim.free_at <= self.sim.time[:, None]
+        relocate[:, -1] = True
+        return np.concatenate([dispatch, relocate, np.ones((self.batch, len(self.params.station_nodes)), bool)], 1)
+
+    def observe(self) -> np.ndarray:
+        """``Dispatch-v0``'s observation, then every unit's home station one-hot (U × S)."""
+        stations = len(self.params.station_nodes)
+        homes = np.zeros((self.batch, self.params.n_units, stations), np.float32)
+        np.put_along_axis(homes, self.sim.home[:, :, None], 1.0, axis=2)
+        return np.concatenate([super().observe(), homes.reshape(self.batch, -1)], axis=1)
+
+
+class AgenciesTask(AgentsTask):
+    """``DispatchAgencies-v0``: one agent per dispatch centre over one region; the agency whose
+    territory the call is in decides it, possibly with a unit of another agency."""
+
+    make_params = staticmethod(make_agencies_params)
+
+    def __init__(self, params: AgenciesParams):
+        self.agents = tuple(f"agency_{i}" for i in range(params.n_agencies))
+        super().__init__(params, params.n_agencies)
+        self.region = DispatchTask(params.dispatch, 1)
+        self.sim = self.region.sim
+        units = params.dispatch.n_units
+        base = self.region.observation_space
+        self.observation_space = spaces.Box(np.concatenate([base.low, np.zeros(1 + units, np.float32)]), np.inf,
+                                            (base.shape[0] + 1 + units,), np.float32)
+        self.action_space = self.region.action_space
+        self.action_hint = self.region.action_hint + " Only the agency whose call it is acts; the others are ignored."
+        self.borrowed = 0
+
+    def deciding_agency(self) -> int:
+        """The agency that decides the call now (agency 0 once a log is over)."""
+        return int(self.params.node_agency[int(self.sim.call[0, NODE])]) if self.sim.has_call[0] else 0
+
+    def start(self, generator, options) -> dict:
+        self.sim.reset(np.array([0]), keys_from([generator]))
+        self.borrowed = 0
+        return {"action_mask": self.action_mask()}
+
+    def action_mask(self) -> np.ndarray:
+        """(A, U + 1): the deciding agency's dispatch mask (without the other agencies' units
+        where borrowing is off); the other agencies may only hold (their action is ignored)."""
+        region = self.sim.action_mask()[0]
+        masks = np.zeros((self.batch, region.size), dtype=bool)
+        masks[:, -1] = True
+        agency = self.deciding_agency()
+        masks[agency] = region
+        if not self.params.borrowing:
+            masks[agency, :-1] &= self.params.unit_agency == agency
+        return masks
+
+    def step(self, actions) -> Transition:
+        agency = self.deciding_agency()
+        choice, units = int(actions[agency]), self.params.dispatch.n_units
+        foreign = choice < units and self.params.unit_agency[choice] != agency
+        refused = 0.0
+        if foreign and not self.params.borrowing:
+            choice, refused = units, 1.0  # a unit across the border without borrowing: refused, the call held
+        elif foreign and self.sim.free_units(0)[choice] and self.sim.has_call[0]:
+            self.borrowed += 1
+        outcome = self.region.step(np.array([choice]))
+        reward, cost = np.zeros(self.batch), np.zeros(self.batch)
+        reward[agency], cost[agency] = outcome.reward[0], outcome.cost[0] + refused
+        ended = np.full(self.batch, bool(outcome.terminated[0]))
+        return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, bool), cost=cost,
+                          info={"action_mask": self.action_mask()})
+
+    def observe(self) -> np.ndarray:
+        """The region's ``Dispatch-v0`` observation, then (this call is mine, every unit is mine)."""
+        region = self.region.observe()[0]
+        agency = self.deciding_agency()
+        own = [np.concatenate([region, [float(i == agency and self.sim.has_call[0])],
+                               (self.params.unit_agency == i).astype(np.float32)]) for i in range(self.batch)]
+        return np.asarray(own, dtype=np.float32)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        """The region's KPIs (all agencies together) and ``borrowed`` (dispatches across a border)."""
+        region = {name: np.full(self.batch, value[0]) for name, value in self.region.metrics().items()}
+        return {**region, "borrowed": np.full(self.batch, float(self.borrowed))}
+
+    def render_text(self, row=None) -> str:
+        return f"agency_{self.deciding_agency()} decides: " + self.region.render_text(0)
