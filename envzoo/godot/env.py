@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import gymnasium
 
+from envzoo.core.arguments import check_arguments
 from envzoo.godot.sim import GodotError, GodotGame, chase_command
-from envzoo.godot.task import episode_metrics, face_observation, face_space, game_action
+from envzoo.godot.task import ChaseTask, episode_metrics, face_observation, face_space, game_action
 
 
 class GodotEnv(gymnasium.Env):
@@ -163,7 +164,17 @@ class ChaseEnv(GodotEnv):
     * v0: initial version.
     """
 
-    def __init__(self, engine: str = "godot", *, connect_timeout: float = 30.0, timeout: float = 30.0):
-        self.engine = engine
-        super().__init__(chase_command(engine), connect_timeout=connect_timeout, timeout=timeout)
+    task_class = ChaseTask
+    task = ChaseTask()
+
+    def __init__(self, render_mode: str | None = None, **kwargs):
+        check_arguments(ChaseTask.make_params, kwargs, type(self).__name__, face_arguments=("render_mode",))
+        params = ChaseTask.make_params(**kwargs)
+        self.engine = params["engine"]
+        super().__init__(chase_command(self.engine), connect_timeout=params["connect_timeout"],
+                         timeout=params["timeout"])
+
+    def episode_metrics(self) -> dict:
+        """The metrics of the episode so far (asked of the game; for an episode cut by a TimeLimit)."""
+        return self.task.episode_metrics(self._game)[0]
 

@@ -25,5 +25,6 @@ class Greedy(Policy):
 
     def __call__(self, observation, info):
         if hasattr(self.env, "possible_agents"):
-            return {agent: nearest_target_move(obs) for agent, obs in observation.items()}
+            live = set(self.env.agents)  # an agent that just finished still has an observation
+            return {agent: nearest_target_move(obs) for agent, obs in observation.items() if agent in live}
         return nearest_target_move(observation)

@@ -40,3 +40,33 @@ def _head_value(head: spaces.Space, value):
 def episode_metrics(game_info: dict) -> dict:
     """What a game reports in its info when an agent's episode ends is that episode's metrics."""
     return {key: value for key, value in game_info.items() if isinstance(value, (int, float))}
+
+
+class ChaseTask:
+    """Chase's metrics. The game reports them in its info when an agent's episode ends; at a
+    cut the game cannot see (a TimeLimit, ``max_cycles``) the faces ask the game for them with
+    the protocol's ``call`` (Chase's agents answer ``caught`` and ``steps``)."""
+
+    metrics_at_episode_end = True
+    metric_names = ("caught", "steps")
+
+    @staticmethod
+    def make_params(engine: str = "godot", connect_timeout: float = 30.0, timeout: float = 30.0) -> dict:
+        """The arguments of the one-agent Chase env (checked by name before the game starts)."""
+        return {"engine": engine, "connect_timeout": connect_timeout, "timeout": timeout}
+
+    def episode_metrics(self, game) -> list[dict]:
+        """Per agent, the metrics of the episode so far (``game``: a running GodotGame)."""
+        values = {name: game.bridge.call(name) for name in self.metric_names}
+        return [{name: values[name][i] for name in self.metric_names} for i in range(game.info.n_agents)]
+
+
+class ChaseSquadTask(ChaseTask):
+    """Chase with several agents: the arguments add ``n_agents``."""
+
+    @staticmethod
+    def make_params(n_agents: int = 3, engine: str = "godot", connect_timeout: float = 30.0,
+                    timeout: float = 30.0) -> dict:
+        if isinstance(n_agents, bool) or not isinstance(n_agents, int) or n_agents < 1:
+            raise ValueError(f"n_agents must be a positive integer, got {n_agents!r}")
+        return {"n_agents": n_agents, **ChaseTask.make_params(engine, connect_timeout, timeout)}
