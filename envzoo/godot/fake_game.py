@@ -12,7 +12,9 @@ reports ``done`` until the next ``reset``. Random cells come from a 32-bit linea
 generator seeded with ``--env_seed`` once at launch (like the plugin's ``seed()``).
 
 Run as a game: ``python fake_game.py --port=N --env_seed=S [--n_agents=A] [--grid=G]
-[--image=1] [--fault=KIND:STEP]``. It imports only the standard library, so it starts fast and
+[--image=1] [--plain=1] [--fault=KIND:STEP]``. ``--plain=1`` sends exactly what the plugin
+sends: no ``truncated`` and no version in ``env_info`` (envzoo's extensions, see
+:mod:`envzoo.godot.sim`). It imports only the standard library, so it starts fast and
 runs by path. Faults for tests: ``die:N`` exits at step N, ``malformed:N`` answers step N with
 bytes that are not JSON, ``hang:N`` stops answering at step N, ``version`` announces protocol
 major version 1, ``no_connect`` never connects.
@@ -162,6 +164,7 @@ def main(argv: list[str]) -> int:
     game = ChaseGame(int(arguments.get("env_seed", 0)), n_agents=int(arguments.get("n_agents", 1)),
                      grid=int(arguments.get("grid", 12)), action_repeat=int(arguments.get("action_repeat", 1)),
                      image=arguments.get("image") == "1")
+    plain = arguments.get("plain") == "1"
     connection = connect(int(arguments.get("port", 11008)))
     handshake = receive(connection)
     if handshake is None or handshake.get("type") != "handshake":
@@ -173,6 +176,8 @@ def main(argv: list[str]) -> int:
         kind = message["type"]
         if kind == "env_info":
             reply = game.env_info()
+            if plain:
+                del reply["major_version"], reply["minor_version"]
             if fault == "version":
                 reply["major_version"] = "1"
             send(connection, reply)
@@ -190,7 +195,10 @@ def main(argv: list[str]) -> int:
                     connection.sendall(struct.pack("<I", 9) + b"not json!")
                     continue
             rewards = game.step([int(action["move"]) for action in message["action"]])
-            send(connection, game.reply("step", rewards))
+            reply = game.reply("step", rewards)
+            if plain:
+                del reply["truncated"]
+            send(connection, reply)
         elif kind == "call":
             send(connection, {"type": "call", "returns": [getattr(game, message["method"])[i]
                                                           for i in range(game.n_agents)]})

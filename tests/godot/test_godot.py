@@ -1,22 +1,32 @@
 """The bridge against the pure-Python game (faults included) and the shipped Godot game against
 the pure-Python one: two implementations of Chase that must agree step for step."""
 
+import os
 import shutil
 import socket
+import subprocess
 import sys
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 from envzoo.godot.env import ChaseEnv, GodotEnv
 from envzoo.godot.parallel import ChaseSquadEnv
 from envzoo.godot.policies import nearest_target_move
-from envzoo.godot.sim import (CHASE_FAKE, GodotBridge, GodotConnectionError, GodotProtocolError, GodotVersionError,
-                              decode_image)
+from envzoo.godot.sim import (
+    CHASE_FAKE,
+    GodotBridge,
+    GodotConnectionError,
+    GodotProtocolError,
+    GodotVersionError,
+    decode_image,
+)
 
 FAKE = [sys.executable, CHASE_FAKE]
 needs_engine = pytest.mark.skipif(shutil.which("godot3-server") is None,
-                                  reason="the shipped game needs the headless Godot 3 server: apt-get install godot3-server")
+                                  reason="the shipped game needs the headless Godot 3 server: "
+                                         "apt-get install godot3-server")
 
 
 def rollout(env, seed, steps=250):
@@ -96,7 +106,7 @@ def test_images_are_decoded_from_hex():
     finally:
         bridge.close()
     with pytest.raises(GodotProtocolError, match="do not fill"):
-        decode_image("00ff", GodotBridge.__init__.__globals__["spaces"].Box(0, 255, (3,), np.uint8), "x_2d")
+        decode_image("00ff", spaces.Box(0, 255, (3,), np.uint8), "x_2d")
 
 
 @pytest.mark.parametrize("fault, error, match", [
@@ -140,3 +150,27 @@ def test_the_game_is_launched_with_the_plugin_flags():
     assert launch_command(["game.x86_64"], 4000, 7, speedup=8, action_repeat=2) == [
         "game.x86_64", "--port=4000", "--env_seed=7", "--disable-render-loop", "--headless", "--speedup=8",
         "--action_repeat=2"]
+
+
+def test_a_game_that_sends_only_what_the_plugin_sends_has_no_truncation():
+    env = GodotEnv(FAKE + ["--plain=1"])
+    try:
+        env.reset(seed=2)
+        for _ in range(100):  # standing still: the game's 100-step limit, reported as a plain done
+            _, _, terminated, truncated, info = env.step(0)
+        assert terminated and not truncated and info["metrics"] == {"caught": 0, "steps": 100}
+        assert env._game.info.version is None
+    finally:
+        env.close()
+
+
+GODOT_RL_PYTHON = os.environ.get("ENVZOO_GODOT_RL_PYTHON", "/tmp/godot-rl-venv/bin/python")
+
+
+@pytest.mark.skipif(not os.path.exists(GODOT_RL_PYTHON),
+                    reason=f"godot-rl's side venv is not at {GODOT_RL_PYTHON}: see tests/godot/godot_rl_compat.py "
+                           "(set ENVZOO_GODOT_RL_PYTHON to its python)")
+def test_godot_rl_own_server_plays_envzoo_game():
+    script = os.path.join(os.path.dirname(__file__), "godot_rl_compat.py")
+    done = subprocess.run([GODOT_RL_PYTHON, script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "OK" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
