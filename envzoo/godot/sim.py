@@ -34,6 +34,7 @@ import os
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -208,6 +209,7 @@ class GodotBridge:
                  action_repeat: int | None = None, extra_args: dict | None = None, env: dict | None = None):
         self.timeout = timeout
         self.process: subprocess.Popen | None = None
+        self._errors = None
         self.connection: socket.socket | None = None
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
@@ -218,8 +220,10 @@ class GodotBridge:
             if game is not None:
                 command = launch_command(game, self.port, seed, headless=headless, speedup=speedup,
                                          action_repeat=action_repeat, extra_args=extra_args)
+                # The game's errors go to a file, not a pipe: a chatty game would fill a pipe nobody reads.
+                self._errors = tempfile.TemporaryFile()
                 self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
+                                                stderr=self._errors, env={**os.environ, **(env or {})},
                                                 start_new_session=True)
             self.connection = self._accept(connect_timeout, game)
             self._send({"type": "handshake", "major_version": MAJOR_VERSION, "minor_version": MINOR_VERSION})
@@ -284,9 +288,10 @@ class GodotBridge:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-            if self.process.stderr is not None:
-                self.process.stderr.close()
             self.process = None
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
 
     # ------------------------------------------------------------------ framing
     def _accept(self, connect_timeout: float, game) -> socket.socket:
@@ -362,9 +367,10 @@ class GodotBridge:
         return error
 
     def _game_output(self) -> str:
-        if self.process is None or self.process.poll() is None or self.process.stderr is None:
+        if self.process is None or self.process.poll() is None or self._errors is None:
             return ""
-        tail = self.process.stderr.read()[-2000:].decode(errors="replace").strip()
+        self._errors.seek(0)
+        tail = self._errors.read()[-2000:].decode(errors="replace").strip()
         return f"\nThe game's last output:\n{tail}" if tail else ""
 
     # ------------------------------------------------------------------ replies
