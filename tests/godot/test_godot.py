@@ -20,7 +20,9 @@ from envzoo.godot.sim import (
     GodotConnectionError,
     GodotProtocolError,
     GodotVersionError,
+    chase_command,
     decode_image,
+    launch_command,
 )
 
 FAKE = [sys.executable, CHASE_FAKE]
@@ -146,7 +148,6 @@ def test_a_multi_agent_game_is_refused_by_the_one_agent_face():
 
 
 def test_the_game_is_launched_with_the_plugin_flags():
-    from envzoo.godot.sim import launch_command
     assert launch_command(["game.x86_64"], 4000, 7, speedup=8, action_repeat=2) == [
         "game.x86_64", "--port=4000", "--env_seed=7", "--disable-render-loop", "--headless", "--speedup=8",
         "--action_repeat=2"]
@@ -174,3 +175,15 @@ def test_godot_rl_own_server_plays_envzoo_game():
     script = os.path.join(os.path.dirname(__file__), "godot_rl_compat.py")
     done = subprocess.run([GODOT_RL_PYTHON, script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "OK" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("engine", ["python", pytest.param("godot", marks=needs_engine)])
+def test_action_repeat_reaches_the_game(engine):
+    env = GodotEnv(chase_command(engine), action_repeat=2)
+    try:
+        obs, _ = env.reset(seed=9)
+        x = obs[0]
+        stepped = env.step(2 if x > 0 else 1)[0]  # toward the middle: no wall in two cells
+        assert abs(stepped[0] - x) == pytest.approx(4 / 11, abs=1e-5)  # two cells of 2/11 each
+    finally:
+        env.close()
