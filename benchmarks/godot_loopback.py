@@ -1,6 +1,7 @@
 """Godot games over the loopback: handshake time and steps/s of the shipped Chase game on the
-headless Godot 3 server and of the same game in pure Python, single env, PettingZoo squad and
-the subprocess vector env (one game process per sub-env).
+headless Godot 3 server and of the same game in pure Python: single env, PettingZoo squad, the
+registered vector env (every game its own process, stepped concurrently from this process) and
+the shared subprocess vector env (a worker process per game besides the game).
 
     python benchmarks/godot_loopback.py [--steps 3000] [--num-envs 4]
 """
@@ -54,8 +55,11 @@ def squad_rate(engine: str, steps: int) -> float:
     return rate
 
 
-def vector_rate(engine: str, steps: int, num_envs: int) -> float:
-    vector = gymnasium.make_vec("envzoo/GodotChase-v0", num_envs=num_envs, engine=engine)
+def vector_rate(engine: str, steps: int, num_envs: int, subprocess: bool = False) -> float:
+    if subprocess:
+        vector = envzoo.make_subprocess_vec("envzoo/GodotChase-v0", num_envs, engine=engine)
+    else:
+        vector = gymnasium.make_vec("envzoo/GodotChase-v0", num_envs=num_envs, engine=engine)
     vector.reset(seed=0)
     vector.action_space.seed(0)
     started = time.perf_counter()
@@ -72,12 +76,14 @@ def main():
     parser.add_argument("--num-envs", type=int, default=4)
     args = parser.parse_args()
     engines = ["python"] + (["godot"] if shutil.which("godot3-server") else [])
+    n = args.num_envs
     print("| engine | handshake (launch to env_info) | single env steps/s | squad (3 agents) steps/s | "
-          f"subprocess vector N = {args.num_envs} env-steps/s |")
-    print("|---|---|---|---|---|")
+          f"vector env N = {n} env-steps/s | subprocess vector env N = {n} env-steps/s |")
+    print("|---|---|---|---|---|---|")
     for engine in engines:
         print(f"| {engine} | {handshake_seconds(engine) * 1000:.0f} ms | {single_rate(engine, args.steps):,.0f} | "
-              f"{squad_rate(engine, args.steps):,.0f} | {vector_rate(engine, args.steps, args.num_envs):,.0f} |")
+              f"{squad_rate(engine, args.steps):,.0f} | {vector_rate(engine, args.steps, n):,.0f} | "
+              f"{vector_rate(engine, args.steps, n, subprocess=True):,.0f} |")
 
 
 if __name__ == "__main__":

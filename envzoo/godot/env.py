@@ -92,10 +92,19 @@ class GodotEnv(gymnasium.Env):
         return face_observation(obs[0]), dict(infos[0])
 
     def step(self, action):
+        self.step_send(action)
+        return self.step_receive()
+
+    def step_send(self, action) -> None:
+        """The first half of :meth:`step`: check ``action`` and send it (a vector of games sends
+        to every game before it reads any reply, so that the games step concurrently)."""
         if self._needs_reset:
             raise gymnasium.error.ResetNeeded("call reset() before step() (and after an episode ended)")
-        sent = game_action(self._game_action_space, self.action_space, action)
-        reply = self._game.step([sent])
+        self._game.send_actions([game_action(self._game_action_space, self.action_space, action)])
+
+    def step_receive(self):
+        """The second half of :meth:`step`: the game's reply as Gymnasium's 5-tuple."""
+        reply = self._game.receive_step()
         terminated, truncated = reply.terminated[0], reply.truncated[0]
         info = dict(reply.info[0])
         if terminated or truncated:
