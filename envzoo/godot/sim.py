@@ -193,6 +193,12 @@ def launch_command(game: list[str], port: int, seed: int, *, headless: bool = Tr
     return command
 
 
+def _frame(message: dict) -> bytes:
+    """A message as the protocol frames it: 4-byte little-endian length, then UTF-8 JSON."""
+    payload = json.dumps(message).encode()
+    return struct.pack("<I", len(payload)) + payload
+
+
 class GodotBridge:
     """One game process and its connection.
 
@@ -274,14 +280,17 @@ class GodotBridge:
         return self._receive("call").get("returns", [])
 
     def close(self, wait: float = 5.0) -> None:
-        """Send ``close``, then end the game (killed if it has not quit within ``wait`` seconds)."""
-        if self.connection is not None:
+        """Send ``close``, then end the game (killed if it has not quit within ``wait`` seconds;
+        at once if it never connected: it would not hear the ``close``)."""
+        connection, self.connection = self.connection, None
+        if connection is None:
+            wait = 0.0
+        else:
             try:
-                self._send({"type": "close"})
+                connection.sendall(_frame({"type": "close"}))
             except OSError:
-                pass
-            self.connection.close()
-            self.connection = None
+                pass  # the game is gone already
+            connection.close()
         if self.process is not None:
             try:
                 self.process.wait(wait)
@@ -319,9 +328,8 @@ class GodotBridge:
     def _send(self, message: dict) -> None:
         if self.connection is None:
             raise GodotConnectionError("the game is closed; make a new env or reset(seed=...) to start it again")
-        payload = json.dumps(message).encode()
         try:
-            self.connection.sendall(struct.pack("<I", len(payload)) + payload)
+            self.connection.sendall(_frame(message))
         except OSError as error:
             raise self._fail(GodotConnectionError(f"sending {message['type']!r} to the game failed ({error}); "
                                                   f"the game has probably died.{self._game_output()}"))
