@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -67,9 +66,6 @@ def entry_params(predicate: Callable[[Any], bool] = lambda entry: True,
             continue
         marks = [] if entry.installed else [pytest.mark.skip(reason=f"{entry.id} needs the "
                                                                      f"{entry.extra!r} extra: {entry.install_hint}")]
-        if entry.domain == "godot" and shutil.which("godot3-server") is None:
-            marks = [pytest.mark.skip(reason=f"{entry.id} runs a Godot game on the headless Godot 3 server: "
-                                             "apt-get install godot3-server")]
         for values in (extra(entry) if callable(extra) else extra):
             values = tuple(values)
             test_id = "-".join([entry.id, *map(str, values)])
