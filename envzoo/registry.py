@@ -25,7 +25,8 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
                         envzoo.make(id, scale_reward=True) divides rewards by it
     metrics*            names of the KPIs in info["metrics"] at episode end
     papers              references the environment follows
-    extra               the pip extra it needs (see envzoo.core.extras)
+    extra               the pip extra it needs, or a system requirement such as godot (see
+                        envzoo.core.extras)
     tags                free-form labels for filtering
     policies            name -> "module:attr" or {entry_point, kwargs, extra, env_kwargs}: reference
                         policies (env_kwargs: the env arguments the policy needs, e.g. an action mode)
@@ -46,7 +47,7 @@ from typing import Any
 import yaml
 
 from envzoo.core.errors import MissingExtraError, RegistryError
-from envzoo.core.extras import EXTRA_MODULES, missing_modules
+from envzoo.core.extras import EXTRA_MODULES, SYSTEM_EXTRAS, install_command, missing_modules
 
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 #: libyaml's safe loader where PyYAML was built with it (about 10x faster at import), else Python's.
@@ -78,7 +79,7 @@ class _NeedsExtra:
 
     @property
     def install_hint(self) -> str | None:
-        return f'pip install "envzoo[{self.extra}]"' if self.extra else None
+        return install_command(self.extra) if self.extra else None
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ class EnvEntry(_NeedsExtra):
     def require_extra(self) -> None:
         missing = missing_modules(self.extra)
         if missing:
-            raise MissingExtraError(self.extra, missing[0], self.id)
+            system = install_command(self.extra) if self.extra in SYSTEM_EXTRAS else None
+            raise MissingExtraError(self.extra, missing[0], self.id, install=system)
 
 
 def load_attr(entry_point: str):
@@ -260,8 +262,8 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
                     f"only those have objectives (set such a kind or remove objectives)")
     if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
         raise _fail(where, "max_episode_steps", "must be >= 1")
-    if raw.get("extra") is not None and raw["extra"] not in EXTRA_MODULES:
-        raise _fail(where, "extra", f"{raw['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
+    if raw.get("extra") is not None and raw["extra"] not in {**EXTRA_MODULES, **SYSTEM_EXTRAS}:
+        raise _fail(where, "extra", f"{raw['extra']!r} is not one of {sorted({**EXTRA_MODULES, **SYSTEM_EXTRAS})}")
     policies = []
     for name, spec in (raw.get("policies") or {}).items():
         if isinstance(spec, str):

@@ -12,14 +12,16 @@ class RegistryError(EnvzooError, ValueError):
 class MissingExtraError(EnvzooError, ImportError):
     """An environment needs an optional dependency group (an *extra*) that is not installed."""
 
-    def __init__(self, extra: str, module: str, env_id: str | None = None):
+    def __init__(self, extra: str, module: str, env_id: str | None = None, install: str | None = None):
         self.extra = extra
         self.module = module
         what = f"Environment {env_id!r}" if env_id else "This feature"
-        super().__init__(
-            f"{what} needs the Python module {module!r}, which is not installed. "
-            f'Install it with: pip install "envzoo[{extra}]"'
-        )
+        if install is not None:  # a system requirement: a program, not a Python module
+            message = f"{what} needs the program {module!r}, which is not on PATH. Install it with: {install}"
+        else:
+            message = (f"{what} needs the Python module {module!r}, which is not installed. "
+                       f'Install it with: pip install "envzoo[{extra}]"')
+        super().__init__(message)
 
 
 class UnknownArgumentError(EnvzooError, TypeError):

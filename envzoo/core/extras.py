@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import shutil
 
 from envzoo.core.errors import MissingExtraError
 
@@ -24,13 +25,28 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Requirements that are programs on PATH (system packages), not pip extras: the programs, and
+# the command that installs them.
+SYSTEM_EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
+    "godot": (("godot3-server",), "sudo apt-get install godot3-server"),
+}
+
+
 def missing_modules(extra: str | None) -> list[str]:
-    """Import names of ``extra`` that cannot be found (without importing them)."""
+    """Import names of ``extra`` that cannot be found (without importing them); for a system
+    requirement (:data:`SYSTEM_EXTRAS`), the programs not on PATH."""
     if extra is None:
         return []
+    if extra in SYSTEM_EXTRAS:
+        return [program for program in SYSTEM_EXTRAS[extra][0] if shutil.which(program) is None]
     if extra not in EXTRA_MODULES:
         raise ValueError(f"Unknown extra {extra!r}; known extras: {sorted(EXTRA_MODULES)}")
     return [name for name in EXTRA_MODULES[extra] if importlib.util.find_spec(name) is None]
+
+
+def install_command(extra: str) -> str:
+    """The command that installs ``extra``."""
+    return SYSTEM_EXTRAS[extra][1] if extra in SYSTEM_EXTRAS else f'pip install "envzoo[{extra}]"'
 
 
 def is_installed(extra: str | None) -> bool:
