@@ -6,6 +6,8 @@ from __future__ import annotations
 import gymnasium
 
 from envzoo.core.arguments import check_arguments
+from envzoo.core.contract import check_render_mode
+from envzoo.godot.picture import ChaseFrames
 from envzoo.godot.sim import GodotError, GodotGame, chase_command
 from envzoo.godot.task import ChaseTask, episode_metrics, face_observation, face_space, game_action
 
@@ -173,15 +175,34 @@ class ChaseEnv(GodotEnv):
     * v0: initial version.
     """
 
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
     task_class = ChaseTask
     task = ChaseTask()
 
     def __init__(self, render_mode: str | None = None, **kwargs):
         check_arguments(ChaseTask.make_params, kwargs, type(self).__name__, face_arguments=("render_mode",))
+        check_render_mode(self.metadata, render_mode)
         params = ChaseTask.make_params(**kwargs)
-        self.engine = params["engine"]
+        self.engine, self.render_mode = params["engine"], render_mode
+        self._frames = ChaseFrames(1)
         super().__init__(chase_command(self.engine), connect_timeout=params["connect_timeout"],
                          timeout=params["timeout"])
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        observation, info = super().reset(seed=seed, options=options)
+        if self.render_mode == "rgb_array":
+            self._frames.start([observation])
+        return observation, info
+
+    def step_receive(self):
+        observation, reward, terminated, truncated, info = super().step_receive()
+        if self.render_mode == "rgb_array":
+            self._frames.record({0: observation}, {0: reward})
+        return observation, reward, terminated, truncated, info
+
+    def render(self):
+        """The board and the catches so far (``render_mode="rgb_array"``; see :mod:`envzoo.godot.picture`)."""
+        return self._frames.frame() if self.render_mode == "rgb_array" else None
 
     def episode_metrics(self) -> dict:
         """The metrics of the episode so far (asked of the game; for an episode cut by a TimeLimit)."""

@@ -8,7 +8,9 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from envzoo.core.arguments import check_arguments
+from envzoo.core.contract import check_render_mode
 from envzoo.core.spaces import check_agent_actions
+from envzoo.godot.picture import ChaseFrames
 from envzoo.godot.sim import GodotGame, chase_command
 from envzoo.godot.task import ChaseSquadTask, episode_metrics, face_observation, face_space, game_action
 
@@ -195,17 +197,38 @@ class ChaseSquadEnv(GodotParallelEnv):
     * v0: initial version.
     """
 
-    metadata = {"render_modes": [], "name": "chase_squad_v0"}
+    metadata = {"render_modes": ["rgb_array"], "name": "chase_squad_v0", "render_fps": 4}
     task_class = ChaseSquadTask
     task = ChaseSquadTask()
 
     def __init__(self, max_cycles: int | None = None, render_mode: str | None = None, **kwargs):
         check_arguments(ChaseSquadTask.make_params, kwargs, type(self).__name__,
                         face_arguments=("max_cycles", "render_mode"))
+        check_render_mode(self.metadata, render_mode)
         params = ChaseSquadTask.make_params(**kwargs)
         self.n_agents, self.engine = params["n_agents"], params["engine"]
+        self._frames = ChaseFrames(self.n_agents)
         super().__init__(chase_command(self.engine), max_cycles=max_cycles, connect_timeout=params["connect_timeout"],
                          timeout=params["timeout"], extra_args={"n_agents": self.n_agents})
+        self.render_mode = render_mode
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        observations, infos = super().reset(seed=seed, options=options)
+        if self.render_mode == "rgb_array":
+            self._frames.start([observations[agent] for agent in self.possible_agents])
+        return observations, infos
+
+    def step(self, actions):
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        if self.render_mode == "rgb_array":
+            index = {agent: i for i, agent in enumerate(self.possible_agents)}
+            self._frames.record({index[a]: o for a, o in observations.items()},
+                                {index[a]: r for a, r in rewards.items()})
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self):
+        """The board and the catches so far (``render_mode="rgb_array"``; see :mod:`envzoo.godot.picture`)."""
+        return self._frames.frame() if self.render_mode == "rgb_array" else None
 
     def episode_metrics(self) -> list[dict]:
         return self.task.episode_metrics(self._game)
