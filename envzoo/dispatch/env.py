@@ -7,18 +7,7 @@ from envzoo.core.env import TaskEnv
 from envzoo.dispatch.task import DispatchTask, RelocateTask
 
 
-class _PictureEnv(TaskEnv):
-    """``render_mode="rgb_array"``: a picture of the region (:meth:`DispatchTask.render_rgb`)."""
-
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            return self.task.render_rgb(0)
-        return super().render()
-
-
-class DispatchEnv(_PictureEnv):
+class DispatchEnv(TaskEnv):
     """
     ## Description
 
@@ -97,8 +86,8 @@ class DispatchEnv(_PictureEnv):
     ``queue_capacity`` (10; 0 a loss system), ``congestion`` (24 hourly factors; None: free flow),
     ``start_hour`` (0), ``precision_weight`` (1), ``lost_call_penalty_min`` (60), ``incident_log``
     (a CSV: ``time_s``, ``severity``, ``node`` or ``x`` and ``y``), ``render_mode`` (``"ansi"``, or
-    ``"rgb_array"``: a 256 × 256 picture of the junctions, stations, hospitals, units (green free,
-    orange busy) and calls (red)).
+    ``"rgb_array"``: the region's map with its junctions, stations, hospitals, units (green free,
+    orange busy) and calls (red), beside the mean response time and the queue through the episode).
 
     ## References
 
@@ -115,7 +104,7 @@ class DispatchEnv(_PictureEnv):
     task_class = DispatchTask
 
 
-class DispatchRelocateEnv(_PictureEnv):
+class DispatchRelocateEnv(TaskEnv):
     """
     ## Description
 

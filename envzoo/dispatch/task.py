@@ -10,8 +10,14 @@ from gymnasium import spaces
 
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.dispatch import picture
 from envzoo.dispatch.generator import hour_of
-from envzoo.dispatch.params import AgenciesParams, DispatchParams, make_agencies_params, make_params
+from envzoo.dispatch.params import (
+    AgenciesParams,
+    DispatchParams,
+    make_agencies_params,
+    make_params,
+)
 from envzoo.dispatch.sim import NODE, SEVERITY, TIME, DispatchSim
 
 #: Per-unit features of the observation, in order (minutes where timed).
@@ -106,34 +112,11 @@ class DispatchTask(Task):
         rows = [self.sim.metrics(row) for row in range(self.batch)]
         return {name: np.array([r[name] for r in rows]) for name in METRICS}
 
-    def render_rgb(self, row: int = 0, size: int = 256) -> np.ndarray:
-        """A (size, size, 3) uint8 picture of ``row``: the junctions (grey), the stations (black),
-        the hospitals (blue), every unit beside its station (green free, orange busy), the queued
-        calls (dark red) and the call being decided (red)."""
-        p, sim = self.params, self.sim
-        low, high = p.atlas.xy.min(axis=0), p.atlas.xy.max(axis=0)
-        span = max(float((high - low).max()), 1e-9)
-        pixels = 8 + ((p.atlas.xy - low) / span * (size - 17)).astype(int)
-        pixels[:, 1] = size - 1 - pixels[:, 1]  # north up
-        image = np.full((size, size, 3), 255, np.uint8)
+    def snapshot(self, row: int = 0) -> dict:
+        return picture.snapshot(self, row)
 
-        def mark(node, colour, half, shift=(0, 0)):
-            x, y = pixels[node, 0] + shift[0], pixels[node, 1] + shift[1]
-            image[max(y - half, 0):y + half + 1, max(x - half, 0):x + half + 1] = colour
-
-        image[pixels[:, 1], pixels[:, 0]] = (170, 170, 170)
-        for node in p.hospital_nodes:
-            mark(node, (30, 60, 220), 4)
-        for node in p.station_nodes:
-            mark(node, (0, 0, 0), 3)
-        free = sim.free_units(row)
-        for unit, station in enumerate(sim.home[row]):
-            mark(p.station_nodes[station], (40, 170, 40) if free[unit] else (240, 140, 0), 2, (6 + 5 * unit, -6))
-        for _, node, _ in sim.queues[row]:
-            mark(node, (120, 0, 0), 2)
-        if sim.has_call[row]:
-            mark(int(sim.call[row, NODE]), (230, 0, 0), 3)
-        return image
+    def draw(self, canvas, snapshots: list[dict]) -> None:
+        picture.draw(canvas, self.params, snapshots)
 
     def render_text(self, row: int = 0) -> str:
         sim = self.sim
@@ -245,6 +228,12 @@ class AgenciesTask(AgentsTask):
         """The region's KPIs (all agencies together) and ``borrowed`` (dispatches across a border)."""
         region = {name: np.full(self.batch, value[0]) for name, value in self.region.metrics().items()}
         return {**region, "borrowed": np.full(self.batch, float(self.borrowed))}
+
+    def snapshot(self) -> dict:
+        return picture.snapshot(self.region, 0)
+
+    def draw(self, canvas, snapshots: list[dict]) -> None:
+        picture.draw(canvas, self.region.params, snapshots)
 
     def render_text(self, row=None) -> str:
         return f"agency_{self.deciding_agency()} decides: " + self.region.render_text(0)

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 import envzoo  # noqa: F401  (registers the ids)
-from envzoo.dispatch.policies import MexclpRelocation, NearestAvailable, RandomAvailable, SeverityPriority, mexclp_plan
+from envzoo.dispatch.picture import BUSY, CALL, FREE, HOSPITAL, STATION
+from envzoo.dispatch.policies import (
+    MexclpRelocation,
+    NearestAvailable,
+    RandomAvailable,
+    SeverityPriority,
+    mexclp_plan,
+)
 from envzoo.dispatch.task import DispatchTask
 
 
@@ -216,8 +223,8 @@ def test_rgb_array_render_shows_units_and_the_call(cache):
     env = make(cache, render_mode="rgb_array", calls_per_hour=30.0)
     observation, info = env.reset(seed=0)
     frame = env.render()
-    assert frame.shape == (256, 256, 3) and frame.dtype == np.uint8
+    assert frame.shape == (400, 600, 3) and frame.dtype == np.uint8
     colours = {tuple(c) for c in frame.reshape(-1, 3)}
-    assert {(230, 0, 0), (40, 170, 40), (0, 0, 0), (30, 60, 220)} <= colours  # call, free units, stations, hospitals
+    assert {CALL, FREE, STATION, HOSPITAL} <= colours
     env.step(NearestAvailable(env)(observation, info))
-    assert (240, 140, 0) in {tuple(c) for c in env.render().reshape(-1, 3)}  # a busy unit
+    assert BUSY in {tuple(c) for c in env.render().reshape(-1, 3)}  # the unit sent
