@@ -1,0 +1,84 @@
+"""Reference policies of the promotion envs. Each reads the observation (per user: active share,
+tenure, last bonus, habit; then the budget) and returns one bonus level per user whose total
+spend stays within the budget, so none is ever refused."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.policy import Policy
+from envzoo.promotion.task import USER_FEATURES
+
+
+class _BudgetedPolicy(Policy):
+    def __init__(self, env):
+        super().__init__(env)
+        params = env.unwrapped.params
+        self.bonuses, self.users = np.asarray(params.bonuses), params.cohort_size
+
+    def users_of(self, observation) -> np.ndarray:
+        return np.asarray(observation[:-1], dtype=np.float64).reshape(self.users, USER_FEATURES)
+
+    def within_budget(self, levels: np.ndarray, budget: float, order: np.ndarray) -> np.ndarray:
+        """``levels`` lowered one step at a time, users taken in ``order`` (least deserving first),
+        until the spend fits the budget."""
+        levels = levels.copy()
+        while self.bonuses[levels].sum() > budget + 1e-9:
+            for user in order:
+                if levels[user] > 0:
+                    levels[user] -= 1
+                    break
+        return levels
+
+
+class NoBonus(Policy):
+    """Never pay a bonus: the floor every bonus rule is measured against."""
+
+    def __call__(self, observation, info):
+        return np.zeros(self.env.unwrapped.params.cohort_size, dtype=np.int64)
+
+
+class Uniform(_BudgetedPolicy):
+    """The same bonus ``level`` for every user, as high as the budget allows up to ``level``."""
+
+    def __init__(self, env, level: int = 1):
+        super().__init__(env)
+        if not 0 <= level < len(self.bonuses):
+            raise ValueError(f"level must lie in 0 .. {len(self.bonuses) - 1}, got {level!r}")
+        self.level = level
+
+    def __call__(self, observation, info):
+        levels = np.full(self.users, self.level, dtype=np.int64)
+        return self.within_budget(levels, float(observation[-1]), np.arange(self.users))
+
+
+class RandomBonus(_BudgetedPolicy):
+    """A uniformly random level per user, lowered at random until it fits the budget (seeded at
+    ``reset(seed)``): the random behaviour policy of the offline datasets."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._generator = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._generator = np.random.default_rng(seed)
+
+    def __call__(self, observation, info):
+        levels = self._generator.integers(len(self.bonuses), size=self.users)
+        return self.within_budget(levels, float(observation[-1]), self._generator.permutation(self.users))
+
+
+class MyopicGreedy(_BudgetedPolicy):
+    """The business rule of a one-step uplift model: the least active users are the likeliest to
+    churn next period, so they get the largest bonus first, down the activity ranking until the
+    budget runs out. It ignores habituation and how long a bonus's effect lasts."""
+
+    def __call__(self, observation, info):
+        activity = self.users_of(observation)[:, 0]
+        levels = np.zeros(self.users, dtype=np.int64)
+        remaining = float(observation[-1])
+        for user in np.argsort(activity, kind="stable"):
+            affordable = np.nonzero(self.bonuses <= remaining + 1e-9)[0]
+            levels[user] = affordable[-1]
+            remaining -= self.bonuses[levels[user]]
+        return levels
