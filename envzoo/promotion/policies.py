@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.promotion.allocation import allocate
+from envzoo.promotion.sim import churn_probability, engagement_step
 from envzoo.promotion.task import USER_FEATURES
 
 
@@ -82,3 +84,47 @@ class MyopicGreedy(_BudgetedPolicy):
             levels[user] = affordable[-1]
             remaining -= self.bonuses[levels[user]]
         return levels
+
+
+class BCRLSP(_BudgetedPolicy):
+    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline
+    (:func:`envzoo.promotion.offline.fitted_q`, weights ``weights``), then each period the
+    allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
+    Without ``weights`` it fits them on ``episodes`` logged episodes of :class:`RandomBonus`."""
+
+    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100):
+        super().__init__(env)
+        from envzoo.promotion.offline import fitted_q, log_transitions
+        if weights is None:
+            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, seed=10_000),
+                               len(self.bonuses))
+        self.weights = np.asarray(weights, dtype=np.float64)
+
+    def __call__(self, observation, info):
+        from envzoo.promotion.offline import user_basis
+        values = user_basis(self.users_of(observation)) @ self.weights.T
+        return allocate(values, self.bonuses, float(observation[-1]))
+
+
+class Oracle(_BudgetedPolicy):
+    """Upper reference, not a deployable policy: it reads the simulator's hidden segments,
+    engagement and habits and values each level by the user's expected periods survived over
+    ``lookahead`` periods (the closed form of the simulator, no bonus after this one), then
+    allocates the budget by the same LP as :class:`BCRLSP`."""
+
+    def __init__(self, env, lookahead: int = 8):
+        super().__init__(env)
+        self.sim, self.params, self.lookahead = env.unwrapped.task.sim, env.unwrapped.params, lookahead
+
+    def __call__(self, observation, info):
+        p, sim = self.params, self.sim
+        segment, engagement, habit = sim.segment[0][:, None], sim.engagement[0][:, None], sim.habit[0][:, None]
+        bonus = self.bonuses[None, :]
+        alive, value = 1.0, 0.0
+        for _ in range(self.lookahead):
+            engagement = engagement_step(p, segment, engagement, habit, bonus)
+            alive = alive * (1.0 - churn_probability(p, engagement))
+            value = value + alive
+            habit = p.habit_decay * habit + (bonus > 0)
+            bonus = 0.0 * bonus
+        return allocate(value, self.bonuses, float(observation[-1]))
