@@ -20,25 +20,24 @@ def user_basis(users: np.ndarray) -> np.ndarray:
                      last_bonus, habit, activity * habit, (1.0 - activity) * habit], axis=-1)
 
 
-def log_transitions(env, policy, episodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Per-user transitions of ``episodes`` episodes of ``policy`` in ``env`` (seeds seed, seed+1...)."""
+def log_transitions(env, policy, episodes: int, periods: int, seed: int) -> dict[str, np.ndarray]:
+    """Per-user transitions of ``episodes`` episodes of ``periods`` periods each of ``policy`` in
+    ``env`` (seeds seed, seed+1...; the task is continuing, so the length is given here)."""
     users = env.unwrapped.params.cohort_size
     rows: dict[str, list] = {"features": [], "level": [], "retained": [], "next_features": []}
     for episode in range(episodes):
         policy.reset(seed + episode)
         observation, info = env.reset(seed=seed + episode)
-        done = False
-        while not done:
+        for _ in range(periods):
             levels = np.asarray(policy(observation, info))
             before = observation[:-1].reshape(users, USER_FEATURES)
-            observation, _, terminated, truncated, info = env.step(levels)
+            observation, _, _, _, info = env.step(levels)
             after = observation[:-1].reshape(users, USER_FEATURES)
             # A user stays in its slot exactly when its tenure grew by one.
             rows["features"].append(before)
             rows["level"].append(levels if not info["refused"] else np.zeros(users, dtype=np.int64))
             rows["retained"].append(after[:, 1] == before[:, 1] + 1)
             rows["next_features"].append(after)
-            done = terminated or truncated
     return {name: np.concatenate(values) for name, values in rows.items()}
 
 

@@ -90,13 +90,14 @@ class BCRLSP(_BudgetedPolicy):
     """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline
     (:func:`envzoo.promotion.offline.fitted_q`, weights ``weights``), then each period the
     allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
-    Without ``weights`` it fits them on ``episodes`` logged episodes of :class:`RandomBonus`."""
+    Without ``weights`` it fits them on ``episodes`` logged episodes (``periods`` long) of
+    :class:`RandomBonus`."""
 
-    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100):
+    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
         super().__init__(env)
         from envzoo.promotion.offline import fitted_q, log_transitions
         if weights is None:
-            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, seed=10_000),
+            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
                                len(self.bonuses))
         self.weights = np.asarray(weights, dtype=np.float64)
 

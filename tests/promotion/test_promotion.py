@@ -10,7 +10,7 @@ import pytest
 import envzoo  # noqa: F401  (registers the ids)
 from envzoo.promotion.allocation import allocate
 from envzoo.promotion.params import make_params
-from envzoo.promotion.policies import MyopicGreedy, Oracle, RandomBonus, Uniform
+from envzoo.promotion.policies import BCRLSP, MyopicGreedy, Oracle, RandomBonus, Uniform
 from envzoo.promotion.sim import PromotionSim, survival
 
 
@@ -58,7 +58,8 @@ def test_lp_allocation_equals_brute_force():
 @pytest.mark.parametrize("budget", [0.0, 5.0, 16.0, 40.0])
 def test_policies_never_exceed_the_budget(budget):
     env = gym.make("envzoo/Promotion-v0", budget=budget, max_episode_steps=6)
-    for policy in (Oracle(env), MyopicGreedy(env), RandomBonus(env), Uniform(env, 3)):
+    for policy in (BCRLSP(env, episodes=5, periods=6), Oracle(env), MyopicGreedy(env), RandomBonus(env),
+                   Uniform(env, 3)):
         for seed in range(2):
             policy.reset(seed)
             observation, info = env.reset(seed=seed)
