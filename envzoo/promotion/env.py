@@ -1,0 +1,85 @@
+"""``envzoo/Promotion-v0``: keep a cohort of app users active with cash bonuses under a budget."""
+
+from __future__ import annotations
+
+from envzoo.core.env import TaskEnv
+from envzoo.promotion.task import PromotionTask
+
+
+class PromotionEnv(TaskEnv):
+    """
+    ## Description
+
+    A mobile app pays cash bonuses to keep its users active (the setting of BCRLSP, arXiv
+    2207.07790). Every period the agent assigns each of ``cohort_size`` users a bonus level from a
+    menu, within the period's ``budget``. Every user has a hidden segment and a hidden engagement
+    in [0, 1]: the engagement decays each period (by the segment's ``decay``) and a bonus lifts it
+    by ``lift * (1 - exp(-bonus / saturation))`` (diminishing returns) divided by
+    ``1 + habituation * habit``, where the habit grows by one with each bonus and decays by
+    ``habit_decay`` (habituation). A user churns with probability
+    ``churn_max * (1 - engagement) ** churn_power``; its slot takes a new user next period. The
+    segments' best bonuses differ (steady users need none, deal seekers a small one they soon
+    forget and habituate to, lapsing users a large one whose effect lasts), so one bonus for all
+    and a one-step uplift ranking both leave retention on the table.
+
+    ## Action Space
+
+    ``MultiDiscrete([len(bonuses)] * cohort_size)``: level i pays ``bonuses[i]`` to that user.
+
+    Budget rule: an allocation whose total exceeds the budget is **refused whole**: no bonus is
+    paid to anyone that period, ``info["refused"]`` is 1 and the ``refused_periods`` metric
+    counts it. It is refused rather than scaled because scaling would pay bonuses the agent did
+    not choose, and refused rather than raised as an error so that a vector env's other rows and
+    exploring agents keep running; the reference policies never exceed the budget.
+
+    ## Observation Space
+
+    ``Box(0, inf, (4 * cohort_size + 1,), float32)``: per user its active share of the last
+    period's days (a noisy view of the engagement: 7 x engagement days rounded up or down at
+    random), tenure (periods), last bonus paid and habit; then the period's budget (all of it
+    remains when the bonuses are decided, as they are decided at once).
+
+    ## Rewards
+
+    The share of the cohort's users retained this period, in [0, 1]. ``PromotionMO-v0`` returns
+    (retention, minus spend).
+
+    ## Costs
+
+    ``info["cost"]``: the period's spend (money paid in bonuses). A constrained agent limits the
+    episode's spend in the safety-RL convention (sum of costs <= a cost limit); the per-period
+    budget is enforced by the env itself (see the budget rule).
+
+    ## Starting State
+
+    A cohort of new users whose segments are drawn from ``shares`` and whose engagement is their
+    segment's initial engagement; all habits 0.
+
+    ## Episode End
+
+    The task is continuing; the registry's ``max_episode_steps`` (30 periods) truncates it.
+
+    ## Metrics
+
+    ``info["metrics"]``: ``retention`` (mean share retained per period), ``cohort_survival``
+    (share of the first cohort still active: retention at 1/7/30 periods), ``spend_per_budget``
+    (mean spend / budget), ``cost_per_retained`` (spend / retained users), ``refused_periods``.
+
+    ## Arguments
+
+    ``cohort_size`` (16), ``bonuses`` ((0, 1, 2, 4)), ``budget`` (16 per period), ``churn_max``
+    (0.5), ``churn_power`` (2), ``habit_decay`` (0.7), ``preset`` (``"standard"``; ``"easy"``
+    and ``"hard"`` change the segments' parameters, see ``envzoo.promotion.params.PRESETS``),
+    ``render_mode`` (``"ansi"``).
+
+    ## References
+
+    - Y. Wang et al., "BCRLSP: An Offline Reinforcement Learning Framework for Sequential Targeted
+      Promotion", arXiv 2207.07790 (2022).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    task_class = PromotionTask

@@ -1,0 +1,131 @@
+"""Reference policies of the promotion envs. Each reads the observation (per user: active share,
+tenure, last bonus, habit; then the budget) and returns one bonus level per user whose total
+spend stays within the budget, so none is ever refused."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.policy import Policy
+from envzoo.promotion.allocation import allocate
+from envzoo.promotion.sim import churn_probability, engagement_step
+from envzoo.promotion.task import USER_FEATURES
+
+
+class _BudgetedPolicy(Policy):
+    def __init__(self, env):
+        super().__init__(env)
+        params = env.unwrapped.params
+        self.bonuses, self.users = np.asarray(params.bonuses), params.cohort_size
+
+    def users_of(self, observation) -> np.ndarray:
+        return np.asarray(observation[:-1], dtype=np.float64).reshape(self.users, USER_FEATURES)
+
+    def within_budget(self, levels: np.ndarray, budget: float, order: np.ndarray) -> np.ndarray:
+        """``levels`` lowered one step at a time, users taken in ``order`` (least deserving first),
+        until the spend fits the budget."""
+        levels = levels.copy()
+        while self.bonuses[levels].sum() > budget + 1e-9:
+            for user in order:
+                if levels[user] > 0:
+                    levels[user] -= 1
+                    break
+        return levels
+
+
+class NoBonus(Policy):
+    """Never pay a bonus: the floor every bonus rule is measured against."""
+
+    def __call__(self, observation, info):
+        return np.zeros(self.env.unwrapped.params.cohort_size, dtype=np.int64)
+
+
+class Uniform(_BudgetedPolicy):
+    """The same bonus ``level`` for every user, as high as the budget allows up to ``level``."""
+
+    def __init__(self, env, level: int = 1):
+        super().__init__(env)
+        if not 0 <= level < len(self.bonuses):
+            raise ValueError(f"level must lie in 0 .. {len(self.bonuses) - 1}, got {level!r}")
+        self.level = level
+
+    def __call__(self, observation, info):
+        levels = np.full(self.users, self.level, dtype=np.int64)
+        return self.within_budget(levels, float(observation[-1]), np.arange(self.users))
+
+
+class RandomBonus(_BudgetedPolicy):
+    """A uniformly random level per user, lowered at random until it fits the budget (seeded at
+    ``reset(seed)``): the random behaviour policy of the offline datasets."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._generator = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._generator = np.random.default_rng(seed)
+
+    def __call__(self, observation, info):
+        levels = self._generator.integers(len(self.bonuses), size=self.users)
+        return self.within_budget(levels, float(observation[-1]), self._generator.permutation(self.users))
+
+
+class MyopicGreedy(_BudgetedPolicy):
+    """The business rule of a one-step uplift model: the least active users are the likeliest to
+    churn next period, so they get the largest bonus first, down the activity ranking until the
+    budget runs out. It ignores habituation and how long a bonus's effect lasts."""
+
+    def __call__(self, observation, info):
+        activity = self.users_of(observation)[:, 0]
+        levels = np.zeros(self.users, dtype=np.int64)
+        remaining = float(observation[-1])
+        for user in np.argsort(activity, kind="stable"):
+            affordable = np.nonzero(self.bonuses <= remaining + 1e-9)[0]
+            levels[user] = affordable[-1]
+            remaining -= self.bonuses[levels[user]]
+        return levels
+
+
+class BCRLSP(_BudgetedPolicy):
+    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline
+    (:func:`envzoo.promotion.offline.fitted_q`, weights ``weights``), then each period the
+    allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
+    Without ``weights`` it fits them on ``episodes`` logged episodes (``periods`` long) of
+    :class:`RandomBonus`."""
+
+    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
+        super().__init__(env)
+        from envzoo.promotion.offline import fitted_q, log_transitions
+        if weights is None:
+            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
+                               len(self.bonuses))
+        self.weights = np.asarray(weights, dtype=np.float64)
+
+    def __call__(self, observation, info):
+        from envzoo.promotion.offline import user_basis
+        values = user_basis(self.users_of(observation)) @ self.weights.T
+        return allocate(values, self.bonuses, float(observation[-1]))
+
+
+class Oracle(_BudgetedPolicy):
+    """Upper reference, not a deployable policy: it reads the simulator's hidden segments,
+    engagement and habits and values each level by the user's expected periods survived over
+    ``lookahead`` periods (the closed form of the simulator, no bonus after this one), then
+    allocates the budget by the same LP as :class:`BCRLSP`."""
+
+    def __init__(self, env, lookahead: int = 8):
+        super().__init__(env)
+        self.sim, self.params, self.lookahead = env.unwrapped.task.sim, env.unwrapped.params, lookahead
+
+    def __call__(self, observation, info):
+        p, sim = self.params, self.sim
+        segment, engagement, habit = sim.segment[0][:, None], sim.engagement[0][:, None], sim.habit[0][:, None]
+        bonus = self.bonuses[None, :]
+        alive, value = 1.0, 0.0
+        for _ in range(self.lookahead):
+            engagement = engagement_step(p, segment, engagement, habit, bonus)
+            alive = alive * (1.0 - churn_probability(p, engagement))
+            value = value + alive
+            habit = p.habit_decay * habit + (bonus > 0)
+            bonus = 0.0 * bonus
+        return allocate(value, self.bonuses, float(observation[-1]))
