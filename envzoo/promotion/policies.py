@@ -113,6 +113,8 @@ class Oracle(_BudgetedPolicy):
     ``lookahead`` periods (the closed form of the simulator, no bonus after this one), then
     allocates the budget by the same LP as :class:`BCRLSP`."""
 
+    oracle = True
+
     def __init__(self, env, lookahead: int = 8):
         super().__init__(env)
         self.sim, self.params, self.lookahead = env.unwrapped.task.sim, env.unwrapped.params, lookahead

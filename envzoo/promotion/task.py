@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.promotion import picture
 from envzoo.promotion.params import PromotionParams, make_params
 from envzoo.promotion.sim import PromotionSim
 
@@ -62,6 +63,12 @@ class PromotionTask(Task):
                 "cost_per_retained": np.divide(sim.spend, sim.retained, out=np.zeros(self.batch),
                                                where=sim.retained > 0),
                 "refused_periods": sim.refused.copy()}
+
+    def snapshot(self, row: int = 0) -> dict:
+        return picture.snapshot(self, row)
+
+    def draw(self, canvas, snapshots: list[dict]) -> None:
+        picture.draw(canvas, snapshots)
 
     def render_text(self, row: int = 0) -> str:
         sim = self.sim
