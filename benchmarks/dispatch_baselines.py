@@ -23,26 +23,10 @@ import numpy as np
 import envzoo
 from envzoo.dispatch.params import OPTIC_ER_LIKE
 from envzoo.dispatch.policies import MexclpRelocation, NearestAvailable, mexclp_plan
+from envzoo.train.sb3 import InfoActionMask
 
 HELD_OUT_SEED = 10_000
 DECISIONS = 500
-
-
-class MaskFromInfo(gym.Wrapper):
-    """Hands MaskablePPO the mask of ``info["action_mask"]`` (its ``action_masks()`` hook)."""
-
-    def reset(self, **kwargs):
-        observation, info = self.env.reset(**kwargs)
-        self.mask = info["action_mask"]
-        return observation, info
-
-    def step(self, action):
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        self.mask = info["action_mask"]
-        return observation, reward, terminated, truncated, info
-
-    def action_masks(self):
-        return self.mask
 
 
 def evaluate(env_id: str, act, episodes: int, **kwargs) -> list[dict]:
@@ -96,7 +80,7 @@ def main() -> None:
     for env_id in ("envzoo/Dispatch-v0", "envzoo/DispatchRelocate-v0"):
         results, seconds = [], 0.0
         for seed in range(args.seeds):
-            train_env = MaskFromInfo(envzoo.make(env_id, max_episode_steps=DECISIONS, scale_reward=True,
+            train_env = InfoActionMask(envzoo.make(env_id, max_episode_steps=DECISIONS, scale_reward=True,
                                                  **OPTIC_ER_LIKE))
             start = time.perf_counter()
             # n_steps 512 (not 2048): several updates even at a small budget.
