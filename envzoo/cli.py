@@ -392,7 +392,8 @@ def cmd_leaderboard(args) -> int:
         return 1 if failed else 0
     results = collect(args.results)
     known_ids = sorted({r.env_id for r in results})
-    ids = [i for i in known_ids if not args.select or any(s in (i, envzoo.env_info(i).domain) for s in args.select)]
+    ids = [i for i in known_ids  # an id with or without "envzoo/", or a domain
+           if not args.select or any(s in (i, i.split("/", 1)[1], envzoo.env_info(i).domain) for s in args.select)]
     if not ids:
         raise EnvzooError(f"no result files for {' '.join(args.select) or 'any id'} under {args.results}; "
                           f"ids with results: {', '.join(known_ids) or 'none'}")

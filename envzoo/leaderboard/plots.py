@@ -11,7 +11,7 @@ import numpy as np
 
 from envzoo.core.extras import require
 from envzoo.leaderboard import BOOTSTRAP_REPS, stats
-from envzoo.leaderboard.report import entrant, score_matrices
+from envzoo.leaderboard.report import entrant, own_matrices
 from envzoo.leaderboard.results import RunResult
 
 ESTIMATOR_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
@@ -53,7 +53,7 @@ def curves(results: list[RunResult], env_id: str, path: Path) -> Path:
 def intervals(results: list[RunResult], path: Path, reps: int = BOOTSTRAP_REPS) -> Path:
     """IQM, mean, median and optimality gap of each entrant with their 95 % intervals."""
     plt = _pyplot()
-    ids, matrices = score_matrices(results)
+    matrices = {name: scores for name, (_, scores) in own_matrices(results).items()}
     size = (3 * len(ESTIMATOR_LABELS), 0.6 * len(matrices) + 1.5)
     figure, panels = plt.subplots(1, len(ESTIMATOR_LABELS), figsize=size, sharey=True)
     for axes, (estimator, label) in zip(panels, ESTIMATOR_LABELS.items()):
@@ -63,20 +63,19 @@ def intervals(results: list[RunResult], path: Path, reps: int = BOOTSTRAP_REPS) 
             axes.plot([getattr(stats, estimator)(scores)] * 2, [row - 0.3, row + 0.3], color="black")
         axes.set(title=label, xlabel="normalized score")
         axes.set_yticks(range(len(matrices)), list(matrices))
-    figure.suptitle(f"{len(ids)} ids, 95 % stratified bootstrap intervals", fontsize=9)
+    figure.suptitle("each entrant over the ids it has run, 95 % stratified bootstrap intervals", fontsize=9)
     return _save(figure, path)
 
 
 def profiles(results: list[RunResult], path: Path) -> Path:
     """Each entrant's performance profile (fraction of runs above τ) with its 95 % band."""
     plt = _pyplot()
-    ids, matrices = score_matrices(results)
     figure, axes = plt.subplots(figsize=(6, 4))
-    for name, scores in matrices.items():
+    for name, (ids, scores) in own_matrices(results).items():
         low, high = stats.profile_interval(scores, TAUS)
-        axes.plot(TAUS, stats.performance_profile(scores, TAUS), label=name)
+        axes.plot(TAUS, stats.performance_profile(scores, TAUS), label=f"{name} ({len(ids)} ids)")
         axes.fill_between(TAUS, low, high, alpha=0.25)
-    axes.set(title=f"performance profiles over {len(ids)} ids", xlabel="normalized score τ",
+    axes.set(title="performance profiles", xlabel="normalized score τ",
              ylabel="fraction of runs with score > τ", ylim=(0, 1.02))
     axes.legend(fontsize=8)
     return _save(figure, path)

@@ -67,7 +67,8 @@ def id_table(results: list[RunResult], env_id: str) -> Table:
 
 
 def score_matrices(results: list[RunResult], env_ids: list[str] | None = None) -> tuple[list[str], dict]:
-    """The ids compared and each entrant's (runs, tasks) matrix of normalized scores over them."""
+    """The ids every entrant of ``results`` has run (of ``env_ids``) and each entrant's (runs,
+    tasks) matrix of normalized scores over them."""
     by_key = defaultdict(list)
     for result in results:
         by_key[(entrant(result), result.env_id)].append(result)
@@ -82,45 +83,60 @@ def score_matrices(results: list[RunResult], env_ids: list[str] | None = None) -
     return common, matrices
 
 
+def own_matrices(results: list[RunResult], env_ids: list[str] | None = None) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Each entrant's ids (of ``env_ids``) and its (runs, tasks) matrix over them."""
+    names = sorted({entrant(r) for r in results if env_ids is None or r.env_id in env_ids})
+    own = {}
+    for name in names:
+        ids, matrices = score_matrices([r for r in results if entrant(r) == name], env_ids)
+        own[name] = ids, matrices[name]
+    return own
+
+
 def aggregate_table(results: list[RunResult], env_ids: list[str] | None = None, reps: int = BOOTSTRAP_REPS
                     ) -> Table:
-    """IQM, mean, median and optimality gap of each entrant's normalized scores, with 95 % intervals."""
-    ids, matrices = score_matrices(results, env_ids)
+    """IQM, mean, median and optimality gap of each entrant's normalized scores over the ids it
+    has run, with 95 % intervals."""
     rows = []
-    for name, scores in matrices.items():
+    for name, (ids, scores) in own_matrices(results, env_ids).items():
         cells = [name, str(len(ids)), str(scores.shape[0])]
         for estimator in ("iqm", "mean", "median", "optimality_gap"):
             low, high = stats.interval(estimator, scores, reps=reps)
             cells.append(f"{getattr(stats, estimator)(scores):.2f} {_interval(low, high)}")
         rows.append(tuple(cells))
-    return Table(f"aggregate over {', '.join(ids)} (stratified bootstrap, {reps:,} replications)",
+    return Table(f"aggregate of each entrant over the ids it has run (stratified bootstrap, {reps:,} replications)",
                  ("entrant", "ids", "runs per id", "IQM", "mean", "median", "optimality gap"), tuple(rows))
 
 
 def improvement_table(results: list[RunResult], env_ids: list[str] | None = None,
                       reps: int = BOOTSTRAP_REPS) -> Table | None:
-    """P(X > Y) for every ordered pair of entrants, with 95 % intervals; None for one entrant."""
-    ids, matrices = score_matrices(results, env_ids)
-    names = list(matrices)
-    if len(names) < 2:
-        return None
+    """P(X > Y) for every ordered pair of entrants over the ids both have run, with 95 %
+    intervals; None where no two entrants share an id."""
+    names = sorted({entrant(r) for r in results if env_ids is None or r.env_id in env_ids})
     rows = []
     for x in names:
         for y in names:
-            if x != y:
-                low, high = stats.improvement_interval(matrices[x], matrices[y], reps=reps)
-                rows.append((x, y, f"{stats.probability_of_improvement(matrices[x], matrices[y]):.2f} "
-                                   f"{_interval(low, high)}"))
-    return Table(f"probability of improvement over {', '.join(ids)}", ("X", "Y", "P(X > Y) [95 % CI]"), tuple(rows))
+            pair = [r for r in results if entrant(r) in (x, y)]
+            if x == y or not set(r.env_id for r in pair if entrant(r) == x) & set(r.env_id for r in pair
+                                                                                 if entrant(r) == y):
+                continue
+            ids, matrices = score_matrices(pair, env_ids)
+            low, high = stats.improvement_interval(matrices[x], matrices[y], reps=reps)
+            rows.append((x, y, str(len(ids)), f"{stats.probability_of_improvement(matrices[x], matrices[y]):.2f} "
+                                              f"{_interval(low, high)}"))
+    if not rows:
+        return None
+    return Table("probability of improvement over the ids both entrants have run",
+                 ("X", "Y", "ids", "P(X > Y) [95 % CI]"), tuple(rows))
 
 
 def profile_table(results: list[RunResult], env_ids: list[str] | None = None,
                   taus=(0.0, 0.25, 0.5, 0.75, 1.0, 1.25)) -> Table:
-    """Each entrant's performance profile: the fraction of runs scoring above each threshold."""
-    ids, matrices = score_matrices(results, env_ids)
+    """Each entrant's performance profile over the ids it has run: the fraction of runs scoring
+    above each threshold."""
     rows = []
-    for name, scores in matrices.items():
+    for name, (ids, scores) in own_matrices(results, env_ids).items():
         profile, (low, high) = stats.performance_profile(scores, taus), stats.profile_interval(scores, taus)
-        rows.append((name, *(f"{p:.2f} {_interval(lo, hi)}" for p, lo, hi in zip(profile, low, high))))
-    return Table(f"performance profiles over {', '.join(ids)}: fraction of runs above τ",
-                 ("entrant", *(f"τ = {tau:g}" for tau in taus)), tuple(rows))
+        rows.append((name, str(len(ids)), *(f"{p:.2f} {_interval(lo, hi)}" for p, lo, hi in zip(profile, low, high))))
+    return Table("performance profiles over the ids each entrant has run: fraction of runs above τ",
+                 ("entrant", "ids", *(f"τ = {tau:g}" for tau in taus)), tuple(rows))
