@@ -34,3 +34,19 @@ def test_plots_of_two_entrants_on_two_ids(tmp_path, capsys):
         image = _pixels(tmp_path / "plots" / name)
         assert image.ndim == 3 and image.shape[0] >= 250 and np.std(image) > 0.05  # drawn, not blank
     assert "sb3-ppo" in capsys.readouterr().out
+
+
+def test_an_entrant_on_one_id_only_is_aggregated_over_its_own_ids(tmp_path, capsys):
+    from envzoo.leaderboard import report
+    from envzoo.leaderboard.results import collect
+
+    for env_id, algo in (("envzoo/MarketMakingAS-v1", "ppo"), ("envzoo/Serverless-v1", "ppo"),
+                         ("envzoo/Serverless-v1", "a2c"), ("envzoo/Trading-v1", "dqn")):
+        for seed in range(2):
+            write(dataclasses.replace(_result((30.0 + seed, 40.0)), env_id=env_id, algo=algo, seed=seed),
+                  tmp_path)
+    results = collect(tmp_path)
+    rows = {row[0]: row for row in report.aggregate_table(results, reps=200).rows}
+    assert (rows["sb3-ppo"][1], rows["sb3-a2c"][1], rows["sb3-dqn"][1]) == ("2", "1", "1")
+    pairs = {(row[0], row[1]): row[2] for row in report.improvement_table(results, reps=200).rows}
+    assert pairs == {("sb3-a2c", "sb3-ppo"): "1", ("sb3-ppo", "sb3-a2c"): "1"}  # dqn shares no id
