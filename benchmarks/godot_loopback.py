@@ -14,6 +14,7 @@ import gymnasium
 import numpy as np
 
 import envzoo  # noqa: F401  (registers the ids)
+from envzoo.core.throughput import gymnasium_rate, vector_rate
 from envzoo.godot.env import ChaseEnv
 from envzoo.godot.parallel import ChaseSquadEnv
 
@@ -29,16 +30,10 @@ def handshake_seconds(engine: str, repeats: int = 5) -> float:
 
 def single_rate(engine: str, steps: int) -> float:
     env = ChaseEnv(engine=engine)
-    env.reset(seed=0)
-    env.action_space.seed(0)
-    started = time.perf_counter()
-    for _ in range(steps):
-        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
-        if terminated or truncated:
-            env.reset()
-    rate = steps / (time.perf_counter() - started)
-    env.close()
-    return rate
+    try:
+        return gymnasium_rate(env, steps)
+    finally:
+        env.close()
 
 
 def squad_rate(engine: str, steps: int) -> float:
@@ -55,19 +50,12 @@ def squad_rate(engine: str, steps: int) -> float:
     return rate
 
 
-def vector_rate(engine: str, steps: int, num_envs: int, subprocess: bool = False) -> float:
+def godot_vector_rate(engine: str, steps: int, num_envs: int, subprocess: bool = False) -> float:
     if subprocess:
         vector = envzoo.make_subprocess_vec("envzoo/GodotChase-v0", num_envs, engine=engine)
     else:
         vector = gymnasium.make_vec("envzoo/GodotChase-v0", num_envs=num_envs, engine=engine)
-    vector.reset(seed=0)
-    vector.action_space.seed(0)
-    started = time.perf_counter()
-    for _ in range(steps // num_envs):
-        vector.step(vector.action_space.sample())
-    rate = (steps // num_envs) * num_envs / (time.perf_counter() - started)
-    vector.close()
-    return rate
+    return vector_rate(vector, steps // num_envs)  # closes the vector env
 
 
 def main():
@@ -82,8 +70,8 @@ def main():
     print("|---|---|---|---|---|---|")
     for engine in engines:
         print(f"| {engine} | {handshake_seconds(engine) * 1000:.0f} ms | {single_rate(engine, args.steps):,.0f} | "
-              f"{squad_rate(engine, args.steps):,.0f} | {vector_rate(engine, args.steps, n):,.0f} | "
-              f"{vector_rate(engine, args.steps, n, subprocess=True):,.0f} |")
+              f"{squad_rate(engine, args.steps):,.0f} | {godot_vector_rate(engine, args.steps, n):,.0f} | "
+              f"{godot_vector_rate(engine, args.steps, n, subprocess=True):,.0f} |")
 
 
 if __name__ == "__main__":
