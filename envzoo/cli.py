@@ -13,6 +13,7 @@
                  [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
+                       [--metrics NAME ...]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
@@ -398,6 +399,7 @@ def cmd_leaderboard(args) -> int:
         raise EnvzooError(f"no result files for {' '.join(args.select) or 'any id'} under {args.results}; "
                           f"ids with results: {', '.join(known_ids) or 'none'}")
     tables = [report.id_table(results, env_id) for env_id in ids]
+    tables += [report.metrics_table(results, env_id, args.metrics, args.reps) for env_id in ids if args.metrics]
     if len(ids) > 1 or len({report.entrant(r) for r in results if r.env_id in ids}) > 1:
         tables += [report.aggregate_table(results, ids, args.reps), report.profile_table(results, ids)]
         tables += [t for t in [report.improvement_table(results, ids, args.reps)] if t]
@@ -690,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--reps", type=_positive, default=BOOTSTRAP_REPS,
                        help=f"bootstrap replications of the intervals ({BOOTSTRAP_REPS:,})")
     board.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    board.add_argument("--metrics", nargs="+", metavar="NAME", default=[],
+                       help="also tabulate these episode metrics per entrant and reference policy, e.g. "
+                            "mean_response_min p90_response_min (the id's registry entry lists its metrics)")
     board.add_argument("--plot", metavar="DIR",
                        help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
