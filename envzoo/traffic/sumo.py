@@ -313,7 +313,9 @@ class Simulation:
         lane: a second one would replace the first)."""
         tc = _constants()
         variables = [tc.LAST_STEP_VEHICLE_NUMBER, tc.LAST_STEP_VEHICLE_HALTING_NUMBER, tc.VAR_WAITING_TIME,
-                     tc.LAST_STEP_MEAN_SPEED] + ([tc.LAST_STEP_VEHICLE_ID_LIST, tc.VAR_CO2EMISSION] if vehicle_ids else [])
+                     tc.LAST_STEP_MEAN_SPEED]
+        if vehicle_ids:
+            variables += [tc.LAST_STEP_VEHICLE_ID_LIST, tc.VAR_CO2EMISSION]
         for lane in lanes:
             self.api.lane.subscribe(lane, variables)
         self.lanes = list(lanes)

@@ -25,7 +25,12 @@ from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.spaces import check_box_action
 from envzoo.traffic import features, picture, probes
 from envzoo.traffic.params import (
-    GridParams, RegionParams, TrafficParams, make_central_params, make_grid_mo_params, make_grid_params,
+    GridParams,
+    RegionParams,
+    TrafficParams,
+    make_central_params,
+    make_grid_mo_params,
+    make_grid_params,
     make_region_params,
 )
 from envzoo.traffic.sim import MAX_SUMO_SEED, SignalControlSim
