@@ -103,6 +103,14 @@ def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
             if env_id != "default":
                 envzoo.env_info(env_id)  # a misspelled id raises
                 assert config_for(env_id, path.stem).n_timesteps > 0
+    # The studies of baselines/README.md: PPO configurations of `envzoo train --hyperparams FILE`.
+    studies = sorted((HYPERPARAMS_DIR.parent / "studies").glob("*.yml"))
+    assert studies
+    for path in studies:
+        for env_id in yaml.safe_load(path.read_text()):
+            if env_id != "default":
+                envzoo.env_info(env_id)
+                assert config_for(env_id, "ppo", path).n_timesteps > 0
 
 
 class _MaskedChoice(gym.Env):
