@@ -21,9 +21,10 @@ from envzoo.core.compiled import kernel
 from envzoo.dispatch.params import DispatchParams
 
 
-def hour_of(params: DispatchParams, time_s: float) -> float:
-    """The clock hour (0 <= h < 24) at ``time_s`` seconds into the episode."""
-    return (params.start_hour + time_s / 3600.0) % 24.0
+@kernel(inline=True)
+def hour_of(start_hour, time_s):
+    """The clock hour (0 <= h < 24) at ``time_s`` seconds into an episode that starts at ``start_hour``."""
+    return (start_hour + time_s / 3600.0) % 24.0
 
 
 def choice_table(weights: np.ndarray) -> np.ndarray:
@@ -60,8 +61,8 @@ def next_call(process, generator, after_s, log_index, out):
     time_s = after_s
     while True:
         time_s += generator.exponential(1.0 / peak)
-        hour = (start_hour + time_s / 3600.0) % 24.0
-        rate = per_hour * (1.0 + amplitude * math.cos(2 * np.pi * (hour - peak_hour) / 24.0)) / 3600.0
+        phase = 2 * np.pi * (hour_of(start_hour, time_s) - peak_hour) / 24.0
+        rate = per_hour * (1.0 + amplitude * math.cos(phase)) / 3600.0
         if generator.random() * peak <= rate:
             break
     out[0] = time_s

@@ -12,8 +12,8 @@ exponential time from the dispatch (the hypercube and Erlang models' assumption)
 
 Every row draws from its own generator seeded with its episode key, so a row never depends on
 the batch it runs in. A decision and the run to the next epoch are one compiled kernel
-(:func:`decide`) over the rows' arrays and the row's ``numpy.random.Generator`` (numba draws
-numpy's numbers from it); the observation of every row is another (:func:`observe`).
+(:func:`_decide_row`) over the rows' arrays and the row's ``numpy.random.Generator`` (numba draws
+numpy's numbers from it); the observation of every row is another (:func:`_observe_rows`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from envzoo.core.compiled import kernel
-from envzoo.dispatch.generator import incident_process, next_call
+from envzoo.dispatch.generator import hour_of, incident_process, next_call
 from envzoo.dispatch.params import DispatchParams
 
 #: Fields of a call: when it came in, where (atlas node), its severity class.
@@ -31,10 +31,16 @@ TIME, NODE, SEVERITY = range(3)
 #: What :meth:`DispatchSim.decide` reports of a decision, in the order of the kernel's output.
 OUTCOME = ("response_min", "lost", "inefficiency_min", "optimal", "dispatched", "refused", "driving_min",
            "worst_zone_change_min")
+OUT_RESPONSE, OUT_LOST, OUT_INEFFICIENCY, OUT_OPTIMAL, OUT_DISPATCHED, OUT_REFUSED, OUT_DRIVING, OUT_WORST_ZONE = (
+    range(len(OUTCOME)))
 #: Columns of ``counts``; of ``records`` (one row per served call).
 ARRIVED, SERVED, LOST, REFUSED, RELOCATIONS = range(5)
 RESPONSE, ZONE, RECORD_SEVERITY, INEFFICIENCY = range(4)
-NO_RELOCATION = -1
+#: The observation's per-unit features, then (after the severity one-hot) the call's, in order
+#: (minutes where timed): what :func:`_observe_rows` writes.
+UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
+CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
+N_UNIT_FEATURES = len(UNIT_FEATURES)
 
 
 class DispatchSim:
@@ -95,8 +101,8 @@ class DispatchSim:
             self.counts[row] = 0
             self.zone_sum_min[row], self.zone_count[row] = 0.0, 0.0
             self.queue_length[row] = 0
-            start(self._region, self._process, self.generators[row], row, self.time, self.free_at, self.call,
-                  self.has_call, self.next, self.log_index, self.counts, self.queue, self.queue_length)
+            _start_row(self._region, self._process, self.generators[row], row, self.time, self.free_at, self.call,
+                       self.has_call, self.next, self.log_index, self.counts, self.queue, self.queue_length)
 
     # ------------------------------------------------------------------ queries
     def free_units(self, row: int) -> np.ndarray:
@@ -106,7 +112,7 @@ class DispatchSim:
     def unit_travel_s(self, row: int) -> np.ndarray:
         """(U,) every unit's travel time (s) from its station to the call being decided."""
         travel, congestion, start_hour, station_nodes = self._region[:4]
-        factor = congestion[int((start_hour + self.time[row] / 3600.0) % 24.0)]
+        factor = congestion[int(hour_of(start_hour, self.time[row]))]
         return travel[station_nodes[self.home[row]], int(self.call[row, NODE])] * factor
 
     def hold_allowed(self, row: int) -> bool:
@@ -141,20 +147,24 @@ class DispatchSim:
         ``worst_zone_change_min`` (the change of the worst zone's mean response time)."""
         if self.served[row] == self.records.shape[1]:  # room for this decision's record
             self.records = np.concatenate([self.records, np.zeros_like(self.records)], axis=1)
-        unit, station = relocation if relocation is not None else (NO_RELOCATION, 0)
-        decide(self._region, self._process, self.generators[row], row, int(choice), int(unit), int(station),
+        unit, station = relocation if relocation is not None else (self.params.n_units, 0)
+        _decide_row(self._region, self._process, self.generators[row], row, int(choice), int(unit), int(station),
                self.time, self.free_at, self.home, self.booked_s, self.call, self.has_call, self.next,
                self.log_index, self.counts, self.zone_sum_min, self.zone_count, self.queue, self.queue_length,
                self.records, self._outcome)
         return dict(zip(OUTCOME, self._outcome.tolist()))
 
-    def observe(self, out: np.ndarray, n_unit_features: int, n_call_features: int) -> None:
-        """Write every row's observation into ``out`` (B, F) (rows without a call stay zero): per
-        unit (free, travel to the call, margin over the fastest free unit, busy time left, in
-        minutes), the call's severity one-hot, then (sin, cos of the hour, queue length, minutes
-        waited)."""
-        observe(self._region, self.time, self.free_at, self.home, self.call, self.has_call, self.queue_length,
-                self.params.n_severities, n_unit_features, n_call_features, out)
+    def observe(self) -> np.ndarray:
+        """(B, F) float32, every row's observation (zero for a row without a call): per unit
+        :data:`UNIT_FEATURES` (free, travel to the call, margin over the fastest free unit, busy
+        time left, in minutes), the call's severity one-hot, then :data:`CALL_FEATURES` (sin, cos
+        of the hour, queue length, minutes waited)."""
+        p = self.params
+        out = np.zeros((self.batch, p.n_units * len(UNIT_FEATURES) + p.n_severities + len(CALL_FEATURES)),
+                       np.float32)
+        _observe_rows(self._region, self.time, self.free_at, self.home, self.call, self.has_call, self.queue_length,
+                      p.n_severities, out)
+        return out
 
     # ------------------------------------------------------------------ metrics
     def metrics(self, row: int) -> dict[str, float]:
@@ -188,7 +198,7 @@ class DispatchSim:
 def _travel_s(region, time_s, node_from, node_to):
     """Travel time (s) between two atlas nodes at the hour of ``time_s`` (atlas × congestion)."""
     travel, congestion, start_hour = region[0], region[1], region[2]
-    return travel[node_from, node_to] * congestion[int((start_hour + time_s / 3600.0) % 24.0)]
+    return travel[node_from, node_to] * congestion[int(hour_of(start_hour, time_s))]
 
 
 @kernel(inline=True)
@@ -201,17 +211,17 @@ def _worst_zone_min(zone_sum_min, zone_count, row):
 
 
 @kernel
-def start(region, process, generator, row, time, free_at, call, has_call, next_call_, log_index, counts, queue,
-          queue_length):
+def _start_row(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
+               queue_length):
     """Draw the row's first call and run to it (the queue is empty: nothing waits before it)."""
-    next_call(process, generator, time[row], log_index[row], next_call_[row])
+    next_call(process, generator, time[row], log_index[row], pending[row])
     log_index[row] += 1
-    _advance(region, process, generator, row, time, free_at, call, has_call, next_call_, log_index, counts, queue,
+    _advance(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
              queue_length)
 
 
 @kernel
-def _advance(region, process, generator, row, time, free_at, call, has_call, next_call_, log_index, counts, queue,
+def _advance(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
              queue_length):
     """Run the row to its next decision epoch (or to the end of its log); returns the queue's
     waiting meanwhile (call-minutes)."""
@@ -225,7 +235,7 @@ def _advance(region, process, generator, row, time, free_at, call, has_call, nex
             for unit in range(units):
                 if free_at[row, unit] > now:
                     next_free = min(next_free, free_at[row, unit])
-        next_arrival = next_call_[row, TIME]
+        next_arrival = pending[row, TIME]
         if next_free == np.inf and next_arrival == np.inf:
             has_call[row] = False  # the log is over and nothing will change any more
             return waited_min
@@ -245,9 +255,9 @@ def _advance(region, process, generator, row, time, free_at, call, has_call, nex
             queue_length[row] -= 1
             has_call[row] = True
             return waited_min
-        call[row] = next_call_[row]
+        call[row] = pending[row]
         counts[row, ARRIVED] += 1
-        next_call(process, generator, time[row], log_index[row], next_call_[row])
+        next_call(process, generator, time[row], log_index[row], pending[row])
         log_index[row] += 1
         any_free = False
         for unit in range(units):
@@ -259,14 +269,15 @@ def _advance(region, process, generator, row, time, free_at, call, has_call, nex
 
 
 @kernel
-def decide(region, process, generator, row, choice, relocated, station, time, free_at, home, booked_s, call,
-           has_call, next_call_, log_index, counts, zone_sum_min, zone_count, queue, queue_length, records, outcome):
+def _decide_row(region, process, generator, row, choice, relocated, station, time, free_at, home, booked_s, call,
+                has_call, pending, log_index, counts, zone_sum_min, zone_count, queue, queue_length, records,
+                outcome):
     """One decision of ``row`` (see :meth:`DispatchSim.decide`), its outcome written to ``outcome``."""
     station_nodes, capacity = region[3], region[12]
     units = free_at.shape[1]
     outcome[:] = 0.0
     if not has_call[row]:
-        outcome[5] = 1.0 if choice != units else 0.0
+        outcome[OUT_REFUSED] = 1.0 if choice != units else 0.0
         return
     worst_before = _worst_zone_min(zone_sum_min, zone_count, row)
     lost_before = counts[row, LOST]
@@ -278,25 +289,25 @@ def decide(region, process, generator, row, choice, relocated, station, time, fr
         for unit in range(units):
             if free_at[row, unit] <= now:
                 fastest = min(fastest, _travel_s(region, now, station_nodes[home[row, unit]], node))
-        outcome[2] = (travel - fastest) / 60.0
-        outcome[3] = 1.0 if outcome[2] <= 0 else 0.0
+        outcome[OUT_INEFFICIENCY] = (travel - fastest) / 60.0
+        outcome[OUT_OPTIMAL] = 1.0 if outcome[OUT_INEFFICIENCY] <= 0 else 0.0
         _dispatch(region, generator, row, choice, travel, outcome, time, free_at, home, booked_s, call, counts,
                   zone_sum_min, zone_count, records)
     else:
         hold_allowed = queue_length[row] < capacity
-        outcome[5] = 1.0 if choice != units or not hold_allowed else 0.0
+        outcome[OUT_REFUSED] = 1.0 if choice != units or not hold_allowed else 0.0
         if hold_allowed:
             queue[row, queue_length[row]] = call[row]
             queue_length[row] += 1
         else:
             counts[row, LOST] += 1
-    if relocated != NO_RELOCATION and relocated < units:
+    if 0 <= relocated < units:  # unit U (or none): no move
         _relocate(region, row, relocated, station, outcome, time, free_at, home, booked_s, counts)
-    counts[row, REFUSED] += int(outcome[5] > 0)
-    outcome[0] += _advance(region, process, generator, row, time, free_at, call, has_call, next_call_, log_index,
-                           counts, queue, queue_length)
-    outcome[1] = float(counts[row, LOST] - lost_before)
-    outcome[7] = _worst_zone_min(zone_sum_min, zone_count, row) - worst_before
+    counts[row, REFUSED] += int(outcome[OUT_REFUSED] > 0)
+    outcome[OUT_RESPONSE] += _advance(region, process, generator, row, time, free_at, call, has_call, pending,
+                                      log_index, counts, queue, queue_length)
+    outcome[OUT_LOST] = float(counts[row, LOST] - lost_before)
+    outcome[OUT_WORST_ZONE] = _worst_zone_min(zone_sum_min, zone_count, row) - worst_before
 
 
 @kernel(inline=True)
@@ -333,11 +344,11 @@ def _dispatch(region, generator, row, unit, travel_s, outcome, time, free_at, ho
     records[row, served, RESPONSE] = response_min
     records[row, served, ZONE] = zone
     records[row, served, RECORD_SEVERITY] = severity
-    records[row, served, INEFFICIENCY] = outcome[2]
+    records[row, served, INEFFICIENCY] = outcome[OUT_INEFFICIENCY]
     counts[row, SERVED] += 1
-    outcome[4] = 1.0
-    outcome[6] = driving_s / 60.0
-    outcome[0] += (turnout_s + travel_s) / 60.0  # the wait before now was charged as it accrued
+    outcome[OUT_DISPATCHED] = 1.0
+    outcome[OUT_DRIVING] = driving_s / 60.0
+    outcome[OUT_RESPONSE] += (turnout_s + travel_s) / 60.0  # the wait before now was charged as it accrued
 
 
 @kernel(inline=True)
@@ -345,7 +356,7 @@ def _relocate(region, row, unit, station, outcome, time, free_at, home, booked_s
     """Send free ``unit`` to ``station`` (its new home; busy while it drives there)."""
     station_nodes = region[3]
     if free_at[row, unit] > time[row]:
-        outcome[5] += 1.0
+        outcome[OUT_REFUSED] += 1.0
         return
     if station == home[row, unit]:
         return
@@ -354,17 +365,16 @@ def _relocate(region, row, unit, station, outcome, time, free_at, home, booked_s
     free_at[row, unit] = time[row] + drive_s
     booked_s[row, unit] += drive_s
     counts[row, RELOCATIONS] += 1
-    outcome[6] += drive_s / 60.0
+    outcome[OUT_DRIVING] += drive_s / 60.0
 
 
 @kernel
-def observe(region, time, free_at, home, call, has_call, queue_length, n_severities, n_unit_features,
-            n_call_features, out):
-    """Every row's observation (see :meth:`DispatchSim.observe`) into ``out``."""
+def _observe_rows(region, time, free_at, home, call, has_call, queue_length, n_severities, out):
+    """Every row's observation (see :meth:`DispatchSim.observe`) into ``out`` (zeros)."""
     station_nodes, start_hour = region[3], region[2]
     units = free_at.shape[1]
+    n_unit_features = N_UNIT_FEATURES
     travel_min, remaining_min = np.empty(units), np.empty(units)  # float64 until written to out
-    out[:] = 0.0
     for row in range(time.size):
         if not has_call[row]:
             continue
@@ -385,7 +395,7 @@ def observe(region, time, free_at, home, call, has_call, queue_length, n_severit
             out[row, base + 2] = travel_min[unit] + remaining_min[unit] - best
             out[row, base + 3] = remaining_min[unit]
         out[row, units * n_unit_features + int(call[row, SEVERITY])] = 1.0
-        angle = 2 * np.pi * ((start_hour + now / 3600.0) % 24.0) / 24.0
+        angle = 2 * np.pi * hour_of(start_hour, now) / 24.0
         base = units * n_unit_features + n_severities
         out[row, base], out[row, base + 1] = math.sin(angle), math.cos(angle)
         out[row, base + 2], out[row, base + 3] = queue_length[row], (now - call[row, TIME]) / 60.0

@@ -17,12 +17,8 @@ from envzoo.dispatch.params import (
     make_agencies_params,
     make_params,
 )
-from envzoo.dispatch.sim import NODE, SEVERITY, DispatchSim
+from envzoo.dispatch.sim import CALL_FEATURES, NODE, SEVERITY, UNIT_FEATURES, DispatchSim
 
-#: Per-unit features of the observation, in order (minutes where timed).
-UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
-#: Features of the call and the region after the units' and the severity one-hot.
-CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
 METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
            "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
            "relocations")
@@ -47,7 +43,6 @@ class DispatchTask(Task):
         low[2:units * len(UNIT_FEATURES):len(UNIT_FEATURES)] = -np.inf  # a busy unit may beat the best free one
         low[units * len(UNIT_FEATURES) + params.n_severities:][:2] = -1.0
         self.observation_space = spaces.Box(low, np.inf, (size,), np.float32)
-        self._observation_size = size  # the faces that extend the observation append to it
         self.action_space = spaces.Discrete(units + 1)
         self.action_hint = (f"Action u < {units} sends unit u (a free one: see info['action_mask']); "
                             f"action {units} holds the call in the queue.")
@@ -82,9 +77,7 @@ class DispatchTask(Task):
     def observe(self) -> np.ndarray:
         """Per unit (free, travel to the call, margin over the fastest free unit, busy time left),
         then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
-        out = np.zeros((self.batch, self._observation_size), np.float32)
-        self.sim.observe(out, len(UNIT_FEATURES), len(CALL_FEATURES))
-        return out
+        return self.sim.observe()
 
     def metrics(self) -> dict[str, np.ndarray]:
         rows = [self.sim.metrics(row) for row in range(self.batch)]

@@ -75,11 +75,18 @@ def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], rep
     mine = [r for r in results if r.env_id == env_id]
     if not mine:
         raise ValueError(f"no result files for {env_id}")
-    recorded = set(mine[0].evaluation.metrics)
-    missing = [name for name in metrics if name not in recorded]
-    if missing:
-        raise ResultFileError(f"{env_id}: the result files record no metric {', '.join(missing)}; "
-                         f"they record {', '.join(sorted(recorded)) or 'none'}")
+    reference = mine[0]  # the reference policies' rows: every run holds them, on the same episodes
+    for run in mine:
+        if run.evaluation.seeds != reference.evaluation.seeds:
+            raise ResultFileError(f"{env_id}: {entrant(run)} seed {run.seed} was evaluated on other episodes "
+                                  f"({run.evaluation.seeds}) than {entrant(reference)} seed {reference.seed} "
+                                  f"({reference.evaluation.seeds}); its metrics cannot share one table")
+        for policy, evaluation in [(f"{entrant(run)} seed {run.seed}", run.evaluation)] + list(run.references.items()):
+            missing = [name for name in metrics if name not in evaluation.metrics]
+            if missing:
+                raise ResultFileError(f"{env_id}: the result of {entrant(run)} seed {run.seed} records no metric "
+                                      f"{', '.join(missing)} for {policy}; it records "
+                                      f"{', '.join(sorted(evaluation.metrics)) or 'none'}")
 
     def cell(values: list[float]) -> str:
         values = np.asarray(values, dtype=np.float64)
@@ -93,7 +100,6 @@ def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], rep
         by_entrant[entrant(result)].append(result)
     rows = [(name, str(len(runs))) + tuple(cell([np.mean(r.evaluation.metrics[m]) for r in runs]) for m in metrics)
             for name, runs in sorted(by_entrant.items())]
-    reference = mine[0]
     rows += [(f"reference: {name}", "–") + tuple(f"{np.mean(evaluation.metrics[m]):.4g}" for m in metrics)
              for name, evaluation in sorted(reference.references.items(), key=lambda item: -item[1].mean_return)]
     episodes = len(reference.evaluation.seeds)

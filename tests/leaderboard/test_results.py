@@ -113,3 +113,9 @@ def test_the_metrics_table_averages_runs_and_names_missing_metrics():
     assert rows["reference: symmetric"][2] == "6" and rows["reference: random"][2] == "0.5"
     with pytest.raises(ResultFileError, match="no metric nope"):
         report.metrics_table(runs, "envzoo/MarketMakingAS-v1", ["nope"])
+    without = dataclasses.replace(runs[1], references={"random": _evaluation(10.0, 10.0)})
+    with pytest.raises(ResultFileError, match=f"seed 1 records no metric {metric} for random"):
+        report.metrics_table([runs[0], without], "envzoo/MarketMakingAS-v1", [metric])
+    elsewhere = dataclasses.replace(runs[1], evaluation=_evaluation(30.0, 50.0, seeds=(1, 2), metrics={metric: (1, 1)}))
+    with pytest.raises(ResultFileError, match="evaluated on other episodes"):
+        report.metrics_table([runs[0], elsewhere], "envzoo/MarketMakingAS-v1", [metric])
