@@ -15,7 +15,7 @@ PYTHON=${PYTHON:-python3}
 LIGHT_LOG2=${LIGHT_LOG2:-10 12 14 16 18 20}
 HEAVY_LOG2=${HEAVY_LOG2:-10 14 17 20}
 AS_STEPS=${AS_STEPS:-50000000}
-SERVERLESS_STEPS=${SERVERLESS_STEPS:-10000000}
+SERVERLESS_STEPS=${SERVERLESS_STEPS:-5000000}
 
 stage() {  # stage NAME SECONDS COMMAND...: run COMMAND under a time limit, its output in $OUT/NAME.txt
     local name=$1 limit=$2
@@ -30,8 +30,8 @@ stage throughput_light 110 "$PYTHON" benchmarks/jax_throughput.py --steps 100 --
     envzoo/MarketMakingAS-v1 envzoo/Portfolio-v1 envzoo/PortfolioMO-v0 envzoo/Trading-v1 envzoo/TradingMO-v1
 stage ppo_as 90 "$PYTHON" baselines/ppo_jax.py envzoo/MarketMakingAS-v1 --timesteps "$AS_STEPS" \
     --num-envs 4096 --num-steps 64 --reference-episodes 20 --out "$OUT/ppo_jax_MarketMakingAS-v1_device.json"
-stage ppo_serverless 100 "$PYTHON" baselines/ppo_jax.py envzoo/Serverless-v1 --timesteps "$SERVERLESS_STEPS" \
-    --num-envs 2048 --num-steps 60 --eval-episodes 256 --reference-episodes 5 \
+stage ppo_serverless 150 "$PYTHON" baselines/ppo_jax.py envzoo/Serverless-v1 --timesteps "$SERVERLESS_STEPS" \
+    --num-envs 8192 --num-steps 30 --eval-episodes 256 --reference-episodes 5 \
     --out "$OUT/ppo_jax_Serverless-v1_device.json"
 stage throughput_heavy 120 "$PYTHON" benchmarks/jax_throughput.py --steps 10 --log2 $HEAVY_LOG2 --ids \
     envzoo/Serverless-v1 envzoo/CollisionAvoidance-v1

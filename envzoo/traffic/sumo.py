@@ -170,7 +170,7 @@ class LaneState:
     mean_speed: np.ndarray      # m/s (the lane's speed limit when it is empty)
     # Only when subscribed with ``vehicle_ids=True``:
     vehicle_ids: tuple[tuple[str, ...], ...] | None = None  # the ids of the lane's vehicles
-    co2_rate: np.ndarray | None = None  # mg/s, the CO2 emission rate of the lane's vehicles
+    co2_rate: np.ndarray | None = None  # mg in the last step of the lane's vehicles: mg/s at 1 s steps
 
 
 @dataclasses.dataclass(frozen=True)
