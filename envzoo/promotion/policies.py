@@ -110,24 +110,29 @@ class MyopicGreedy(_BudgetedPolicy):
 
 
 class BCRLSP(_BudgetedPolicy):
-    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline
-    (:func:`envzoo.promotion.offline.fitted_q`, weights ``weights``), then each period the
-    allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
-    Without ``weights`` it fits them on ``episodes`` logged episodes (``periods`` long) of
-    :class:`RandomBonus`."""
+    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline, then each period
+    the allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
 
-    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
+    The Q is ``q`` (a function of per-user features (U, 4) -> (U, L), e.g. a network of
+    :mod:`envzoo.core.offline_rl` trained on a dataset), or the linear Q of
+    :func:`envzoo.promotion.offline.fitted_q` with ``weights``; with neither, it fits that linear
+    Q on ``episodes`` logged episodes (``periods`` long) of :class:`RandomBonus`."""
+
+    def __init__(self, env, q=None, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
         super().__init__(env)
-        from envzoo.promotion.offline import fitted_q, log_transitions
-        if weights is None:
-            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
-                               len(self.bonuses))
-        self.weights = np.asarray(weights, dtype=np.float64)
+        from envzoo.promotion.offline import fitted_q, log_transitions, user_basis
+        if q is None:
+            if weights is None:
+                weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
+                                   len(self.bonuses))
+            weights = np.asarray(weights, dtype=np.float64)
+
+            def q(users):
+                return user_basis(users) @ weights.T
+        self.q = q
 
     def __call__(self, observation, info):
-        from envzoo.promotion.offline import user_basis
-        values = user_basis(self.users_of(observation)) @ self.weights.T
-        return allocate(values, self.bonuses, self.period_budget(observation))
+        return allocate(np.asarray(self.q(self.users_of(observation))), self.bonuses, self.period_budget(observation))
 
 
 class Oracle(_BudgetedPolicy):
