@@ -39,15 +39,17 @@ def _users(observations: np.ndarray, users: int) -> np.ndarray:
 
 
 def user_transitions(observations: np.ndarray, levels: np.ndarray) -> dict[str, np.ndarray]:
-    """Every (user, period) transition of the episodes: ``features`` and ``next_features`` (N, 4),
-    ``level`` (N,) and ``retained`` (N,) (a user stays in its slot exactly when its tenure grows
-    by one; otherwise it churned and ``next_features`` are its successor's)."""
+    """Every (user, period) transition of the episodes, in the form of
+    :mod:`envzoo.core.offline_rl`: ``features`` and ``next_features`` (N, 4), ``action`` (N,) the
+    level, ``reward`` (N,) 1 when the user stayed and ``continues`` (N,) the same (a user stays
+    in its slot exactly when its tenure grows by one; otherwise it churned, its value ends and
+    ``next_features`` are its successor's)."""
     levels = np.asarray(levels)
     features = _users(observations, levels.shape[-1])
     before, after = features[:, :-1], features[:, 1:]
-    return {"features": before.reshape(-1, USER_FEATURES), "level": levels.reshape(-1).astype(np.int64),
-            "retained": (after[..., 1] == before[..., 1] + 1).reshape(-1),
-            "next_features": after.reshape(-1, USER_FEATURES)}
+    retained = (after[..., 1] == before[..., 1] + 1).reshape(-1).astype(np.float64)
+    return {"features": before.reshape(-1, USER_FEATURES), "action": levels.reshape(-1).astype(np.int64),
+            "reward": retained, "continues": retained, "next_features": after.reshape(-1, USER_FEATURES)}
 
 
 def first_cohort(observations: np.ndarray, levels: np.ndarray) -> dict[str, np.ndarray]:
@@ -111,11 +113,10 @@ def fitted_q(transitions: dict[str, np.ndarray], levels: int, gamma: float = 0.9
     """Weights (levels, basis) of the linear Q fitted to ``transitions``."""
     phi = user_basis(transitions["features"].astype(np.float64))
     phi_next = user_basis(transitions["next_features"].astype(np.float64))
-    level, retained = transitions["level"], transitions["retained"].astype(np.float64)
+    level, reward, continues = transitions["action"], transitions["reward"], transitions["continues"]
     weights = np.zeros((levels, phi.shape[1]))
     for _ in range(iterations):
-        future = (phi_next @ weights.T).max(axis=1)
-        target = retained * (1.0 + gamma * future)
+        target = reward + gamma * continues * (phi_next @ weights.T).max(axis=1)
         for k in range(levels):
             chosen = level == k
             a = phi[chosen]
