@@ -45,6 +45,12 @@ class PerUserPolicy(Policy):
         users = np.asarray(observation[:-1], dtype=np.float64).reshape(self.users, USER_FEATURES)
         return self.probabilities(users)
 
+    def propensities(self, observation, action) -> np.ndarray:
+        """(U,) the probability with which each user's level of ``action`` was drawn (what
+        ``envzoo dataset`` logs next to the action)."""
+        probabilities = self.observation_probabilities(observation)
+        return probabilities[np.arange(self.users), np.asarray(action, dtype=np.int64)]
+
     def __call__(self, observation, info):
         return sample_levels(self.observation_probabilities(observation), self._generator)
 
