@@ -126,7 +126,7 @@ def create(env_id: str, policy_name: str, episodes: int, seed: int = 0, *, minar
                             f"episode e from seed {seed} + e (envzoo dataset).",
                 requirements=["envzoo"])
             minari_path = Path(dataset.storage.data_path).parent
-        env.close()
+    env.close()
     if parquet is not None:
         pyarrow = require("dataset", "pyarrow")
         import pyarrow.parquet as pq
