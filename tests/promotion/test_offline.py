@@ -35,7 +35,7 @@ def env():
     made.close()
 
 
-def test_dataset_round_trip(tmp_path, env):
+def test_dataset_round_trip(tmp_path, env, capsys):
     pytest.importorskip("minari")
     import minari
 
@@ -45,6 +45,12 @@ def test_dataset_round_trip(tmp_path, env):
     assert main(["dataset", "envzoo/PromotionBudget-v0", "--policy", "noisy-rule", "--episodes", "3", "--seed", "5",
                  "--max-steps", "4", "--minari-id", "test/promotion-noisy-v0", "--root", str(tmp_path),
                  "--parquet", str(parquet)]) == 0
+    # A second dataset of the same id is refused before anything is played, and so is nothing to write.
+    assert main(["dataset", "envzoo/PromotionBudget-v0", "--policy", "noisy-rule", "--episodes", "1",
+                 "--minari-id", "test/promotion-noisy-v0", "--root", str(tmp_path)]) == 2
+    assert "exists already" in capsys.readouterr().err
+    assert main(["dataset", "envzoo/PromotionBudget-v0", "--policy", "noisy-rule", "--episodes", "1"]) == 2
+    assert "nothing to write" in capsys.readouterr().err
     stored, exported = minari_arrays("test/promotion-noisy-v0", root=tmp_path), parquet_arrays(parquet)
     assert stored["observations"].shape == (3, 5, 65) and stored["actions"].shape == (3, 4, 16)
     for name in stored:
