@@ -7,6 +7,8 @@
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
                  [--plot OUT.png]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
+    envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
+                   [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
     envzoo animate [ID ...] [--out DIR] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
@@ -20,9 +22,10 @@
 seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``. ``animate`` writes each id's GIF of its
-``rgb_array`` frames under its best reference policy (the docs pages show them). ``train``
-and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a reference (behaviour)
+policy as an offline dataset in Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
+``animate`` writes each id's GIF of its ``rgb_array`` frames under its best reference policy (the
+docs pages show them). ``train`` and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -293,6 +296,26 @@ def cmd_eval(args) -> int:
     seeds = f"seed {args.seed}" if args.episodes == 1 else f"seeds {args.seed}-{args.seed + args.episodes - 1}"
     print(f"{entry.id}, policy {args.policy}: {args.episodes} episode(s), {seeds}")
     print(_table(["kpi", MEAN_STD], [[name, _mean_std(*ms)] for name, ms in kpis.items()]))
+    return 0
+
+
+# ---------------------------------------------------------------------- dataset
+def cmd_dataset(args) -> int:
+    from envzoo.core.datasets import create
+
+    entry = envzoo.env_info(args.id)
+    entry.require_extra()
+    env_kwargs = _policy_env_kwargs(entry, args.policy, _env_kwargs(args.env, entry, args.max_steps))
+    if args.max_steps is not None:
+        env_kwargs["max_episode_steps"] = args.max_steps
+    report = create(entry.id, args.policy, args.episodes, args.seed, minari_id=args.minari_id, root=args.root,
+                    parquet=args.parquet, env_kwargs=env_kwargs)
+    print(f"{entry.id}, policy {args.policy}: {report.episodes} episodes, {report.steps:,} steps, "
+          f"seeds {args.seed}-{args.seed + args.episodes - 1}, {report.seconds:.1f} s")
+    if report.minari_path:
+        print(f"Minari dataset {args.minari_id}: {report.minari_path} ({report.minari_bytes / 1e6:.2f} MB)")
+    if report.parquet_path:
+        print(f"Parquet: {report.parquet_path} ({report.parquet_bytes / 1e6:.2f} MB)")
     return 0
 
 
@@ -647,6 +670,20 @@ def build_parser() -> argparse.ArgumentParser:
     benchmark.add_argument("--seed", type=int, default=0, help="seed of envs and actions (0)")
     benchmark.add_argument("--json", action="store_true", help="print JSON instead of a table")
     benchmark.set_defaults(run=cmd_bench)
+
+    dataset = commands.add_parser("dataset", help="write episodes of a behaviour policy as an offline dataset "
+                                                  "(Minari and/or Parquet; extra `dataset`)")
+    dataset.add_argument("id", help="a single-agent envzoo id")
+    dataset.add_argument("--policy", required=True, help="the behaviour policy, a reference policy of the id")
+    dataset.add_argument("--episodes", type=_positive, required=True, help="episodes to log")
+    dataset.add_argument("--seed", type=int, default=0, help="seed of the first episode (0); episode e: seed + e")
+    dataset.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
+                         help="a constructor argument of the env (repeatable)")
+    dataset.add_argument("--max-steps", type=_positive, help="shorten episodes to this many steps")
+    dataset.add_argument("--minari-id", metavar="NS/NAME-vN", help="write a Minari dataset of this id")
+    dataset.add_argument("--root", help="the Minari datasets folder (default: $MINARI_DATASETS_PATH or ~/.minari)")
+    dataset.add_argument("--parquet", metavar="OUT.parquet", help="write the steps as a Parquet file")
+    dataset.set_defaults(run=cmd_dataset)
 
     lob = commands.add_parser("lob", add_help=False,
                               help="convert or describe limit-order-book files (`envzoo lob convert --help`)")

@@ -21,6 +21,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "rllib": ("ray",),
     "momaland": ("momaland",),
+    "dataset": ("minari", "pyarrow"),
     "test": ("pytest", "scipy"),
 }
 

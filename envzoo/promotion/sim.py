@@ -101,7 +101,7 @@ class PromotionSim:
         self.habit = p.habit_decay * self.habit + (bonus > 0)
         self.tenure += 1.0
         self.original *= ~churn
-        self.last_bonus = bonus
+        self.last_bonus = bonus.copy()  # zeroed below for churned users; the spend still counts their bonus
         self.activity = days / DAYS
         new_segment, new_engagement = self._new_users(u[:, 2])
         self.segment = np.where(churn, new_segment, self.segment)
