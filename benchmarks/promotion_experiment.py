@@ -10,7 +10,7 @@ baselines at equal spend, over seeds, with 95 % confidence intervals.
 3. Off-policy evaluation from the same dataset of per-user targets (the business rule, its
    epsilon-greedy version, the greedy policies of the learnt Qs): IPS, SNIPS, DR and FQE against
    the true value by simulation (a new user's discounted retention, gamma = 0.9).
-4. The deployed policies on Promotion-v0 at per-period budgets ``--budgets`` (all policies get
+4. The deployed policies on Promotion-v1 at per-period budgets ``--budgets`` (all policies get
    the same budget: equal spend), ``--seeds`` episodes of 30 periods each: retention of the first
    cohort after 1, 7 and 30 periods, mean retention per period, spend / budget, cost per retained
    user, violations (refused periods); and on PromotionBudget-v0 (episode cost limit 480,
@@ -157,7 +157,7 @@ def plot(by_budget: dict[float, dict], path: Path) -> None:
                       linestyle="--" if name.startswith("oracle") else "-")
     axis.set_xlabel("budget per period (16 users)")
     axis.set_ylabel("mean retention per period")
-    axis.set_title("Promotion-v0: retention against budget (95 % CI over seeds)")
+    axis.set_title("Promotion-v1: retention against budget (95 % CI over seeds)")
     axis.legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -179,10 +179,10 @@ def main() -> None:
         data, learnt = learn(paths["noisy-rule"])
         env = envzoo.make("envzoo/PromotionBudget-v0").unwrapped
         evaluate_off_policy(data, learnt, env)
-        by_budget = {budget: play("envzoo/Promotion-v0", args.seeds, learnt, budget=budget)
+        by_budget = {budget: play("envzoo/Promotion-v1", args.seeds, learnt, budget=budget)
                      for budget in args.budgets}
         for budget in args.budgets:
-            table(f"Promotion-v0, budget {budget:g} per period, {args.seeds} seeds (mean ± 95 % CI)",
+            table(f"Promotion-v1, budget {budget:g} per period, {args.seeds} seeds (mean ± 95 % CI)",
                   by_budget[budget], "spend/budget")
         table(f"PromotionBudget-v0, cost limit 480 per episode, {args.seeds} seeds (mean ± 95 % CI)",
               play("envzoo/PromotionBudget-v0", args.seeds, learnt), "spend/limit")

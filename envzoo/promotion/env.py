@@ -1,4 +1,4 @@
-"""``envzoo/Promotion-v0``: keep a cohort of app users active with cash bonuses under a budget."""
+"""``envzoo/Promotion-v1``: keep a cohort of app users active with cash bonuses under a budget."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class PromotionEnv(TaskEnv):
 
     ## Rewards
 
-    The share of the cohort's users retained this period, in [0, 1]. ``PromotionMO-v0`` returns
+    The share of the cohort's users retained this period, in [0, 1]. ``PromotionMO-v1`` returns
     (retention, minus spend).
 
     ## Costs
@@ -81,6 +81,8 @@ class PromotionEnv(TaskEnv):
     ## Version History
 
     - v0: initial version.
+    - v1: the spend (``info["cost"]`` and the spend metrics) counts the bonuses paid
+      to users who churn in the period; v0 left them out.
     """
 
     task_class = PromotionTask
@@ -90,7 +92,7 @@ class PromotionBudgetEnv(PromotionEnv):
     """
     ## Description
 
-    The constrained flavour of ``Promotion-v0`` in the safety-RL convention (Safety-Gymnasium,
+    The constrained flavour of ``Promotion-v1`` in the safety-RL convention (Safety-Gymnasium,
     OmniSafe): the same users, bonuses and reward, but the money is an **episode** limit rather
     than a per-period budget. The reward is the share of the cohort retained; the cost of a period
     is its spend; a constrained agent maximises the return subject to the episode's cost (the sum
@@ -99,13 +101,13 @@ class PromotionBudgetEnv(PromotionEnv):
 
     ## Action Space
 
-    ``MultiDiscrete([len(bonuses)] * cohort_size)``, as in ``Promotion-v0`` (an allocation above
+    ``MultiDiscrete([len(bonuses)] * cohort_size)``, as in ``Promotion-v1`` (an allocation above
     the per-period ``budget`` is still refused whole).
 
     ## Observation Space
 
     ``Box(0, inf, (4 * cohort_size + 1,), float32)``: per user its active share, tenure, last bonus
-    and habit as in ``Promotion-v0``; then what remains of the episode's cost limit
+    and habit as in ``Promotion-v1``; then what remains of the episode's cost limit
     (``cost_limit`` minus the spend so far, 0 once it is spent).
 
     ## Rewards
@@ -115,14 +117,14 @@ class PromotionBudgetEnv(PromotionEnv):
     ## Costs
 
     ``info["cost"]``: the period's spend. The cost limit per episode is ``cost_limit`` (480 = 16 per
-    period over the 30-period horizon, Promotion-v0's budget). It is a constraint, not a wall:
+    period over the 30-period horizon, Promotion-v1's budget). It is a constraint, not a wall:
     spending past it is allowed and counted (``limit_exceeded``), as Safety-Gymnasium counts
     costs rather than forbidding them. The reference policies spend the remaining limit evenly
     over the periods left and never exceed it.
 
     ## Starting State
 
-    As ``Promotion-v0``.
+    As ``Promotion-v1``.
 
     ## Episode End
 
@@ -131,14 +133,14 @@ class PromotionBudgetEnv(PromotionEnv):
 
     ## Metrics
 
-    ``Promotion-v0``'s (``retention``, ``cohort_survival``, ``spend_per_budget``,
+    ``Promotion-v1``'s (``retention``, ``cohort_survival``, ``spend_per_budget``,
     ``cost_per_retained``, ``refused_periods``) and ``spend_per_limit`` (the episode's spend /
     ``cost_limit``) and ``limit_exceeded`` (1 when the spend passed the limit).
 
     ## Arguments
 
-    ``Promotion-v0``'s, with ``budget`` 64 and ``cost_limit`` (480; ``None`` removes the limit
-    and gives back ``Promotion-v0``'s observation of the period budget).
+    ``Promotion-v1``'s, with ``budget`` 64 and ``cost_limit`` (480; ``None`` removes the limit
+    and gives back ``Promotion-v1``'s observation of the period budget).
 
     ## References
 

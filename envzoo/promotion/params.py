@@ -43,7 +43,7 @@ class PromotionParams:
         cost_limit: the episode's spend limit in the safety-RL convention (Safety-Gymnasium,
             OmniSafe): the sum of ``info["cost"]`` over an episode should stay <= cost_limit. It is
             not enforced (spending past it is a violation the metrics count, as a safety-RL cost
-            is); None (``Promotion-v0``): no episode limit, only the per-period ``budget``.
+            is); None (``Promotion-v1``): no episode limit, only the per-period ``budget``.
         shares, initial, decay, lift, saturation, habituation: the segments' parameters.
     """
 

@@ -13,7 +13,7 @@ from envzoo.promotion.allocation import allocate
 from envzoo.promotion.sim import churn_probability, engagement_step
 from envzoo.promotion.task import USER_FEATURES
 
-#: The episode length the pacing assumes when the env has no registry spec (Promotion-v0's horizon).
+#: The episode length the pacing assumes when the env has no registry spec (Promotion-v1's horizon).
 DEFAULT_HORIZON = 30
 
 
@@ -63,7 +63,8 @@ class NoBonus(Policy):
 
 
 class Uniform(_BudgetedPolicy):
-    """The same bonus ``level`` for every user, as high as the budget allows up to ``level``."""
+    """Bonus ``level`` for every user; where that exceeds the budget, users in index order are
+    lowered one level at a time until it fits (so some users get less than others)."""
 
     def __init__(self, env, level: int = 1):
         super().__init__(env)

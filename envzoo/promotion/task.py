@@ -19,7 +19,7 @@ USER_FEATURES = 4
 
 
 class PromotionTask(Task):
-    """B cohorts (``Promotion-v0`` and its vector and multi-objective faces); see its docstring."""
+    """B cohorts (``Promotion-v1`` and its vector and multi-objective faces); see its docstring."""
 
     make_params = staticmethod(make_params)
     #: Bounds of the vector reward (retained share in [0, 1], minus spend <= 0).

@@ -57,7 +57,7 @@ def test_lp_allocation_equals_brute_force():
 
 @pytest.mark.parametrize("budget", [0.0, 5.0, 16.0, 40.0])
 def test_policies_never_exceed_the_budget(budget):
-    env = gym.make("envzoo/Promotion-v0", budget=budget, max_episode_steps=6)
+    env = gym.make("envzoo/Promotion-v1", budget=budget, max_episode_steps=6)
     for policy in (BCRLSP(env, episodes=5, periods=6), Oracle(env), MyopicGreedy(env), RandomBonus(env),
                    Uniform(env, 3)):
         for seed in range(2):
@@ -69,7 +69,7 @@ def test_policies_never_exceed_the_budget(budget):
 
 
 def test_allocation_above_budget_is_refused_whole():
-    env = gym.make("envzoo/Promotion-v0", budget=10.0)
+    env = gym.make("envzoo/Promotion-v1", budget=10.0)
     env.reset(seed=0)
     _, _, _, _, info = env.step(np.full(16, 3))
     assert info["refused"] == 1 and info["cost"] == 0.0
