@@ -36,3 +36,12 @@ def test_group_baselines():
     grpo, _ = advantages(_episodes(returns), Config(algorithm="grpo", group_size=4))
     assert grpo[0][0] == pytest.approx(1.0, abs=1e-5) and grpo[1][0] == pytest.approx(-1.0, abs=1e-5)
     assert grpo[7][0] == pytest.approx(-np.sqrt(3), abs=1e-5)
+
+
+def test_rank_correlation_is_spearmans():
+    from scipy.stats import spearmanr
+
+    from envzoo.text.recipe import rank_correlation
+
+    a, b = np.random.default_rng(0).random((2, 6))
+    assert rank_correlation(a, b) == pytest.approx(spearmanr(a, b).statistic)
