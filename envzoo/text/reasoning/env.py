@@ -31,7 +31,8 @@ class ReasoningEnv(TaskEnv):
     increasing subsequence and staircase counts) with seeded parameters and seeded tests; the
     reply's last ```` ```python ```` block is run in a sandbox: ``python -I`` in a fresh
     temporary folder with an empty environment, ``setrlimit`` limits of 2 s CPU time, 512 MiB
-    address space, 1 MiB written files, a 5 s wall-clock timeout that kills the process group.
+    address space, 1 MiB written files, no new processes (not enforced for root), a 5 s
+    wall-clock timeout that kills the process group.
     It gets the tests' inputs only; its outputs are compared here with a reference solution's,
     so an infinite loop, a memory bomb or a crash is a clear wrong answer (reward 0), never a
     hang. (The sandbox keeps runaway programs in check; it is not a security boundary against

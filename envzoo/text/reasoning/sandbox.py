@@ -2,8 +2,9 @@
 
 The child is ``python -I`` (isolated: no user site-packages, no ``PYTHONPATH``, not the
 caller's folder on ``sys.path``) in a fresh temporary folder with an empty environment, in its
-own session, under ``setrlimit`` limits on CPU time, address space (memory), written file size
-and open files, and a wall-clock timeout after which its whole process group is killed. It
+own session, under ``setrlimit`` limits on CPU time, address space (memory), written file size,
+open files and new processes, and a wall-clock timeout after which its whole process group is
+killed. It
 receives only the inputs; it writes the function's outputs to a file, and the *caller* compares
 them with the expected outputs, so a program cannot claim a pass it did not earn.
 
@@ -76,6 +77,8 @@ def _limit() -> None:  # runs in the child between fork and exec
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
     resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # No new processes or threads (the limit counts the user's; as root it is not enforced).
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
 
 
 def run_solution(source: str, inputs: list[list], wall_seconds: float = WALL_SECONDS) -> Outcome:
