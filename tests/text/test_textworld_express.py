@@ -82,3 +82,16 @@ def test_sparse_reward_only_at_the_win_and_walkthroughs_are_seeded():
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         envzoo.make(ID, **kwargs)
+
+
+def test_the_chat_adapter_plays_it_to_a_win():
+    from envzoo.text.chat import ChatEnv
+
+    chat = ChatEnv(envzoo.make(ID, game="peckingorder"))
+    opening = chat.reset(seed=2)
+    assert "Your task is to read and follow the instructions book" in opening[1]["content"]
+    total = 0.0
+    for command in chat.info["walkthrough"]:
+        new, reward, terminated, truncated, info = chat.step(f"I will do this.\n<action>{command}</action>")
+        total += reward
+    assert terminated and total == 1.0 and chat.done
