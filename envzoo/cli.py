@@ -549,7 +549,9 @@ def cmd_animate(args) -> int:
     for entry in entries:
         entry.require_extra()
         steps = min(entry.max_episode_steps or args.steps, args.steps)
-        candidates = [args.policy] if args.policy else [ref.name for ref in entry.policies if ref.installed]
+        # Oracles (policies that read what no agent can) are shown only when asked for by name.
+        candidates = [args.policy] if args.policy else [ref.name for ref in entry.policies
+                                                        if ref.installed and not getattr(ref.load(), "oracle", False)]
         if not candidates:
             raise EnvzooError(f"{entry.id} has no installed reference policy to animate")
         runs = _clip_runs(entry, candidates, steps, args.seed)  # (the first run tells the clip's length too)
@@ -739,7 +741,7 @@ def build_parser() -> argparse.ArgumentParser:
     animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy (docs pages)")
     animate.add_argument("ids", nargs="*", help="envzoo ids (default: every installed one)")
     animate.add_argument("--out", default=str(ANIMATIONS), help=f"folder of the GIFs ({ANIMATIONS})")
-    animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps)")
+    animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps, oracles left out)")
     animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
                          help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")
     animate.add_argument("--frames", type=_positive, default=40, help="frames, evenly spread over the steps (40)")
