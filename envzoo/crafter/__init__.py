@@ -1,0 +1,1 @@
+"""The crafter domain: Crafter's open world"""
