@@ -26,7 +26,7 @@ class CrafterParams:
         max_objects: slots for creatures, arrows and saplings per world (a spawn finds none
             only beyond it).
         observation: ``"symbolic"`` (view codes, inventory, status) or ``"pixels"``
-            (Crafter's 64 x 64 RGB picture, drawn with envzoo's own sprites).
+            (Crafter's 64 x 64 RGB picture, drawn with envzoo's own sprites; Crafter-v0 only).
     """
 
     area: tuple[int, int] = (64, 64)
@@ -54,10 +54,20 @@ def _integer(name: str, value, low: int, high: int | None = None) -> int:
     return value
 
 
-def make_params(area=(64, 64), view=(9, 7), length: int = 10000, n_agents: int = 1, message_tokens: int = 0,
-                vocabulary: int = 64, gifts: bool = False, max_objects: int = 512,
+def make_params(area=(64, 64), view=(9, 7), length: int = 10000, max_objects: int = 512,
                 observation: str = "symbolic") -> CrafterParams:
-    """The parameters from the env's keyword arguments, checked."""
+    """The parameters of ``Crafter-v0`` (one player) from the env's keyword arguments, checked."""
+    return _checked(area, view, length, 1, 0, 2, False, max_objects, observation)
+
+
+def make_multi_params(n_agents: int = 2, area=(64, 64), view=(9, 7), length: int = 10000, message_tokens: int = 3,
+                      vocabulary: int = 64, gifts: bool = True, max_objects: int = 512) -> CrafterParams:
+    """The parameters of ``MultiCrafter-v0`` from the env's keyword arguments, checked (its
+    observations are symbolic: they carry the messages)."""
+    return _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects, "symbolic")
+
+
+def _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects, observation) -> CrafterParams:
     area = _pair("area", area, 16)
     view = _pair("view", view, 1)
     if view[0] % 2 == 0 or view[1] % 2 == 0:
