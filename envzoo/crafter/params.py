@@ -67,7 +67,8 @@ def make_multi_params(n_agents: int = 2, area=(64, 64), view=(9, 7), length: int
     return _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects, "symbolic")
 
 
-def _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects, observation) -> CrafterParams:
+def _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects,
+             observation) -> CrafterParams:
     area = _pair("area", area, 16)
     view = _pair("view", view, 1)
     if view[0] % 2 == 0 or view[1] % 2 == 0:

@@ -43,7 +43,8 @@ def _shape(shape: str, n: int) -> np.ndarray:
     if shape == "small":
         return dx**2 + (dy - 0.1) ** 2 <= 0.05
     if shape == "dots":
-        return (np.abs(dx - 0.15) < 0.13) & (np.abs(dy + 0.15) < 0.13) | (np.abs(dx + 0.2) < 0.13) & (np.abs(dy - 0.2) < 0.13)
+        first = (np.abs(dx - 0.15) < 0.13) & (np.abs(dy + 0.15) < 0.13)
+        return first | (np.abs(dx + 0.2) < 0.13) & (np.abs(dy - 0.2) < 0.13)
     if shape == "diamond":
         return np.abs(dx) + np.abs(dy) <= 0.3
     if shape == "square":
@@ -146,8 +147,8 @@ def draw(canvas, snapshots: list[dict], params) -> None:
     for a, inventory in enumerate(now["inventory"]):
         color = BLACK if now["alive"][a] else RED
         canvas.text(left, y, f"P{a} H{inventory[0]} F{inventory[1]} D{inventory[2]} E{inventory[3]}", color)
-        held = " ".join(f"{name[:2]}{count}" for name, count in zip(("sa", "wo", "st", "co", "ir", "di"), inventory[4:10])
-                        if count)
+        short = ("sa", "wo", "st", "co", "ir", "di")  # sapling, wood, stone, coal, iron, diamond
+        held = " ".join(f"{name}{count}" for name, count in zip(short, inventory[4:10]) if count)
         tools = sum(int(count > 0) for count in inventory[10:])
         canvas.text(left, y + 12, f"  {held} T{tools}"[:24], GREY if not held else BLACK)
         y += 28

@@ -149,7 +149,8 @@ class _Player:
     def act(self, view, inventory, status) -> int:
         action = self._decide(view, inventory, status)
         self.last_action, self.last_view = action, view
-        self.last_asleep, self.last_rested = status[2] > 0, inventory[_ITEM["energy"]] >= rules.ITEM_MAX[_ITEM["energy"]]
+        self.last_asleep = status[2] > 0
+        self.last_rested = inventory[_ITEM["energy"]] >= rules.ITEM_MAX[_ITEM["energy"]]
         return action
 
     def _decide(self, view, inventory, status) -> int:
@@ -218,7 +219,7 @@ class _Player:
             return False
         if self.known[x1, y1] != _CODE["stone"] or not _MINABLE[self.known[x2, y2]] or not closed[self.known[x3, y3]]:
             return False
-        sides = [(x + dy, y + dx) for x, y in ((x1, y1), (x2, y2))] + [(x - dy, y - dx) for x, y in ((x1, y1), (x2, y2))]
+        sides = [(x + side * dy, y + side * dx) for x, y in ((x1, y1), (x2, y2)) for side in (-1, 1)]
         return all(0 <= x < self.width and 0 <= y < self.height and closed[self.known[x, y]]
                    and self.known[x, y] != _CODE["lava"] for x, y in sides)
 

@@ -62,13 +62,25 @@ MAKE = {
     'stone_sword': Make(uses={'wood': 1, 'stone': 1}, nearby=('table',), gives=1),
     'iron_sword': Make(uses={'wood': 1, 'coal': 1, 'iron': 1}, nearby=('table', 'furnace'), gives=1),
 }
-ACTIONS = ('noop', 'move_left', 'move_right', 'move_up', 'move_down', 'do', 'sleep', 'place_stone', 'place_table', 'place_furnace', 'place_plant', 'make_wood_pickaxe', 'make_stone_pickaxe', 'make_iron_pickaxe', 'make_wood_sword', 'make_stone_sword', 'make_iron_sword')
+ACTIONS = (
+    'noop', 'move_left', 'move_right', 'move_up', 'move_down', 'do', 'sleep', 'place_stone', 'place_table',
+    'place_furnace', 'place_plant', 'make_wood_pickaxe', 'make_stone_pickaxe', 'make_iron_pickaxe',
+    'make_wood_sword', 'make_stone_sword', 'make_iron_sword'
+)
 MATERIALS = ('water', 'grass', 'stone', 'path', 'sand', 'tree', 'lava', 'coal', 'iron', 'diamond', 'table', 'furnace')
 WALKABLE = ('grass', 'path', 'sand')
-ITEMS = ('health', 'food', 'drink', 'energy', 'sapling', 'wood', 'stone', 'coal', 'iron', 'diamond', 'wood_pickaxe', 'stone_pickaxe', 'iron_pickaxe', 'wood_sword', 'stone_sword', 'iron_sword')
+ITEMS = (
+    'health', 'food', 'drink', 'energy', 'sapling', 'wood', 'stone', 'coal', 'iron', 'diamond', 'wood_pickaxe',
+    'stone_pickaxe', 'iron_pickaxe', 'wood_sword', 'stone_sword', 'iron_sword'
+)
 ITEM_MAX = (9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9)
 ITEM_INITIAL = (9, 9, 9, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-ACHIEVEMENTS = ('collect_coal', 'collect_diamond', 'collect_drink', 'collect_iron', 'collect_sapling', 'collect_stone', 'collect_wood', 'defeat_skeleton', 'defeat_zombie', 'eat_cow', 'eat_plant', 'make_iron_pickaxe', 'make_iron_sword', 'make_stone_pickaxe', 'make_stone_sword', 'make_wood_pickaxe', 'make_wood_sword', 'place_furnace', 'place_plant', 'place_stone', 'place_table', 'wake_up')
+ACHIEVEMENTS = (
+    'collect_coal', 'collect_diamond', 'collect_drink', 'collect_iron', 'collect_sapling', 'collect_stone',
+    'collect_wood', 'defeat_skeleton', 'defeat_zombie', 'eat_cow', 'eat_plant', 'make_iron_pickaxe',
+    'make_iron_sword', 'make_stone_pickaxe', 'make_stone_sword', 'make_wood_pickaxe', 'make_wood_sword',
+    'place_furnace', 'place_plant', 'place_stone', 'place_table', 'wake_up'
+)
 
 #: The creatures and other objects of the world (0: no object). A player is an agent.
 OBJECTS = ("none", "player", "cow", "zombie", "skeleton", "arrow", "plant")

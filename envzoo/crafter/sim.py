@@ -30,7 +30,7 @@ from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.rng import element_seed, uniform_at
 from envzoo.crafter import rules
 from envzoo.crafter.rules import ARROW, COW, PLANT, PLAYER, SKELETON, ZOMBIE
-from envzoo.crafter.worldgen import FURNACE, GRASS, LAVA, PATH, SAND, TABLE, WATER, generate
+from envzoo.crafter.worldgen import FURNACE, GRASS, LAVA, PATH, TABLE, WATER, generate
 
 N_ITEMS, N_ACHIEVEMENTS = len(rules.ITEMS), len(rules.ACHIEVEMENTS)
 HEALTH, FOOD, DRINK, ENERGY = range(4)
@@ -169,7 +169,9 @@ def _add(row, what, px, py, dx, dy, step, n_agents, occupant, kind, x, y, health
     for s in range(n_agents, kind.shape[1]):
         if kind[row, s] == 0:
             kind[row, s], x[row, s], y[row, s] = what, px, py
-            health[row, s] = 3 if what == COW or what == SKELETON else 5 if what == ZOMBIE else 1 if what == PLANT else 0
+            # Crafter's starting health: cow and skeleton 3, zombie 5, sapling 1 (an arrow has none).
+            health[row, s] = 3 if what == COW or what == SKELETON else 5 if what == ZOMBIE else 1 if what == PLANT \
+                else 0
             timer[row, s], face_x[row, s], face_y[row, s], born[row, s] = 0, dx, dy, step
             occupant[row, px, py] = s + 1
             return s

@@ -191,7 +191,8 @@ class MultiCrafterTask(_World, AgentsTask):
         """The team's metrics (achievements any player unlocked), the same for every agent, and
         each agent's own achievement count."""
         sim = self.sim
-        team = {key: np.repeat(value, self.batch) for key, value in self._metrics(sim.achievements[0].sum(0)[None]).items()}
+        together = self._metrics(sim.achievements[0].sum(0)[None])
+        team = {key: np.repeat(value, self.batch) for key, value in together.items()}
         team["own_achievements"] = (sim.achievements[0] > 0).sum(1).astype(np.float64)
         team["items_given"] = np.repeat(float(sim.given[0].sum()), self.batch)
         team["alive_agents"] = np.repeat(float(sim.alive[0].sum()), self.batch)

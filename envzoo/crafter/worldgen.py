@@ -89,7 +89,8 @@ def generate(key, seed, material, tunnels, spawns, player_distance):
         for y in range(height):
             first = (x * height + y) * _UNIFORMS_PER_CELL
             fx, fy = np.float64(x), np.float64(y)
-            start = 4.0 - np.sqrt((fx - cx) ** 2 + (fy - cy) ** 2) + 2.0 * _octaves(key, 8, fx, fy, 3.0, 1.0, 1.0, 0.0, True)
+            start = 4.0 - np.sqrt((fx - cx) ** 2 + (fy - cy) ** 2)
+            start += 2.0 * _octaves(key, 8, fx, fy, 3.0, 1.0, 1.0, 0.0, True)
             start = 1.0 / (1.0 + np.exp(-start))
             water = _octaves(key, 3, fx, fy, 15.0, 1.0, 5.0, 0.15, False) + 0.1
             water -= 2.0 * start
