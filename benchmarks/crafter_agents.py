@@ -30,10 +30,9 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from side_by_side import RowSkipped, Run, measure, table
 
 import envzoo  # noqa: F401  (registers the ids)
-from side_by_side import Run, RowSkipped, measure, table
-
 from envzoo.crafter.parallel import MultiCrafterEnv
 from envzoo.crafter.policies import CooperativeTeam
 
