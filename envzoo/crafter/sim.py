@@ -163,7 +163,7 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
              face_x, face_y, born)
 
 
-@kernel
+@kernel(inline=True)
 def _add(row, what, px, py, dx, dy, step, n_agents, occupant, kind, x, y, health, timer, face_x, face_y, born):
     """A new object in the first free slot (none where every slot is taken); returns the slot or -1."""
     for s in range(n_agents, kind.shape[1]):
@@ -178,13 +178,13 @@ def _add(row, what, px, py, dx, dy, step, n_agents, occupant, kind, x, y, health
     return -1
 
 
-@kernel
+@kernel(inline=True)
 def _remove(row, s, occupant, kind, x, y):
     occupant[row, x[row, s], y[row, s]] = 0
     kind[row, s] = 0
 
 
-@kernel
+@kernel(inline=True)
 def _walkable(what, m, walkable_mask):
     """Whether an object of kind ``what`` may stand on material ``m`` (players also on lava, arrows
     also over water and lava)."""
@@ -193,7 +193,7 @@ def _walkable(what, m, walkable_mask):
     return (what == PLAYER and m == LAVA) or (what == ARROW and (m == WATER or m == LAVA))
 
 
-@kernel
+@kernel(inline=True)
 def _move(row, s, dx, dy, material, occupant, kind, x, y, walkable_mask):
     """Move object ``s`` by (dx, dy) if the cell is inside, free and walkable for it."""
     tx, ty = x[row, s] + dx, y[row, s] + dy
@@ -207,7 +207,7 @@ def _move(row, s, dx, dy, material, occupant, kind, x, y, walkable_mask):
     return True
 
 
-@kernel
+@kernel(inline=True)
 def _nearest_player(row, px, py, n_agents, x, y, alive):
     """The living player nearest (Manhattan) to (px, py) and its distance (-1 and a large number
     where none lives)."""
@@ -220,7 +220,7 @@ def _nearest_player(row, px, py, n_agents, x, y, alive):
     return best, best_distance
 
 
-@kernel
+@kernel(inline=True)
 def _toward(dx, dy, long_axis):
     """Crafter's ``toward``: a unit step along the longer (or the shorter) axis of (dx, dy)."""
     if (abs(dx) > abs(dy)) if long_axis else (abs(dx) <= abs(dy)):
@@ -228,7 +228,7 @@ def _toward(dx, dy, long_axis):
     return np.int64(0), np.int64(np.sign(dy))
 
 
-@kernel
+@kernel(inline=True)
 def _hurt(row, target, damage, n_agents, inventory, health):
     """``damage`` to the object in slot ``target`` (a player's health is its inventory's)."""
     if target < n_agents:
@@ -456,7 +456,7 @@ def _update_player(row, a, action, gift, chance, n_agents, material, occupant, k
     hurt_health[row, a] = inv[HEALTH]
 
 
-@kernel
+@kernel(inline=True)
 def _life(row, a, inv, counters, sleeping):
     """Crafter's ``_update_life_stats`` and ``_degen_or_regen_health``."""
     asleep = sleeping[row, a]
@@ -521,6 +521,11 @@ def _balance(row, seed, u, light, step, n_agents, material, occupant, kind, x, y
     """Crafter's ``_balance_chunk`` over every chunk: zombies on grass, skeletons on paths, cows
     on grass, each spawned below a target and removed above another."""
     width, height = material.shape[1], material.shape[2]
+    # The creatures of each chunk, counted in one pass over the slots.
+    census = np.zeros(((width + CHUNK - 1) // CHUNK, (height + CHUNK - 1) // CHUNK, SKELETON + 1), np.int64)
+    for s in range(n_agents, kind.shape[1]):
+        if kind[row, s] == ZOMBIE or kind[row, s] == SKELETON or kind[row, s] == COW:
+            census[x[row, s] // CHUNK, y[row, s] // CHUNK, kind[row, s]] += 1
     for cx0 in range(0, width, CHUNK):
         for cy0 in range(0, height, CHUNK):
             cx1, cy1 = min(cx0 + CHUNK, width), min(cy0 + CHUNK, height)
@@ -539,10 +544,7 @@ def _balance(row, seed, u, light, step, n_agents, material, occupant, kind, x, y
                 else:
                     on, space, span, despan, p_spawn, p_despawn = GRASS, grass, 5, 5, 0.01, 0.1
                     low, high = (0.0 if grass < 30 else 1.0), 1.5 + light
-                count = 0
-                for s in range(n_agents, kind.shape[1]):
-                    if kind[row, s] == creature and cx0 <= x[row, s] < cx1 and cy0 <= y[row, s] < cy1:
-                        count += 1
+                count = census[cx0 // CHUNK, cy0 // CHUNK, creature]
                 if count < np.int64(low) and uniform_at(seed, u) < p_spawn:
                     pick = np.int64(uniform_at(seed, u + 1) * space)
                     for cx in range(cx0, cx1):

@@ -50,12 +50,30 @@ def _fade(t):
 @kernel
 def noise(key, z, x, y):
     """Gradient noise of layer ``z`` at (x, y), about in [-1, 1]."""
+    return _noise(np.zeros((0, 0, 0, 2)), np.zeros((0, 0, 0), np.bool_), key, z, x, y)
+
+
+@kernel(inline=True)
+def _corner(table, known, key, z, ix, iy):
+    """The gradient at (ix, iy) of layer z, from ``table`` where it holds the point (computed on
+    first use: a map asks for each lattice point many times)."""
+    if z < table.shape[0] and 0 <= ix < table.shape[1] and 0 <= iy < table.shape[2]:
+        if not known[z, ix, iy]:
+            g = _gradient(key, z, ix, iy)
+            table[z, ix, iy, 0], table[z, ix, iy, 1] = g[0], g[1]
+            known[z, ix, iy] = True
+        return table[z, ix, iy, 0], table[z, ix, iy, 1]
+    return _gradient(key, z, ix, iy)
+
+
+@kernel(inline=True)
+def _noise(table, known, key, z, x, y):
     ix, iy = np.int64(np.floor(x)), np.int64(np.floor(y))
     fx, fy = x - ix, y - iy
-    g00 = _gradient(key, z, ix, iy)
-    g10 = _gradient(key, z, ix + 1, iy)
-    g01 = _gradient(key, z, ix, iy + 1)
-    g11 = _gradient(key, z, ix + 1, iy + 1)
+    g00 = _corner(table, known, key, z, ix, iy)
+    g10 = _corner(table, known, key, z, ix + 1, iy)
+    g01 = _corner(table, known, key, z, ix, iy + 1)
+    g11 = _corner(table, known, key, z, ix + 1, iy + 1)
     d00 = g00[0] * fx + g00[1] * fy
     d10 = g10[0] * (fx - 1.0) + g10[1] * fy
     d01 = g01[0] * fx + g01[1] * (fy - 1.0)
@@ -67,11 +85,11 @@ def noise(key, z, x, y):
 
 
 @kernel(inline=True)
-def _octaves(key, z, x, y, size0, weight0, size1, weight1, normalize):
+def _octaves(table, known, key, z, x, y, size0, weight0, size1, weight1, normalize):
     """Crafter's ``_simplex`` with one or two sizes (weight1 = 0: one)."""
-    value = weight0 * noise(key, z, x / size0, y / size0)
+    value = weight0 * _noise(table, known, key, z, x / size0, y / size0)
     if weight1 > 0.0:
-        value += weight1 * noise(key, z, x / size1, y / size1)
+        value += weight1 * _noise(table, known, key, z, x / size1, y / size1)
     return value / (weight0 + weight1) if normalize else value
 
 
@@ -85,44 +103,53 @@ def generate(key, seed, material, tunnels, spawns, player_distance):
     """
     width, height = material.shape
     cx, cy = width // 2, height // 2
+    side = 2 * max(width, height) // 3 + 3  # the lattice points of the finest layer (tunnels: 2 x / 3)
+    table = np.empty((9, side, side, 2))
+    known = np.zeros((9, side, side), np.bool_)
     for x in range(width):
         for y in range(height):
             first = (x * height + y) * _UNIFORMS_PER_CELL
             fx, fy = np.float64(x), np.float64(y)
             start = 4.0 - np.sqrt((fx - cx) ** 2 + (fy - cy) ** 2)
-            start += 2.0 * _octaves(key, 8, fx, fy, 3.0, 1.0, 1.0, 0.0, True)
+            start += 2.0 * _octaves(table, known, key, 8, fx, fy, 3.0, 1.0, 1.0, 0.0, True)
             start = 1.0 / (1.0 + np.exp(-start))
-            water = _octaves(key, 3, fx, fy, 15.0, 1.0, 5.0, 0.15, False) + 0.1
+            water = _octaves(table, known, key, 3, fx, fy, 15.0, 1.0, 5.0, 0.15, False) + 0.1
             water -= 2.0 * start
-            mountain = _octaves(key, 0, fx, fy, 15.0, 1.0, 5.0, 0.3, True)
+            mountain = _octaves(table, known, key, 0, fx, fy, 15.0, 1.0, 5.0, 0.3, True)
             mountain -= 4.0 * start + 0.3 * water
             tunnels[x, y] = False
             if start > 0.5:
                 material[x, y] = GRASS
             elif mountain > 0.15:
-                if _octaves(key, 6, fx, fy, 7.0, 1.0, 1.0, 0.0, True) > 0.15 and mountain > 0.3:  # cave
+                if _octaves(table, known, key, 6, fx, fy, 7.0, 1.0, 1.0, 0.0, True) > 0.15 and mountain > 0.3:
+                    # a cave
                     material[x, y] = PATH
-                elif _octaves(key, 7, 2.0 * fx, fy / 5.0, 3.0, 1.0, 1.0, 0.0, True) > 0.4:  # horizontal tunnel
+                elif _octaves(table, known, key, 7, 2.0 * fx, fy / 5.0, 3.0, 1.0, 1.0, 0.0, True) > 0.4:
+                    # a horizontal tunnel
                     material[x, y] = PATH
                     tunnels[x, y] = True
-                elif _octaves(key, 7, fx / 5.0, 2.0 * fy, 3.0, 1.0, 1.0, 0.0, True) > 0.4:  # vertical tunnel
+                elif _octaves(table, known, key, 7, fx / 5.0, 2.0 * fy, 3.0, 1.0, 1.0, 0.0, True) > 0.4:
+                    # a vertical tunnel
                     material[x, y] = PATH
                     tunnels[x, y] = True
-                elif _octaves(key, 1, fx, fy, 8.0, 1.0, 1.0, 0.0, True) > 0.0 and uniform_at(seed, first) > 0.85:
+                elif (_octaves(table, known, key, 1, fx, fy, 8.0, 1.0, 1.0, 0.0, True) > 0.0
+                      and uniform_at(seed, first) > 0.85):
                     material[x, y] = COAL
-                elif _octaves(key, 2, fx, fy, 6.0, 1.0, 1.0, 0.0, True) > 0.4 and uniform_at(seed, first + 1) > 0.75:
+                elif (_octaves(table, known, key, 2, fx, fy, 6.0, 1.0, 1.0, 0.0, True) > 0.4
+                      and uniform_at(seed, first + 1) > 0.75):
                     material[x, y] = IRON
                 elif mountain > 0.18 and uniform_at(seed, first + 2) > 0.994:
                     material[x, y] = DIAMOND
-                elif mountain > 0.3 and _octaves(key, 6, fx, fy, 5.0, 1.0, 1.0, 0.0, True) > 0.35:
+                elif mountain > 0.3 and _octaves(table, known, key, 6, fx, fy, 5.0, 1.0, 1.0, 0.0, True) > 0.35:
                     material[x, y] = LAVA
                 else:
                     material[x, y] = STONE
-            elif 0.25 < water <= 0.35 and _octaves(key, 4, fx, fy, 9.0, 1.0, 1.0, 0.0, True) > -0.2:
+            elif 0.25 < water <= 0.35 and _octaves(table, known, key, 4, fx, fy, 9.0, 1.0, 1.0, 0.0, True) > -0.2:
                 material[x, y] = SAND
             elif 0.3 < water:
                 material[x, y] = WATER
-            elif _octaves(key, 5, fx, fy, 7.0, 1.0, 1.0, 0.0, True) > 0.0 and uniform_at(seed, first + 3) > 0.8:
+            elif (_octaves(table, known, key, 5, fx, fy, 7.0, 1.0, 1.0, 0.0, True) > 0.0
+                  and uniform_at(seed, first + 3) > 0.8):
                 material[x, y] = TREE
             else:
                 material[x, y] = GRASS
