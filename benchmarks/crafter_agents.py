@@ -2,6 +2,8 @@
 
 1. Steps to the diamond: the scripted :class:`~envzoo.crafter.policies.CooperativeTeam` of 1, 2
    and 6 players on ``MultiCrafter-v0`` over the same seeds (the same world for every team size),
+   sharing what they find (``split=False``) or also splitting the tech tree (``split=True``:
+   suppliers bring the crafter coal and iron),
    until a player collects a diamond, every player is dead or ``--max-steps`` have passed. The
    table gives, per team size, how many seeds reached the diamond, the median steps of those, the
    mean with the seeds that did not counted at ``--max-steps`` (a lower bound on the true mean),
@@ -56,10 +58,10 @@ print(json.dumps({"wall_s": time.perf_counter() - start, "episodes": episodes}))
 """
 
 
-def steps_to_diamond(n_agents: int, seed: int, max_steps: int) -> int | None:
+def steps_to_diamond(n_agents: int, seed: int, max_steps: int, split: bool) -> int | None:
     """The step of the team's first diamond (None: not within ``max_steps`` or all dead)."""
     env = MultiCrafterEnv(n_agents=n_agents)
-    team = CooperativeTeam(env)
+    team = CooperativeTeam(env, split=split)
     observations, infos = env.reset(seed=seed)
     team.reset(seed)
     for _ in range(max_steps):
@@ -73,23 +75,27 @@ def steps_to_diamond(n_agents: int, seed: int, max_steps: int) -> int | None:
 
 
 def team_table(team_sizes, seeds, max_steps: int) -> str:
+    """One row per team size and way of working: sharing only, and sharing with the split."""
     results = {}
-    for n in team_sizes:
-        started = time.perf_counter()
-        results[n] = [steps_to_diamond(n, seed, max_steps) for seed in seeds]
-        print(f"  {n} player(s): {results[n]} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    lines = ["| players | seeds with a diamond | median steps (those seeds) | mean steps (others at the cap) "
+    for split in (False, True):
+        for n in team_sizes if split is False else team_sizes[1:]:
+            started = time.perf_counter()
+            results[n, split] = [steps_to_diamond(n, seed, max_steps, split) for seed in seeds]
+            print(f"  {n} player(s), split={split}: {results[n, split]} ({time.perf_counter() - started:.0f} s)",
+                  file=sys.stderr)
+    lines = ["| players | team | seeds with a diamond | median steps (those seeds) | mean steps (others at the cap) "
              "| fewer steps than 1 player (means) | per seed, median of reductions | DAMCS |",
-             "|---|---|---|---|---|---|---|"]
-    base = [max_steps if s is None else s for s in results[team_sizes[0]]]
-    for n in team_sizes:
-        reached = [s for s in results[n] if s is not None]
-        capped = [max_steps if s is None else s for s in results[n]]
+             "|---|---|---|---|---|---|---|---|"]
+    base = [max_steps if s is None else s for s in results[team_sizes[0], False]]
+    for (n, split), steps in results.items():
+        reached = [s for s in steps if s is not None]
+        capped = [max_steps if s is None else s for s in steps]
         median = f"{statistics.median(reached):.0f}" if reached else "-"
         fewer = 100 * (1 - np.mean(capped) / np.mean(base))
         per_seed = statistics.median(100 * (1 - c / b) for c, b in zip(capped, base))
         damcs = f"{DAMCS_REDUCTION[n]} %" if n in DAMCS_REDUCTION else "-"
-        lines.append(f"| {n} | {len(reached)}/{len(seeds)} | {median} | {np.mean(capped):.0f} | "
+        team = "sharing + split" if split else "sharing" if n > 1 else "alone"
+        lines.append(f"| {n} | {team} | {len(reached)}/{len(seeds)} | {median} | {np.mean(capped):.0f} | "
                      f"{fewer:.0f} % | {per_seed:.0f} % | {damcs} |")
     return "\n".join(lines)
 

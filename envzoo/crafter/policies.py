@@ -1,14 +1,15 @@
 """Reference policies of the crafter envs: a scripted player that survives and climbs the tech
 tree to the diamond (:class:`TechTree`, ``Crafter-v0``) and a team of them that share what they
-find through MultiCrafter's message channel and split the map between them
-(:class:`CooperativeTeam`, ``MultiCrafter-v0``).
+find through MultiCrafter's message channel and split the map between them, and optionally the
+tech tree (:class:`CooperativeTeam`, ``MultiCrafter-v0``).
 
 A scripted player keeps a map of what it has seen (and, in a team, what its teammates told it),
 plans with breadth-first search over it (walking over grass, sand and paths, tunnelling through
 stone once it has a pickaxe, treating unknown cells as open), and works down a list of needs:
-fight a zombie next to it, drink, eat, sleep at night when tired, then the next step of the tech
-tree (wood, a table, a wood pickaxe, stone, a stone pickaxe, coal and iron, a furnace, an iron
-pickaxe, the diamond). It places a fresh table and furnace where it crafts unless one it may use
+fight a zombie or skeleton next to it, drink, eat, shelter at night or when hurt (it burrows two
+cells into rock, seals the way in with a stone and sleeps there), then the next step of the tech
+tree (wood, a table, a wood pickaxe and sword, stone, a stone pickaxe and sword, coal and iron, a
+furnace, an iron pickaxe, the diamond). It places a fresh table and furnace where it crafts unless one it may use
 is already within reach. What it needs but has not seen, it explores for: the nearest unknown
 cell, leaning toward the agent's own direction in a team.
 
@@ -42,6 +43,11 @@ for _name in ("stone", "coal", "iron", "diamond"):
     _MINABLE[_CODE[_name]] = True
 #: Cells worth telling teammates about (materials that are rare or built).
 NOTABLE = tuple(_CODE[name] for name in ("diamond", "iron", "coal", "table", "furnace", "water"))
+#: Message kinds beyond the map facts (view code + 1): "I am at (x, y)" from the team's crafter,
+#: and "I am next to you at (x, y) with items: wait" from a supplier.
+HERE, COMING = len(rules.VIEW_CODES) + 1, len(rules.VIEW_CODES) + 2
+#: What a supplier brings the crafter, in order (stone and wood only above one of each).
+_CARGO = ("iron", "coal", "stone", "wood")
 _TABLE_WOOD = rules.PLACE["table"].uses["wood"]
 _FURNACE_STONE = rules.PLACE["furnace"].uses["stone"]
 
@@ -83,7 +89,7 @@ def _distances(known, blocked, start_x, start_y, passable, tunnel, dist, first):
 class _Player:
     """One scripted player's memory and decisions."""
 
-    def __init__(self, params, index: int, n_agents: int, seed: int):
+    def __init__(self, params, index: int, n_agents: int, seed: int, split: bool = False):
         self.width, self.height = params.area
         self.columns, self.rows = params.view
         self.index, self.n_agents = index, n_agents
@@ -96,6 +102,17 @@ class _Player:
         self.last_action, self.last_view = 0, None
         self.last_asleep, self.last_rested = False, True
         self.plan: list[int] = []  # actions decided ahead (a burrow)
+        # In a team, player 0 crafts toward the diamond; the others supply it with coal and iron
+        # (then climb the tree themselves).
+        self.supplier = split and index > 0
+        self.announces = split and index == 0  # the crafter of a split team says where it is
+        self.delivered = False
+        self.crafter_at = None  # where the crafter said it was
+        self.crafter_heard = 0  # when
+        self.callers: list[int] = []  # suppliers next to this player that asked it to wait
+        self.gift = 0  # the gift of the action just decided (MultiCrafter's second entry)
+        self.delivering = False
+        self.clock = 0
         self.dist = np.zeros((self.width, self.height), np.int64)
         self.first = np.zeros((self.width, self.height), np.int64)
 
@@ -125,14 +142,27 @@ class _Player:
                     self.known[x, y] = code
 
     def hear(self, messages):
+        self.callers = []
         for speaker, (code, x, y) in enumerate(messages):
-            if speaker != self.index and code > 0 and 0 <= x < self.width and 0 <= y < self.height:
+            if speaker == self.index or code == 0 or not (0 <= x < self.width and 0 <= y < self.height):
+                continue
+            if code == HERE:
+                self.crafter_at, self.crafter_heard = (int(x), int(y)), self.clock
+            elif code == COMING:
+                if abs(x - self.position[0]) + abs(y - self.position[1]) == 1:
+                    self.callers.append(speaker)
+            else:
                 self.known[x, y] = code - 1
                 self.told[x, y] = True  # the speaker told everyone
 
     def message(self) -> tuple[int, int, int]:
         """One fact for the channel: (view code + 1, x, y) of a notable cell (or one that stopped
-        being notable) not yet told, the nearest first; (0, 0, 0) when there is none."""
+        being notable) not yet told, the nearest first; (0, 0, 0) when there is none. The team's
+        crafter says where it is every other step; a supplier next to it asks it to wait."""
+        if self.delivering:
+            return COMING, int(self.position[0]), int(self.position[1])
+        if self.announces and self.clock % 2 == 0:
+            return HERE, int(self.position[0]), int(self.position[1])
         untold = ~self.told & (self.known != UNKNOWN)
         if not untold.any():
             return 0, 0, 0
@@ -147,6 +177,9 @@ class _Player:
 
     # ------------------------------------------------------------------ what it does
     def act(self, view, inventory, status) -> int:
+        self.clock += 1
+        self.gift = 0
+        self.delivering = False
         action = self._decide(view, inventory, status)
         self.last_action, self.last_view = action, view
         self.last_asleep = status[2] > 0
@@ -178,8 +211,44 @@ class _Player:
                 return self._explore(facing)
         if self.plan:
             return self.plan.pop(0)
+        if self.callers and not sheltering:
+            return _ACTION["noop"]  # a supplier next to us hands over items
         if sheltering:
             return self._shelter(inv, facing, blocked)
+        if self.supplier and not self.delivered:
+            return self._supply(inv, view, facing, blocked)
+        return self._tech_tree(inv, view, facing, blocked)
+
+    def _supply(self, inv, view, facing, blocked) -> int:
+        """A supplier's part of the tech tree: pickaxes up to stone, then coal and iron, carried to
+        the crafter (where it last said it was) and handed over one unit a step."""
+        if not inv["wood_pickaxe"] or not inv["stone_pickaxe"]:
+            return self._tech_tree(inv, view, facing, blocked)
+        for item in ("coal", "iron"):
+            if inv[item] < 1:
+                return self._go_use({_CODE[item]}, facing, blocked, inv)
+        if self.crafter_at is None or self.clock - self.crafter_heard > 20:
+            self.delivered = True  # the crafter is silent (dead): climb the tree alone
+            return self._tech_tree(inv, view, facing, blocked)
+        cx, cy = self.crafter_at
+        dx, dy = cx - self.position[0], cy - self.position[1]
+        if abs(dx) + abs(dy) != 1:
+            goal = np.zeros((self.width, self.height), np.bool_)
+            for mx, my, _ in _MOVES:
+                if 0 <= cx + mx < self.width and 0 <= cy + my < self.height:
+                    goal[cx + mx, cy + my] = True
+            self._search(blocked, inv)
+            return self._walk_to(goal, facing) if self._reachable(goal) else self._explore(facing)
+        self.delivering = True
+        if (dx, dy) != facing:
+            return next(action for mx, my, action in _MOVES if (mx, my) == (dx, dy))
+        if view[self.rows // 2 + dy, self.columns // 2 + dx] != _CODE["other_player"]:
+            return _ACTION["noop"]  # the crafter is not there (yet): wait a step for its news
+        for item in _CARGO:
+            if inv[item] > (0 if item in ("iron", "coal") else 1):
+                self.gift = 1 + rules.GIFTS.index(item)
+                return _ACTION["noop"]
+        self.delivered, self.delivering = True, False
         return self._tech_tree(inv, view, facing, blocked)
 
     def _shelter(self, inv, facing, blocked) -> int:
@@ -426,14 +495,24 @@ class TechTree(Policy):
 
 
 class CooperativeTeam(Policy):
-    """Scripted ``MultiCrafter-v0`` players that share what they find: each tells the team one
-    notable cell a step (water, coal, iron, diamonds, tables, furnaces, and cells mined out) as a
-    message (code + 1, x, y), adds what it hears to its map, uses its teammates' tables and
-    furnaces, and explores toward its own direction so that the team splits the map. Needs a
-    channel of at least three tokens and a vocabulary of at least the map's side."""
+    """Scripted ``MultiCrafter-v0`` players that share what they find and may split the tech tree.
 
-    def __init__(self, env):
+    Sharing: each tells the team one notable cell a step (water, coal, iron, diamonds, tables,
+    furnaces, and cells mined out) as a message (view code + 1, x, y), adds what it hears to its
+    map, uses its teammates' tables and furnaces, and explores toward its own direction so that
+    the team splits the map. Splitting: player_0 is the crafter, climbing the whole tree and
+    saying where it is every other step; the others are suppliers: they make their own wood and
+    stone pickaxes, mine coal and iron, walk to the crafter, ask it to wait and hand it their
+    coal, iron and spare stone and wood (gifts), then climb the tree themselves (or alone, once the
+    crafter has been silent for 20 steps); that is ``split=True``. By default (``split=False``)
+    every player climbs the whole tree and the team shares only what it finds: in
+    ``benchmarks/crafter_agents.py`` the split team reaches the diamond less often (suppliers
+    starve while they hunt and carry, and the crafter waits for them). Needs a channel of at
+    least three tokens and a vocabulary of at least the map's side."""
+
+    def __init__(self, env, split: bool = False):
         super().__init__(env)
+        self.split = split
         self.params = env.unwrapped.params if hasattr(env, "unwrapped") else env.params
         p = self.params
         if p.message_tokens < 3 or p.vocabulary < max(max(p.area), len(rules.VIEW_CODES) + 1):
@@ -443,7 +522,8 @@ class CooperativeTeam(Policy):
 
     def reset(self, seed=None):
         n = self.params.n_agents
-        self.players = [_Player(self.params, i, n, i if seed is None else seed * 100 + i) for i in range(n)]
+        self.players = [_Player(self.params, i, n, i if seed is None else seed * 100 + i, self.split and n > 1)
+                         for i in range(n)]
 
     def __call__(self, observations, infos):
         actions = {}
@@ -460,6 +540,7 @@ class CooperativeTeam(Policy):
             action = np.zeros(2 + self.params.message_tokens, np.int64)
             if status[6] > 0:
                 action[0] = player.act(observation["view"], observation["inventory"], status)
+                action[1] = player.gift if self.params.gifts else 0
                 action[2:5] = player.message()
             actions[agent] = action
         return actions
