@@ -5,7 +5,9 @@ side in one run.
 Rows: envzoo's TextWorld-v0 (level 1 of the custom ladder; it asks TextWorld for the winning
 command list every step, for its dense reward and progress), TextWorld 1.7 itself on the same
 game file (admissible commands only), TextWorldExpress's TextWorld Common Sense game (its
-fastest relative of a household task), envzoo's Household-v0 single env and native vector env.
+fastest relative of a household task) and envzoo's TextWorldExpress-v0 on the same game (the
+same engine behind envzoo's text interface: every reset also runs the gold agent for the
+walkthrough), envzoo's Household-v0 single env and native vector env.
 Rows whose library is missing are skipped with the reason.
 
     python benchmarks/text_speed.py [--repeats 3]
@@ -25,6 +27,8 @@ from envzoo.core.errors import MissingExtraError
 
 TEXTWORLD_STEPS = 300
 EXPRESS_STEPS = 3_000
+#: TextWorldExpress's TextWorld Common Sense game of the side-by-side rows.
+TWC_PARAMS = "numLocations=2,numItemsToPutAway=2,includeDoors=0"
 HOUSEHOLD_STEPS = 30_000
 VECTOR_ENVS, VECTOR_STEPS = 64, 600
 
@@ -43,13 +47,13 @@ def _random_play(env, steps: int, seed: int = 0) -> Run:
     return Run(time.perf_counter() - start, {"steps": steps, "episodes": episodes})
 
 
-def envzoo_row(env_id: str, steps: int):
+def envzoo_row(env_id: str, steps: int, **kwargs):
     try:
-        env = gymnasium.make(env_id)
+        env = gymnasium.make(env_id, **kwargs)
     except MissingExtraError as missing:
         raise RowSkipped(str(missing)) from None
-    if env_id.endswith("TextWorld-v0"):
-        env.reset(seed=0)  # the first use compiles the level's games into the cache
+    if env_id.endswith("TextWorld-v0") or env_id.endswith("TextWorldExpress-v0"):
+        env.reset(seed=0)  # TextWorld: compiles the level's games into the cache; TextWorldExpress: starts the JVM
     return lambda: _random_play(env, steps)
 
 
@@ -84,7 +88,7 @@ def express_row():
     except ImportError as missing:
         raise RowSkipped(f"textworld-express not installed ({missing})") from None
     env = TextWorldExpressEnv(envStepLimit=50)
-    env.load(gameName="twc", gameParams="numLocations=2,numItemsToPutAway=2,includeDoors=0")
+    env.load(gameName="twc", gameParams=TWC_PARAMS)
 
     def run():
         rng = np.random.default_rng(0)
@@ -136,6 +140,8 @@ def main():
         "TextWorld-v0 (envzoo, level 1)": lazy(lambda: envzoo_row("envzoo/TextWorld-v0", TEXTWORLD_STEPS)),
         "TextWorld 1.7 (same game)": lazy(textworld_row),
         "TextWorldExpress twc": lazy(express_row),
+        "TextWorldExpress-v0 (envzoo, twc)": lazy(lambda: envzoo_row("envzoo/TextWorldExpress-v0", EXPRESS_STEPS,
+                                                                     game="twc", game_params=TWC_PARAMS)),
         "Household-v0": lazy(lambda: envzoo_row("envzoo/Household-v0", HOUSEHOLD_STEPS)),
         f"Household-v0 vector x{VECTOR_ENVS}": lazy(vector_row),
     }

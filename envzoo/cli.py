@@ -7,21 +7,25 @@
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
                  [--plot OUT.png]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
+    envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
+                   [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
     envzoo animate [ID ...] [--out DIR] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
                  [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
+                       [--metrics NAME ...]
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
 seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``. ``animate`` writes each id's GIF of its
-``rgb_array`` frames under its best reference policy (the docs pages show them). ``train``
-and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a reference (behaviour)
+policy as an offline dataset in Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
+``animate`` writes each id's GIF of its ``rgb_array`` frames under its best reference policy (the
+docs pages show them). ``train`` and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -295,6 +299,26 @@ def cmd_eval(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- dataset
+def cmd_dataset(args) -> int:
+    from envzoo.core.datasets import create
+
+    entry = envzoo.env_info(args.id)
+    entry.require_extra()
+    env_kwargs = _policy_env_kwargs(entry, args.policy, _env_kwargs(args.env, entry, args.max_steps))
+    if args.max_steps is not None:
+        env_kwargs["max_episode_steps"] = args.max_steps
+    report = create(entry.id, args.policy, args.episodes, args.seed, minari_id=args.minari_id, root=args.root,
+                    parquet=args.parquet, env_kwargs=env_kwargs)
+    print(f"{entry.id}, policy {args.policy}: {report.episodes} episodes, {report.steps:,} steps, "
+          f"seeds {args.seed}-{args.seed + args.episodes - 1}, {report.seconds:.1f} s")
+    if report.minari_path:
+        print(f"Minari dataset {args.minari_id}: {report.minari_path} ({report.minari_bytes / 1e6:.2f} MB)")
+    if report.parquet_path:
+        print(f"Parquet: {report.parquet_path} ({report.parquet_bytes / 1e6:.2f} MB)")
+    return 0
+
+
 # ---------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
     registered = "subprocess" if envzoo.env_info(args.id).vector_entry_point == "subprocess" else "native"
@@ -398,6 +422,7 @@ def cmd_leaderboard(args) -> int:
         raise EnvzooError(f"no result files for {' '.join(args.select) or 'any id'} under {args.results}; "
                           f"ids with results: {', '.join(known_ids) or 'none'}")
     tables = [report.id_table(results, env_id) for env_id in ids]
+    tables += [report.metrics_table(results, env_id, args.metrics, args.reps) for env_id in ids if args.metrics]
     if len(ids) > 1 or len({report.entrant(r) for r in results if r.env_id in ids}) > 1:
         tables += [report.aggregate_table(results, ids, args.reps), report.profile_table(results, ids)]
         tables += [t for t in [report.improvement_table(results, ids, args.reps)] if t]
@@ -646,6 +671,20 @@ def build_parser() -> argparse.ArgumentParser:
     benchmark.add_argument("--json", action="store_true", help="print JSON instead of a table")
     benchmark.set_defaults(run=cmd_bench)
 
+    dataset = commands.add_parser("dataset", help="write episodes of a behaviour policy as an offline dataset "
+                                                  "(Minari and/or Parquet; extra `dataset`)")
+    dataset.add_argument("id", help="a single-agent envzoo id")
+    dataset.add_argument("--policy", required=True, help="the behaviour policy, a reference policy of the id")
+    dataset.add_argument("--episodes", type=_positive, required=True, help="episodes to log")
+    dataset.add_argument("--seed", type=int, default=0, help="seed of the first episode (0); episode e: seed + e")
+    dataset.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
+                         help="a constructor argument of the env (repeatable)")
+    dataset.add_argument("--max-steps", type=_positive, help="shorten episodes to this many steps")
+    dataset.add_argument("--minari-id", metavar="NS/NAME-vN", help="write a Minari dataset of this id")
+    dataset.add_argument("--root", help="the Minari datasets folder (default: $MINARI_DATASETS_PATH or ~/.minari)")
+    dataset.add_argument("--parquet", metavar="OUT.parquet", help="write the steps as a Parquet file")
+    dataset.set_defaults(run=cmd_dataset)
+
     lob = commands.add_parser("lob", add_help=False,
                               help="convert or describe limit-order-book files (`envzoo lob convert --help`)")
     lob.add_argument("lob_args", nargs=argparse.REMAINDER)
@@ -690,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--reps", type=_positive, default=BOOTSTRAP_REPS,
                        help=f"bootstrap replications of the intervals ({BOOTSTRAP_REPS:,})")
     board.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    board.add_argument("--metrics", nargs="+", metavar="NAME", default=[],
+                       help="also tabulate these episode metrics per entrant and reference policy, e.g. "
+                            "mean_response_min p90_response_min (the id's registry entry lists its metrics)")
     board.add_argument("--plot", metavar="DIR",
                        help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)

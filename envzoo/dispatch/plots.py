@@ -30,8 +30,8 @@ def zone_responses(env, policy, episodes: int, steps: int, seed: int) -> list[np
             observation, _, terminated, truncated, info = env.step(policy(observation, info))
             if terminated or truncated:
                 break
-        for response, zone, _, _ in env.unwrapped.task.sim.records[0]:
-            per_zone[zone].append(response)
+        for response, zone, _, _ in env.unwrapped.task.sim.served_calls(0):
+            per_zone[int(zone)].append(response)
     return [np.asarray(values) for values in per_zone]
 
 

@@ -11,27 +11,46 @@ free again at its station. Under ``service_model="exponential"`` a unit is inste
 exponential time from the dispatch (the hypercube and Erlang models' assumption).
 
 Every row draws from its own generator seeded with its episode key, so a row never depends on
-the batch it runs in.
+the batch it runs in. A decision and the run to the next epoch are one compiled kernel
+(:func:`_decide_row`) over the rows' arrays and the row's ``numpy.random.Generator`` (numba draws
+numpy's numbers from it); the observation of every row is another (:func:`_observe_rows`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from envzoo.dispatch.generator import hour_of, next_call
+from envzoo.core.compiled import kernel
+from envzoo.dispatch.generator import hour_of, incident_process, next_call
 from envzoo.dispatch.params import DispatchParams
 
 #: Fields of a call: when it came in, where (atlas node), its severity class.
 TIME, NODE, SEVERITY = range(3)
+#: What :meth:`DispatchSim.decide` reports of a decision, in the order of the kernel's output.
+OUTCOME = ("response_min", "lost", "inefficiency_min", "optimal", "dispatched", "refused", "driving_min",
+           "worst_zone_change_min")
+OUT_RESPONSE, OUT_LOST, OUT_INEFFICIENCY, OUT_OPTIMAL, OUT_DISPATCHED, OUT_REFUSED, OUT_DRIVING, OUT_WORST_ZONE = (
+    range(len(OUTCOME)))
+#: Columns of ``counts``; of ``records`` (one row per served call).
+ARRIVED, SERVED, LOST, REFUSED, RELOCATIONS = range(5)
+RESPONSE, ZONE, RECORD_SEVERITY, INEFFICIENCY = range(4)
+#: The observation's per-unit features, then (after the severity one-hot) the call's, in order
+#: (minutes where timed): what :func:`_observe_rows` writes.
+UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
+CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
+N_UNIT_FEATURES = len(UNIT_FEATURES)
 
 
 class DispatchSim:
     """B regions. Row state: ``time`` (B,) seconds; per unit ``free_at`` (B, U) (a unit is free
     when ``free_at <= time``), ``home`` (B, U) its station, ``booked_s`` (B, U) the busy time of
     its dispatches; the ``call`` (B, 3) being decided (``has_call`` (B,) False once a log is
-    exhausted); ``queues`` (one list of calls per row); the episode's counts ``arrived``,
-    ``served``, ``lost``, ``refused`` (B,) and its records (per row lists of every served call's
-    response time, zone, severity, inefficiency)."""
+    exhausted); the queued calls ``queue`` (B, capacity, 3), oldest first, ``queue_length`` (B,);
+    the episode's ``counts`` (B, 5) (views ``arrived``, ``served``, ``lost``, ``refused``,
+    ``relocations``) and its ``records`` of every served call (response time, zone, severity,
+    inefficiency: :meth:`served_calls`)."""
 
     def __init__(self, params: DispatchParams, batch: int):
         self.params = params
@@ -39,19 +58,35 @@ class DispatchSim:
         units, zones = params.n_units, params.n_zones
         self.time = np.zeros(batch)
         self.free_at = np.zeros((batch, units))
-        self.home = np.tile(params.unit_station, (batch, 1))
+        self.home = np.tile(params.unit_station.astype(np.int64), (batch, 1))
         self.booked_s = np.zeros((batch, units))
         self.call = np.zeros((batch, 3))
         self.has_call = np.zeros(batch, dtype=bool)
         self.next = np.zeros((batch, 3))
         self.log_index = np.zeros(batch, dtype=np.int64)
-        self.arrived, self.served, self.lost, self.refused, self.relocations = (
-            np.zeros(batch, dtype=np.int64) for _ in range(5))
+        self.counts = np.zeros((batch, 5), dtype=np.int64)
         self.zone_sum_min, self.zone_count = np.zeros((batch, zones)), np.zeros((batch, zones))
         self.generators = [np.random.default_rng(0) for _ in range(batch)]
-        self.queues: list[list[tuple[float, int, int]]] = [[] for _ in range(batch)]
-        self.records: list[list[tuple[float, int, int, float]]] = [[] for _ in range(batch)]
-        self._hospital_of = _nearest_hospitals(params)
+        self.queue = np.zeros((batch, max(params.queue_capacity, 1), 3))
+        self.queue_length = np.zeros(batch, dtype=np.int64)
+        self.records = np.zeros((batch, 64, 4))
+        self._outcome = np.zeros(len(OUTCOME))
+        # The kernels' view of the params: the road and service model, the incident process.
+        hospital_of = _nearest_hospitals(params)
+        self._region = (params.atlas.travel_s, np.asarray(params.congestion, dtype=np.float64),
+                        float(params.start_hour), params.station_nodes.astype(np.int64),
+                        params.zone_of_node.astype(np.int64), hospital_of, params.service_model == "exponential",
+                        float(params.service_mean_min), float(params.turnout_min), float(params.handover_min),
+                        np.asarray(params.on_scene_min, dtype=np.float64),
+                        np.asarray(params.transport_probs, dtype=np.float64), int(params.queue_capacity))
+        self._process = incident_process(params)
+
+    # Columns of ``counts`` (properties, not attributes: a copy, e.g. a pickle, would part views from it).
+    arrived = property(lambda self: self.counts[:, ARRIVED])
+    served = property(lambda self: self.counts[:, SERVED])
+    lost = property(lambda self: self.counts[:, LOST])
+    refused = property(lambda self: self.counts[:, REFUSED])
+    relocations = property(lambda self: self.counts[:, RELOCATIONS])
 
     # ------------------------------------------------------------------ episodes
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
@@ -63,177 +98,92 @@ class DispatchSim:
             self.home[row] = self.params.unit_station
             self.booked_s[row] = 0.0
             self.log_index[row] = 0
-            for count in (self.arrived, self.served, self.lost, self.refused, self.relocations):
-                count[row] = 0
+            self.counts[row] = 0
             self.zone_sum_min[row], self.zone_count[row] = 0.0, 0.0
-            self.queues[row], self.records[row] = [], []
-            self._draw_next(row)
-            self._advance(row)  # the queue is empty: nothing waits before the first call
+            self.queue_length[row] = 0
+            _start_row(self._region, self._process, self.generators[row], row, self.time, self.free_at, self.call,
+                       self.has_call, self.next, self.log_index, self.counts, self.queue, self.queue_length)
 
     # ------------------------------------------------------------------ queries
     def free_units(self, row: int) -> np.ndarray:
         """(U,) bool: the units free at the row's time."""
         return self.free_at[row] <= self.time[row]
 
-    def travel_s(self, row: int, nodes_from: np.ndarray, node_to: int) -> np.ndarray:
-        """Travel times (s) from ``nodes_from`` to ``node_to`` at the row's hour (atlas × congestion)."""
-        factor = self.params.congestion[int(hour_of(self.params, self.time[row]))]
-        return self.params.atlas.travel_s[nodes_from, node_to] * factor
-
     def unit_travel_s(self, row: int) -> np.ndarray:
         """(U,) every unit's travel time (s) from its station to the call being decided."""
-        return self.travel_s(row, self.params.station_nodes[self.home[row]], int(self.call[row, NODE]))
+        travel, congestion, start_hour, station_nodes = self._region[:4]
+        factor = congestion[int(hour_of(start_hour, self.time[row]))]
+        return travel[station_nodes[self.home[row]], int(self.call[row, NODE])] * factor
 
     def hold_allowed(self, row: int) -> bool:
-        return len(self.queues[row]) < self.params.queue_capacity
+        return self.queue_length[row] < self.params.queue_capacity
+
+    def queued_calls(self, row: int) -> np.ndarray:
+        """(queue length, 3): the row's queued calls, oldest first."""
+        return self.queue[row, :self.queue_length[row]]
+
+    def served_calls(self, row: int) -> np.ndarray:
+        """(served, 4): the row's served calls (response min, zone, severity, inefficiency min)."""
+        return self.records[row, :self.served[row]]
 
     def action_mask(self) -> np.ndarray:
         """(B, U + 1) bool: the free units, then whether holding the call is allowed (room in the
         queue). A row without a call (an exhausted log) allows nothing but holding."""
         mask = np.zeros((self.batch, self.params.n_units + 1), dtype=bool)
-        for row in range(self.batch):
-            if self.has_call[row]:
-                mask[row, :-1] = self.free_units(row)
-                mask[row, -1] = self.hold_allowed(row)
-            else:
-                mask[row, -1] = True
+        mask[:, :-1] = (self.free_at <= self.time[:, None]) & self.has_call[:, None]
+        mask[:, -1] = (self.queue_length < self.params.queue_capacity) | ~self.has_call
         return mask
 
     # ------------------------------------------------------------------ decisions
     def decide(self, row: int, choice: int, relocation: tuple[int, int] | None = None) -> dict[str, float]:
         """Apply ``choice`` (a unit index, or U to hold) to the row's call, then ``relocation``
         (unit, station: a free unit drives to that station, its new home; None or unit U: none),
-        and run to the next decision epoch. Returns the step's ``response_min`` (turnout + drive of a dispatch, and
-        the queue's waiting until the next epoch), ``lost`` (calls lost), ``inefficiency_min``,
-        ``optimal`` (1 for a dispatch of the fastest free unit), ``dispatched``, ``refused`` (a
-        choice the mask forbids: the call is held where there is room, else lost; a relocation
-        of a unit that is not free: not done) and ``driving_min`` (minutes on the road of the
-        dispatched and the relocated unit)."""
+        and run to the next decision epoch. Returns the step's ``response_min`` (turnout + drive
+        of a dispatch, and the queue's waiting until the next epoch), ``lost`` (calls lost),
+        ``inefficiency_min``, ``optimal`` (1 for a dispatch of the fastest free unit),
+        ``dispatched``, ``refused`` (a choice the mask forbids: the call is held where there is
+        room, else lost; a relocation of a unit that is not free: not done), ``driving_min``
+        (minutes on the road of the dispatched and the relocated unit) and
+        ``worst_zone_change_min`` (the change of the worst zone's mean response time)."""
+        if self.served[row] == self.records.shape[1]:  # room for this decision's record
+            self.records = np.concatenate([self.records, np.zeros_like(self.records)], axis=1)
+        unit, station = relocation if relocation is not None else (self.params.n_units, 0)
+        _decide_row(self._region, self._process, self.generators[row], row, int(choice), int(unit), int(station),
+               self.time, self.free_at, self.home, self.booked_s, self.call, self.has_call, self.next,
+               self.log_index, self.counts, self.zone_sum_min, self.zone_count, self.queue, self.queue_length,
+               self.records, self._outcome)
+        return dict(zip(OUTCOME, self._outcome.tolist()))
+
+    def observe(self) -> np.ndarray:
+        """(B, F) float32, every row's observation (zero for a row without a call): per unit
+        :data:`UNIT_FEATURES` (free, travel to the call, margin over the fastest free unit, busy
+        time left, in minutes), the call's severity one-hot, then :data:`CALL_FEATURES` (sin, cos
+        of the hour, queue length, minutes waited)."""
         p = self.params
-        out = dict(response_min=0.0, lost=0.0, inefficiency_min=0.0, optimal=0.0, dispatched=0.0, refused=0.0,
-                   driving_min=0.0)
-        if not self.has_call[row]:
-            out["refused"] = float(choice != p.n_units)
-            return out
-        call, lost_before = tuple(self.call[row]), self.lost[row]
-        free = self.free_units(row)
-        if choice < p.n_units and free[choice]:
-            travel = self.unit_travel_s(row)
-            out["inefficiency_min"] = (travel[choice] - travel[free].min()) / 60.0
-            out["optimal"] = float(out["inefficiency_min"] <= 0)
-            self._dispatch(row, choice, call, travel[choice], out)
-        else:
-            out["refused"] = float(choice != p.n_units)
-            out["refused"] += float(choice == p.n_units and not self.hold_allowed(row))
-            if self.hold_allowed(row):
-                self.queues[row].append((float(call[TIME]), int(call[NODE]), int(call[SEVERITY])))
-            else:
-                self.lost[row] += 1
-        if relocation is not None and relocation[0] < p.n_units:
-            self._relocate(row, relocation[0], relocation[1], out)
-        self.refused[row] += int(out["refused"] > 0)
-        out["response_min"] += self._advance(row)
-        out["lost"] = float(self.lost[row] - lost_before)
+        out = np.zeros((self.batch, p.n_units * len(UNIT_FEATURES) + p.n_severities + len(CALL_FEATURES)),
+                       np.float32)
+        _observe_rows(self._region, self.time, self.free_at, self.home, self.call, self.has_call, self.queue_length,
+                      p.n_severities, out)
         return out
-
-    def _dispatch(self, row: int, unit: int, call, travel_s: float, out: dict) -> None:
-        p, generator = self.params, self.generators[row]
-        time, node, severity = call[TIME], int(call[NODE]), int(call[SEVERITY])
-        turnout_s = p.turnout_min * 60.0
-        if p.service_model == "exponential":
-            busy_s = generator.exponential(p.service_mean_min * 60.0)
-            driving_s = travel_s
-        else:
-            home = p.station_nodes[self.home[row, unit]]
-            on_scene_s = generator.gamma(3.0, p.on_scene_min[severity] * 60.0 / 3.0)
-            if generator.random() < p.transport_probs[severity]:
-                hospital = self._hospital_of[severity, node]
-                onward_s = (self.travel_s(row, np.array([node]), hospital)[0] + p.handover_min * 60.0
-                            + self.travel_s(row, np.array([hospital]), home)[0])
-                driving_s = onward_s - p.handover_min * 60.0
-            else:
-                onward_s = driving_s = self.travel_s(row, np.array([node]), home)[0]
-            busy_s = turnout_s + travel_s + on_scene_s + onward_s
-            driving_s += travel_s
-        now = self.time[row]
-        self.free_at[row, unit] = now + busy_s
-        self.booked_s[row, unit] += busy_s
-        response_min = (now - time + turnout_s + travel_s) / 60.0
-        zone = int(self.params.zone_of_node[node])
-        self.zone_sum_min[row, zone] += response_min
-        self.zone_count[row, zone] += 1
-        self.records[row].append((response_min, zone, severity, out["inefficiency_min"]))
-        self.served[row] += 1
-        out["dispatched"] = 1.0
-        out["driving_min"] = driving_s / 60.0
-        out["response_min"] += (turnout_s + travel_s) / 60.0  # the wait before now was charged as it accrued
-
-
-    def _relocate(self, row: int, unit: int, station: int, out: dict) -> None:
-        """Send free ``unit`` to ``station`` (its new home; busy while it drives there)."""
-        if not self.free_units(row)[unit]:
-            out["refused"] += 1.0
-            return
-        if station == self.home[row, unit]:
-            return
-        drive_s = self.travel_s(row, self.params.station_nodes[self.home[row, unit:unit + 1]],
-                                int(self.params.station_nodes[station]))[0]
-        self.home[row, unit] = station
-        self.free_at[row, unit] = self.time[row] + drive_s
-        self.booked_s[row, unit] += drive_s
-        self.relocations[row] += 1
-        out["driving_min"] += drive_s / 60.0
-
-    def _draw_next(self, row: int) -> None:
-        self.next[row] = next_call(self.params, self.generators[row], self.time[row], int(self.log_index[row]))
-        self.log_index[row] += 1
-
-    def _advance(self, row: int) -> float:
-        """Run the row to its next decision epoch (or to the end of its log); the queue's waiting
-        meanwhile (call-minutes)."""
-        queue, waited_min = self.queues[row], 0.0
-        while True:
-            now = self.time[row]
-            busy = self.free_at[row][self.free_at[row] > now]
-            next_free = busy.min() if queue and busy.size else np.inf
-            next_arrival = self.next[row, TIME]
-            if next_free == np.inf and next_arrival == np.inf:
-                self.has_call[row] = False  # the log is over and nothing will change any more
-                return waited_min
-            later = min(next_free, next_arrival)
-            waited_min += len(queue) * (later - now) / 60.0
-            self.time[row] = later
-            if next_free <= next_arrival:
-                head = min(range(len(queue)), key=lambda i: (queue[i][SEVERITY], queue[i][TIME]))
-                self.call[row] = queue.pop(head)
-                self.has_call[row] = True
-                return waited_min
-            self.call[row] = self.next[row]
-            self.arrived[row] += 1
-            self._draw_next(row)
-            if self.free_units(row).any() or self.hold_allowed(row):
-                self.has_call[row] = True
-                return waited_min
-            self.lost[row] += 1
 
     # ------------------------------------------------------------------ metrics
     def metrics(self, row: int) -> dict[str, float]:
         """The row's KPIs for the episode so far (see the env docstring)."""
-        records = self.records[row]
-        response = np.array([r[0] for r in records])
-        inefficiency = np.array([r[3] for r in records])
+        records = self.served_calls(row)
+        response, inefficiency = records[:, RESPONSE], records[:, INEFFICIENCY]
+        served = len(records) > 0
         counted = self.zone_count[row] > 0
         zone_mean = self.zone_sum_min[row][counted] / self.zone_count[row][counted]
         elapsed = self.time[row]
         busy = self.booked_s[row] - np.maximum(self.free_at[row] - elapsed, 0.0)
         decided = self.served[row] + self.lost[row]
         return {
-            "mean_response_min": float(response.mean()) if records else 0.0,
-            "p90_response_min": float(np.percentile(response, 90)) if records else 0.0,
-            "within_8_min": float((response <= 8.0).mean()) if records else 0.0,
-            "within_15_min": float((response <= 15.0).mean()) if records else 0.0,
-            "optimality_rate": float((inefficiency <= 0).mean()) if records else 0.0,
-            "mean_inefficiency_s": float(inefficiency.mean() * 60.0) if records else 0.0,
+            "mean_response_min": float(response.mean()) if served else 0.0,
+            "p90_response_min": float(np.percentile(response, 90)) if served else 0.0,
+            "within_8_min": float((response <= 8.0).mean()) if served else 0.0,
+            "within_15_min": float((response <= 15.0).mean()) if served else 0.0,
+            "optimality_rate": float((inefficiency <= 0).mean()) if served else 0.0,
+            "mean_inefficiency_s": float(inefficiency.mean() * 60.0) if served else 0.0,
             "worst_zone_response_min": float(zone_mean.max()) if zone_mean.size else 0.0,
             "zone_gini": gini(zone_mean),
             "utilisation": float(busy.sum() / (elapsed * len(busy))) if elapsed > 0 else 0.0,
@@ -241,6 +191,214 @@ class DispatchSim:
             "calls": float(self.arrived[row]),
             "relocations": float(self.relocations[row]),
         }
+
+
+# ---------------------------------------------------------------------- kernels
+@kernel(inline=True)
+def _travel_s(region, time_s, node_from, node_to):
+    """Travel time (s) between two atlas nodes at the hour of ``time_s`` (atlas × congestion)."""
+    travel, congestion, start_hour = region[0], region[1], region[2]
+    return travel[node_from, node_to] * congestion[int(hour_of(start_hour, time_s))]
+
+
+@kernel(inline=True)
+def _worst_zone_min(zone_sum_min, zone_count, row):
+    worst = -np.inf
+    for zone in range(zone_count.shape[1]):
+        if zone_count[row, zone] > 0:
+            worst = max(worst, zone_sum_min[row, zone] / zone_count[row, zone])
+    return worst if worst > -np.inf else 0.0
+
+
+@kernel
+def _start_row(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
+               queue_length):
+    """Draw the row's first call and run to it (the queue is empty: nothing waits before it)."""
+    next_call(process, generator, time[row], log_index[row], pending[row])
+    log_index[row] += 1
+    _advance(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
+             queue_length)
+
+
+@kernel
+def _advance(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
+             queue_length):
+    """Run the row to its next decision epoch (or to the end of its log); returns the queue's
+    waiting meanwhile (call-minutes)."""
+    capacity = region[12]
+    waited_min = 0.0
+    units = free_at.shape[1]
+    while True:
+        now = time[row]
+        next_free = np.inf
+        if queue_length[row] > 0:
+            for unit in range(units):
+                if free_at[row, unit] > now:
+                    next_free = min(next_free, free_at[row, unit])
+        next_arrival = pending[row, TIME]
+        if next_free == np.inf and next_arrival == np.inf:
+            has_call[row] = False  # the log is over and nothing will change any more
+            return waited_min
+        later = min(next_free, next_arrival)
+        waited_min += queue_length[row] * (later - now) / 60.0
+        time[row] = later
+        if next_free <= next_arrival:
+            head = 0  # the most urgent queued call: lowest severity class, then the oldest
+            for i in range(1, queue_length[row]):
+                severity, head_severity = queue[row, i, SEVERITY], queue[row, head, SEVERITY]
+                older = queue[row, i, TIME] < queue[row, head, TIME]
+                if severity < head_severity or (severity == head_severity and older):
+                    head = i
+            call[row] = queue[row, head]
+            for i in range(head, queue_length[row] - 1):
+                queue[row, i] = queue[row, i + 1]
+            queue_length[row] -= 1
+            has_call[row] = True
+            return waited_min
+        call[row] = pending[row]
+        counts[row, ARRIVED] += 1
+        next_call(process, generator, time[row], log_index[row], pending[row])
+        log_index[row] += 1
+        any_free = False
+        for unit in range(units):
+            any_free = any_free or free_at[row, unit] <= time[row]
+        if any_free or queue_length[row] < capacity:
+            has_call[row] = True
+            return waited_min
+        counts[row, LOST] += 1
+
+
+@kernel
+def _decide_row(region, process, generator, row, choice, relocated, station, time, free_at, home, booked_s, call,
+                has_call, pending, log_index, counts, zone_sum_min, zone_count, queue, queue_length, records,
+                outcome):
+    """One decision of ``row`` (see :meth:`DispatchSim.decide`), its outcome written to ``outcome``."""
+    station_nodes, capacity = region[3], region[12]
+    units = free_at.shape[1]
+    outcome[:] = 0.0
+    if not has_call[row]:
+        outcome[OUT_REFUSED] = 1.0 if choice != units else 0.0
+        return
+    worst_before = _worst_zone_min(zone_sum_min, zone_count, row)
+    lost_before = counts[row, LOST]
+    now = time[row]
+    if choice < units and free_at[row, choice] <= now:
+        node = int(call[row, NODE])
+        travel = _travel_s(region, now, station_nodes[home[row, choice]], node)
+        fastest = np.inf
+        for unit in range(units):
+            if free_at[row, unit] <= now:
+                fastest = min(fastest, _travel_s(region, now, station_nodes[home[row, unit]], node))
+        outcome[OUT_INEFFICIENCY] = (travel - fastest) / 60.0
+        outcome[OUT_OPTIMAL] = 1.0 if outcome[OUT_INEFFICIENCY] <= 0 else 0.0
+        _dispatch(region, generator, row, choice, travel, outcome, time, free_at, home, booked_s, call, counts,
+                  zone_sum_min, zone_count, records)
+    else:
+        hold_allowed = queue_length[row] < capacity
+        outcome[OUT_REFUSED] = 1.0 if choice != units or not hold_allowed else 0.0
+        if hold_allowed:
+            queue[row, queue_length[row]] = call[row]
+            queue_length[row] += 1
+        else:
+            counts[row, LOST] += 1
+    if 0 <= relocated < units:  # unit U (or none): no move
+        _relocate(region, row, relocated, station, outcome, time, free_at, home, booked_s, counts)
+    counts[row, REFUSED] += int(outcome[OUT_REFUSED] > 0)
+    outcome[OUT_RESPONSE] += _advance(region, process, generator, row, time, free_at, call, has_call, pending,
+                                      log_index, counts, queue, queue_length)
+    outcome[OUT_LOST] = float(counts[row, LOST] - lost_before)
+    outcome[OUT_WORST_ZONE] = _worst_zone_min(zone_sum_min, zone_count, row) - worst_before
+
+
+@kernel(inline=True)
+def _dispatch(region, generator, row, unit, travel_s, outcome, time, free_at, home, booked_s, call, counts,
+              zone_sum_min, zone_count, records):
+    station_nodes, zone_of_node, hospital_of = region[3], region[4], region[5]
+    exponential, service_mean_min, turnout_min, handover_min = region[6], region[7], region[8], region[9]
+    on_scene_min, transport_probs = region[10], region[11]
+    call_time, node, severity = call[row, TIME], int(call[row, NODE]), int(call[row, SEVERITY])
+    now = time[row]
+    turnout_s = turnout_min * 60.0
+    if exponential:
+        busy_s = generator.exponential(service_mean_min * 60.0)
+        driving_s = travel_s
+    else:
+        station = station_nodes[home[row, unit]]
+        on_scene_s = generator.gamma(3.0, on_scene_min[severity] * 60.0 / 3.0)
+        if generator.random() < transport_probs[severity]:
+            hospital = hospital_of[severity, node]
+            onward_s = (_travel_s(region, now, node, hospital) + handover_min * 60.0
+                        + _travel_s(region, now, hospital, station))
+            driving_s = onward_s - handover_min * 60.0
+        else:
+            onward_s = driving_s = _travel_s(region, now, node, station)
+        busy_s = turnout_s + travel_s + on_scene_s + onward_s
+        driving_s += travel_s
+    free_at[row, unit] = now + busy_s
+    booked_s[row, unit] += busy_s
+    response_min = (now - call_time + turnout_s + travel_s) / 60.0
+    zone = zone_of_node[node]
+    zone_sum_min[row, zone] += response_min
+    zone_count[row, zone] += 1
+    served = counts[row, SERVED]
+    records[row, served, RESPONSE] = response_min
+    records[row, served, ZONE] = zone
+    records[row, served, RECORD_SEVERITY] = severity
+    records[row, served, INEFFICIENCY] = outcome[OUT_INEFFICIENCY]
+    counts[row, SERVED] += 1
+    outcome[OUT_DISPATCHED] = 1.0
+    outcome[OUT_DRIVING] = driving_s / 60.0
+    outcome[OUT_RESPONSE] += (turnout_s + travel_s) / 60.0  # the wait before now was charged as it accrued
+
+
+@kernel(inline=True)
+def _relocate(region, row, unit, station, outcome, time, free_at, home, booked_s, counts):
+    """Send free ``unit`` to ``station`` (its new home; busy while it drives there)."""
+    station_nodes = region[3]
+    if free_at[row, unit] > time[row]:
+        outcome[OUT_REFUSED] += 1.0
+        return
+    if station == home[row, unit]:
+        return
+    drive_s = _travel_s(region, time[row], station_nodes[home[row, unit]], station_nodes[station])
+    home[row, unit] = station
+    free_at[row, unit] = time[row] + drive_s
+    booked_s[row, unit] += drive_s
+    counts[row, RELOCATIONS] += 1
+    outcome[OUT_DRIVING] += drive_s / 60.0
+
+
+@kernel
+def _observe_rows(region, time, free_at, home, call, has_call, queue_length, n_severities, out):
+    """Every row's observation (see :meth:`DispatchSim.observe`) into ``out`` (zeros)."""
+    station_nodes, start_hour = region[3], region[2]
+    units = free_at.shape[1]
+    n_unit_features = N_UNIT_FEATURES
+    travel_min, remaining_min = np.empty(units), np.empty(units)  # float64 until written to out
+    for row in range(time.size):
+        if not has_call[row]:
+            continue
+        now = time[row]
+        node = int(call[row, NODE])
+        best_free, best_reach = np.inf, np.inf
+        for unit in range(units):
+            travel_min[unit] = _travel_s(region, now, station_nodes[home[row, unit]], node) / 60.0
+            remaining_min[unit] = max(free_at[row, unit] - now, 0.0) / 60.0
+            if free_at[row, unit] <= now:
+                best_free = min(best_free, travel_min[unit])
+            best_reach = min(best_reach, travel_min[unit] + remaining_min[unit])
+        best = best_free if best_free < np.inf else best_reach
+        for unit in range(units):
+            base = unit * n_unit_features
+            out[row, base] = 1.0 if free_at[row, unit] <= now else 0.0
+            out[row, base + 1] = travel_min[unit]
+            out[row, base + 2] = travel_min[unit] + remaining_min[unit] - best
+            out[row, base + 3] = remaining_min[unit]
+        out[row, units * n_unit_features + int(call[row, SEVERITY])] = 1.0
+        angle = 2 * np.pi * hour_of(start_hour, now) / 24.0
+        base = units * n_unit_features + n_severities
+        out[row, base], out[row, base + 1] = math.sin(angle), math.cos(angle)
+        out[row, base + 2], out[row, base + 3] = queue_length[row], (now - call[row, TIME]) / 60.0
 
 
 def gini(values: np.ndarray) -> float:

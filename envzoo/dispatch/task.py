@@ -11,19 +11,14 @@ from gymnasium import spaces
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.dispatch import picture
-from envzoo.dispatch.generator import hour_of
 from envzoo.dispatch.params import (
     AgenciesParams,
     DispatchParams,
     make_agencies_params,
     make_params,
 )
-from envzoo.dispatch.sim import NODE, SEVERITY, TIME, DispatchSim
+from envzoo.dispatch.sim import CALL_FEATURES, NODE, SEVERITY, UNIT_FEATURES, DispatchSim
 
-#: Per-unit features of the observation, in order (minutes where timed).
-UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
-#: Features of the call and the region after the units' and the severity one-hot.
-CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
 METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
            "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
            "relocations")
@@ -62,10 +57,9 @@ class DispatchTask(Task):
         reward = np.zeros(self.batch)
         refused = np.zeros(self.batch)
         for row in range(self.batch):
-            worst_before = self._worst_zone(row)
             out = sim.decide(row, *self._decision(actions[row]))
             response = out["response_min"] + out["lost"] * p.lost_call_penalty_min
-            vector[row] = (-response, -(self._worst_zone(row) - worst_before), -out["driving_min"])
+            vector[row] = (-response, -out["worst_zone_change_min"], -out["driving_min"])
             reward[row] = -response - p.precision_weight * out["inefficiency_min"]
             refused[row] = out["refused"]
         ended = ~sim.has_call
@@ -80,33 +74,10 @@ class DispatchTask(Task):
         """(B, mask) bool: ``info["action_mask"]``."""
         return self.sim.action_mask()
 
-    def _worst_zone(self, row: int) -> float:
-        counts = self.sim.zone_count[row]
-        return float((self.sim.zone_sum_min[row][counts > 0] / counts[counts > 0]).max()) if counts.any() else 0.0
-
     def observe(self) -> np.ndarray:
         """Per unit (free, travel to the call, margin over the fastest free unit, busy time left),
         then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
-        sim, p = self.sim, self.params
-        units, k = p.n_units, p.n_severities
-        out = np.zeros((self.batch, units * len(UNIT_FEATURES) + k + len(CALL_FEATURES)), np.float32)
-        for row in range(self.batch):
-            if not sim.has_call[row]:
-                continue
-            now = sim.time[row]
-            free = sim.free_units(row)
-            travel_min = sim.unit_travel_s(row) / 60.0
-            remaining_min = np.maximum(sim.free_at[row] - now, 0.0) / 60.0
-            reach_min = travel_min + remaining_min
-            best = travel_min[free].min() if free.any() else reach_min.min()
-            unit = np.stack([free, travel_min, reach_min - best, remaining_min], axis=1)
-            out[row, :units * len(UNIT_FEATURES)] = unit.ravel()
-            out[row, units * len(UNIT_FEATURES) + int(sim.call[row, SEVERITY])] = 1.0
-            angle = 2 * np.pi * hour_of(p, now) / 24.0
-            call_start = units * len(UNIT_FEATURES) + k
-            out[row, call_start:call_start + len(CALL_FEATURES)] = (np.sin(angle), np.cos(angle), len(sim.queues[row]),
-                                                                   (now - sim.call[row, TIME]) / 60.0)
-        return out
+        return self.sim.observe()
 
     def metrics(self) -> dict[str, np.ndarray]:
         rows = [self.sim.metrics(row) for row in range(self.batch)]
@@ -123,7 +94,7 @@ class DispatchTask(Task):
         status = "".join("." if free else "#" for free in sim.free_units(row))
         call = (f"call at node {int(sim.call[row, NODE])} severity {int(sim.call[row, SEVERITY])}"
                 if sim.has_call[row] else "no call (log over)")
-        return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={len(sim.queues[row])} {call} "
+        return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={sim.queue_length[row]} {call} "
                 f"served={sim.served[row]} lost={sim.lost[row]}\n")
 
 
@@ -154,9 +125,9 @@ class RelocateTask(DispatchTask):
 
     def observe(self) -> np.ndarray:
         """``Dispatch-v0``'s observation, then every unit's home station one-hot (U × S)."""
-        stations = len(self.params.station_nodes)
-        homes = np.zeros((self.batch, self.params.n_units, stations), np.float32)
-        np.put_along_axis(homes, self.sim.home[:, :, None], 1.0, axis=2)
+        units, stations = self.params.n_units, len(self.params.station_nodes)
+        homes = np.zeros((self.batch * units, stations), np.float32)
+        homes[np.arange(self.batch * units), self.sim.home.ravel()] = 1.0
         return np.concatenate([super().observe(), homes.reshape(self.batch, -1)], axis=1)
 
 

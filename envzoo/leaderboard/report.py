@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.leaderboard import BOOTSTRAP_REPS, stats
-from envzoo.leaderboard.results import RunResult
+from envzoo.leaderboard.results import ResultFileError, RunResult
 
 
 def entrant(result: RunResult) -> str:
@@ -64,6 +64,47 @@ def id_table(results: list[RunResult], env_id: str) -> Table:
     episodes = len(reference.evaluation.seeds)
     return Table(f"{env_id}: {episodes} evaluation episodes per run; score 0 = random, 1 = {reference.best_reference}",
                  ("entrant", "runs", "budget (steps)", "mean return", "normalized score [95 % CI]"), tuple(rows))
+
+
+def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], reps: int = BOOTSTRAP_REPS) -> Table:
+    """One id's episode metrics (``info["metrics"]`` at each evaluation episode's end): per entrant
+    the mean over its runs with a 95 % bootstrap interval over runs (each run counted by its mean
+    over the evaluation episodes: seeds are the unit of repetition), and per reference policy its
+    mean over the same evaluation episodes. Every run is scored on those episodes, so a run's
+    value and a reference's differ by the policy alone."""
+    mine = [r for r in results if r.env_id == env_id]
+    if not mine:
+        raise ValueError(f"no result files for {env_id}")
+    reference = mine[0]  # the reference policies' rows: every run holds them, on the same episodes
+    for run in mine:
+        if run.evaluation.seeds != reference.evaluation.seeds:
+            raise ResultFileError(f"{env_id}: {entrant(run)} seed {run.seed} was evaluated on other episodes "
+                                  f"({run.evaluation.seeds}) than {entrant(reference)} seed {reference.seed} "
+                                  f"({reference.evaluation.seeds}); its metrics cannot share one table")
+        for policy, evaluation in [(f"{entrant(run)} seed {run.seed}", run.evaluation)] + list(run.references.items()):
+            missing = [name for name in metrics if name not in evaluation.metrics]
+            if missing:
+                raise ResultFileError(f"{env_id}: the result of {entrant(run)} seed {run.seed} records no metric "
+                                      f"{', '.join(missing)} for {policy}; it records "
+                                      f"{', '.join(sorted(evaluation.metrics)) or 'none'}")
+
+    def cell(values: list[float]) -> str:
+        values = np.asarray(values, dtype=np.float64)
+        if values.size < 2:
+            return f"{values.mean():.4g}"
+        low, high = stats.interval("mean", values[:, None], reps)
+        return f"{values.mean():.4g} [{low:.4g}, {high:.4g}]"
+
+    by_entrant = defaultdict(list)
+    for result in mine:
+        by_entrant[entrant(result)].append(result)
+    rows = [(name, str(len(runs))) + tuple(cell([np.mean(r.evaluation.metrics[m]) for r in runs]) for m in metrics)
+            for name, runs in sorted(by_entrant.items())]
+    rows += [(f"reference: {name}", "–") + tuple(f"{np.mean(evaluation.metrics[m]):.4g}" for m in metrics)
+             for name, evaluation in sorted(reference.references.items(), key=lambda item: -item[1].mean_return)]
+    episodes = len(reference.evaluation.seeds)
+    return Table(f"{env_id}: episode metrics, mean over {episodes} evaluation episodes [95 % CI over runs]",
+                 ("entrant", "runs") + tuple(metrics), tuple(rows))
 
 
 def score_matrices(results: list[RunResult], env_ids: list[str] | None = None) -> tuple[list[str], dict]:

@@ -1,4 +1,4 @@
-"""``envzoo/Promotion-v0``: keep a cohort of app users active with cash bonuses under a budget."""
+"""``envzoo/Promotion-v1``: keep a cohort of app users active with cash bonuses under a budget."""
 
 from __future__ import annotations
 
@@ -41,14 +41,14 @@ class PromotionEnv(TaskEnv):
 
     ## Rewards
 
-    The share of the cohort's users retained this period, in [0, 1]. ``PromotionMO-v0`` returns
+    The share of the cohort's users retained this period, in [0, 1]. ``PromotionMO-v1`` returns
     (retention, minus spend).
 
     ## Costs
 
-    ``info["cost"]``: the period's spend (money paid in bonuses). A constrained agent limits the
-    episode's spend in the safety-RL convention (sum of costs <= a cost limit); the per-period
-    budget is enforced by the env itself (see the budget rule).
+    ``info["cost"]``: the period's spend (money paid in bonuses). The per-period budget is
+    enforced by the env itself (see the budget rule); ``PromotionBudget-v0`` is the constrained
+    flavour with an episode cost limit instead (safety-RL convention).
 
     ## Starting State
 
@@ -70,7 +70,8 @@ class PromotionEnv(TaskEnv):
     ``cohort_size`` (16), ``bonuses`` ((0, 1, 2, 4)), ``budget`` (16 per period), ``churn_max``
     (0.5), ``churn_power`` (2), ``habit_decay`` (0.7), ``preset`` (``"standard"``; ``"easy"``
     and ``"hard"`` change the segments' parameters, see ``envzoo.promotion.params.PRESETS``),
-    ``render_mode`` (``"ansi"``).
+    ``cost_limit`` (``None``: no episode limit; see ``PromotionBudget-v0``), ``render_mode``
+    (``"ansi"``).
 
     ## References
 
@@ -80,6 +81,75 @@ class PromotionEnv(TaskEnv):
     ## Version History
 
     - v0: initial version.
+    - v1: the spend (``info["cost"]`` and the spend metrics) counts the bonuses paid
+      to users who churn in the period; v0 left them out.
     """
 
     task_class = PromotionTask
+
+
+class PromotionBudgetEnv(PromotionEnv):
+    """
+    ## Description
+
+    The constrained flavour of ``Promotion-v1`` in the safety-RL convention (Safety-Gymnasium,
+    OmniSafe): the same users, bonuses and reward, but the money is an **episode** limit rather
+    than a per-period budget. The reward is the share of the cohort retained; the cost of a period
+    is its spend; a constrained agent maximises the return subject to the episode's cost (the sum
+    of ``info["cost"]``) staying within ``cost_limit``. The agent decides when to spend: the
+    registered per-period ``budget`` (64 = the largest bonus for every user) never binds.
+
+    ## Action Space
+
+    ``MultiDiscrete([len(bonuses)] * cohort_size)``, as in ``Promotion-v1`` (an allocation above
+    the per-period ``budget`` is still refused whole).
+
+    ## Observation Space
+
+    ``Box(0, inf, (4 * cohort_size + 1,), float32)``: per user its active share, tenure, last bonus
+    and habit as in ``Promotion-v1``; then what remains of the episode's cost limit
+    (``cost_limit`` minus the spend so far, 0 once it is spent).
+
+    ## Rewards
+
+    The share of the cohort's users retained this period, in [0, 1].
+
+    ## Costs
+
+    ``info["cost"]``: the period's spend. The cost limit per episode is ``cost_limit`` (480 = 16 per
+    period over the 30-period horizon, Promotion-v1's budget). It is a constraint, not a wall:
+    spending past it is allowed and counted (``limit_exceeded``), as Safety-Gymnasium counts
+    costs rather than forbidding them. The reference policies spend the remaining limit evenly
+    over the periods left and never exceed it.
+
+    ## Starting State
+
+    As ``Promotion-v1``.
+
+    ## Episode End
+
+    The registry's ``max_episode_steps`` (30 periods) truncates the continuing task; the cost
+    limit is per episode of that length.
+
+    ## Metrics
+
+    ``Promotion-v1``'s (``retention``, ``cohort_survival``, ``spend_per_budget``,
+    ``cost_per_retained``, ``refused_periods``) and ``spend_per_limit`` (the episode's spend /
+    ``cost_limit``) and ``limit_exceeded`` (1 when the spend passed the limit).
+
+    ## Arguments
+
+    ``Promotion-v1``'s, with ``budget`` 64 and ``cost_limit`` (480; ``None`` removes the limit
+    and gives back ``Promotion-v1``'s observation of the period budget).
+
+    ## References
+
+    - Y. Wang et al., "BCRLSP: An Offline Reinforcement Learning Framework for Sequential Targeted
+      Promotion", arXiv 2207.07790 (2022).
+    - J. Ji et al., "Safety-Gymnasium: A Unified Safe Reinforcement Learning Benchmark", NeurIPS
+      2023 Datasets and Benchmarks (the cost and cost-limit convention).
+
+    ## Version History
+
+    - v0: initial version.
+    """

@@ -40,6 +40,10 @@ class PromotionParams:
         churn_power: churn probability = churn_max * (1 - engagement) ** churn_power.
         habit_decay: the habit h becomes habit_decay * h + 1[bonus > 0] after each period.
         preset: the name of the segment parameters (:data:`PRESETS`).
+        cost_limit: the episode's spend limit in the safety-RL convention (Safety-Gymnasium,
+            OmniSafe): the sum of ``info["cost"]`` over an episode should stay <= cost_limit. It is
+            not enforced (spending past it is a violation the metrics count, as a safety-RL cost
+            is); None (``Promotion-v1``): no episode limit, only the per-period ``budget``.
         shares, initial, decay, lift, saturation, habituation: the segments' parameters.
     """
 
@@ -50,6 +54,7 @@ class PromotionParams:
     churn_power: float
     habit_decay: float
     preset: str
+    cost_limit: float | None
     shares: tuple
     initial: tuple
     decay: tuple
@@ -59,7 +64,8 @@ class PromotionParams:
 
 
 def make_params(cohort_size: int = 16, bonuses=(0.0, 1.0, 2.0, 4.0), budget: float = 16.0, churn_max: float = 0.5,
-                churn_power: float = 2.0, habit_decay: float = 0.7, preset: str = "standard") -> PromotionParams:
+                churn_power: float = 2.0, habit_decay: float = 0.7, preset: str = "standard",
+                cost_limit: float | None = None) -> PromotionParams:
     """The parameters from the env's keyword arguments, checked."""
     if isinstance(cohort_size, bool) or not isinstance(cohort_size, int) or cohort_size < 1:
         raise ValueError(f"cohort_size must be an integer >= 1, got {cohort_size!r}")
@@ -73,5 +79,7 @@ def make_params(cohort_size: int = 16, bonuses=(0.0, 1.0, 2.0, 4.0), budget: flo
             raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if cost_limit is not None:
+        cost_limit = float(non_negative("cost_limit", cost_limit))
     return PromotionParams(cohort_size, bonuses, float(budget), float(churn_max), float(churn_power),
-                           float(habit_decay), preset, **PRESETS[preset])
+                           float(habit_decay), preset, cost_limit, **PRESETS[preset])

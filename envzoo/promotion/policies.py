@@ -1,6 +1,8 @@
 """Reference policies of the promotion envs. Each reads the observation (per user: active share,
-tenure, last bonus, habit; then the budget) and returns one bonus level per user whose total
-spend stays within the budget, so none is ever refused."""
+tenure, last bonus, habit; then the budget, or with a cost limit the remaining episode limit) and
+returns one bonus level per user whose total spend stays within the budget, so none is ever
+refused. With a cost limit (``PromotionBudget-v0``) they spend the remaining limit evenly over
+the periods left of the episode, so none ever exceeds the limit either."""
 
 from __future__ import annotations
 
@@ -11,12 +13,32 @@ from envzoo.promotion.allocation import allocate
 from envzoo.promotion.sim import churn_probability, engagement_step
 from envzoo.promotion.task import USER_FEATURES
 
+#: The episode length the pacing assumes when the env has no registry spec (Promotion-v1's horizon).
+DEFAULT_HORIZON = 30
+
 
 class _BudgetedPolicy(Policy):
     def __init__(self, env):
         super().__init__(env)
         params = env.unwrapped.params
         self.bonuses, self.users = np.asarray(params.bonuses), params.cohort_size
+        self.budget, self.cost_limit = params.budget, params.cost_limit
+        spec = getattr(env, "spec", None)
+        self.horizon = (spec.max_episode_steps if spec is not None and spec.max_episode_steps else DEFAULT_HORIZON)
+        self.period = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.period = 0
+
+    def period_budget(self, observation) -> float:
+        """The money to spend this period (call once per period): the observed period budget or,
+        with a cost limit, the remaining limit spread evenly over the periods left, within the
+        period's budget."""
+        self.period += 1
+        if self.cost_limit is None:
+            return float(observation[-1])
+        periods_left = max(self.horizon - self.period + 1, 1)
+        return min(self.budget, float(observation[-1]) / periods_left)
 
     def users_of(self, observation) -> np.ndarray:
         return np.asarray(observation[:-1], dtype=np.float64).reshape(self.users, USER_FEATURES)
@@ -41,7 +63,8 @@ class NoBonus(Policy):
 
 
 class Uniform(_BudgetedPolicy):
-    """The same bonus ``level`` for every user, as high as the budget allows up to ``level``."""
+    """Bonus ``level`` for every user; where that exceeds the budget, users in index order are
+    lowered one level at a time until it fits (so some users get less than others)."""
 
     def __init__(self, env, level: int = 1):
         super().__init__(env)
@@ -51,7 +74,7 @@ class Uniform(_BudgetedPolicy):
 
     def __call__(self, observation, info):
         levels = np.full(self.users, self.level, dtype=np.int64)
-        return self.within_budget(levels, float(observation[-1]), np.arange(self.users))
+        return self.within_budget(levels, self.period_budget(observation), np.arange(self.users))
 
 
 class RandomBonus(_BudgetedPolicy):
@@ -63,11 +86,12 @@ class RandomBonus(_BudgetedPolicy):
         self._generator = np.random.default_rng()
 
     def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
         self._generator = np.random.default_rng(seed)
 
     def __call__(self, observation, info):
         levels = self._generator.integers(len(self.bonuses), size=self.users)
-        return self.within_budget(levels, float(observation[-1]), self._generator.permutation(self.users))
+        return self.within_budget(levels, self.period_budget(observation), self._generator.permutation(self.users))
 
 
 class MyopicGreedy(_BudgetedPolicy):
@@ -78,7 +102,7 @@ class MyopicGreedy(_BudgetedPolicy):
     def __call__(self, observation, info):
         activity = self.users_of(observation)[:, 0]
         levels = np.zeros(self.users, dtype=np.int64)
-        remaining = float(observation[-1])
+        remaining = self.period_budget(observation)
         for user in np.argsort(activity, kind="stable"):
             affordable = np.nonzero(self.bonuses <= remaining + 1e-9)[0]
             levels[user] = affordable[-1]
@@ -87,24 +111,29 @@ class MyopicGreedy(_BudgetedPolicy):
 
 
 class BCRLSP(_BudgetedPolicy):
-    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline
-    (:func:`envzoo.promotion.offline.fitted_q`, weights ``weights``), then each period the
-    allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
-    Without ``weights`` it fits them on ``episodes`` logged episodes (``periods`` long) of
-    :class:`RandomBonus`."""
+    """BCRLSP (arXiv 2207.07790): Q-values per (user, bonus level) learnt offline, then each period
+    the allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
 
-    def __init__(self, env, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
+    The Q is ``q`` (a function of per-user features (U, 4) -> (U, L), e.g. a network of
+    :mod:`envzoo.core.offline_rl` trained on a dataset), or the linear Q of
+    :func:`envzoo.promotion.offline.fitted_q` with ``weights``; with neither, it fits that linear
+    Q on ``episodes`` logged episodes (``periods`` long) of :class:`RandomBonus`."""
+
+    def __init__(self, env, q=None, weights: np.ndarray | None = None, episodes: int = 100, periods: int = 30):
         super().__init__(env)
-        from envzoo.promotion.offline import fitted_q, log_transitions
-        if weights is None:
-            weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
-                               len(self.bonuses))
-        self.weights = np.asarray(weights, dtype=np.float64)
+        from envzoo.promotion.offline import fitted_q, log_transitions, user_basis
+        if q is None:
+            if weights is None:
+                weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
+                                   len(self.bonuses))
+            weights = np.asarray(weights, dtype=np.float64)
+
+            def q(users):
+                return user_basis(users) @ weights.T
+        self.q = q
 
     def __call__(self, observation, info):
-        from envzoo.promotion.offline import user_basis
-        values = user_basis(self.users_of(observation)) @ self.weights.T
-        return allocate(values, self.bonuses, float(observation[-1]))
+        return allocate(np.asarray(self.q(self.users_of(observation))), self.bonuses, self.period_budget(observation))
 
 
 class Oracle(_BudgetedPolicy):
@@ -130,4 +159,4 @@ class Oracle(_BudgetedPolicy):
             value = value + alive
             habit = p.habit_decay * habit + (bonus > 0)
             bonus = 0.0 * bonus
-        return allocate(value, self.bonuses, float(observation[-1]))
+        return allocate(value, self.bonuses, self.period_budget(observation))

@@ -7,7 +7,8 @@ activity (7 x engagement active days, rounded up or down at random); the habit d
 churned user's slot takes a new user (segment drawn from the shares) next period. Engagement is
 deterministic given the bonuses, so the survival of a user under a fixed policy has a closed
 form (:func:`survival`). Random numbers are counter-based (:mod:`envzoo.core.rng`): a row's
-draws depend on its episode key and draw counter only, never on the batch it runs in.
+draws depend on its episode key and draw counter only, never on the batch it runs in. A period
+of every row is one compiled kernel (:func:`_step_rows`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core import rng
+from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.promotion.params import PromotionParams
 
 DAYS = 7  # activity is counted in active days of a week-long period
@@ -62,7 +64,9 @@ class PromotionSim:
         self.period = np.zeros(batch, dtype=np.int64)
         self.retained, self.churned, self.spend, self.refused = (np.zeros(batch) for _ in range(4))
         self._cumulative_shares = np.cumsum(params.shares)
-        self._bonuses = np.asarray(params.bonuses)
+        self._bonuses = np.asarray(params.bonuses, dtype=np.float64)
+        self._segments = np.stack([params.lift, params.saturation, params.habituation, params.decay, params.initial],
+                                  axis=1).astype(np.float64)
 
     def _new_users(self, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         segment = np.minimum(np.searchsorted(self._cumulative_shares, uniforms * self._cumulative_shares[-1]),
@@ -88,32 +92,57 @@ class PromotionSim:
         whose total exceeds the budget is refused whole (no bonus paid in that row). Returns the
         period's ``retained`` and ``churned`` users, ``spend`` and ``refused`` (1/0), (B,) each."""
         p = self.params
-        bonus = self._bonuses[levels]
-        refused = bonus.sum(axis=1) > p.budget + 1e-9
-        bonus = np.where(refused[:, None], 0.0, bonus)
-        self.engagement = engagement_step(p, self.segment, self.engagement, self.habit, bonus)
-        u = rng.uniforms(self.keys, self.draws, (3, p.cohort_size))
-        self.draws += np.uint64(1)
-        churn = u[:, 0] < churn_probability(p, self.engagement)
-        # The active days: 7e rounded up or down at random with mean 7e (one draw per user, where
-        # a binomial would need seven), a noisy view of the hidden engagement.
-        days = np.floor(self.engagement * DAYS + u[:, 1])
-        self.habit = p.habit_decay * self.habit + (bonus > 0)
-        self.tenure += 1.0
-        self.original *= ~churn
-        self.last_bonus = bonus
-        self.activity = days / DAYS
-        new_segment, new_engagement = self._new_users(u[:, 2])
-        self.segment = np.where(churn, new_segment, self.segment)
-        self.engagement = np.where(churn, new_engagement, self.engagement)
-        for state in (self.habit, self.tenure, self.last_bonus):
-            state[churn] = 0.0
-        self.activity = np.where(churn, self.engagement, self.activity)  # a new user's expected activity
-        self.period += 1
-        spend = bonus.sum(axis=1)
-        outcome = {"retained": (~churn).sum(axis=1).astype(np.float64), "churned": churn.sum(axis=1).astype(np.float64),
-                   "spend": spend, "refused": refused.astype(np.float64)}
-        for name, total in (("retained", self.retained), ("churned", self.churned), ("spend", self.spend),
-                            ("refused", self.refused)):
-            total += outcome[name]
-        return outcome
+        outcome = np.zeros((4, self.batch))
+        _step_rows(np.ascontiguousarray(levels, dtype=np.int64), self._bonuses, float(p.budget), float(p.churn_max),
+                   float(p.churn_power), float(p.habit_decay), self._segments, self._cumulative_shares, self.keys,
+                   self.draws, self.segment, self.engagement, self.habit, self.tenure, self.activity, self.last_bonus,
+                   self.original, self.period, outcome, np.empty(p.cohort_size))
+        for total, period in zip((self.retained, self.churned, self.spend, self.refused), outcome):
+            total += period
+        return dict(zip(("retained", "churned", "spend", "refused"), outcome))
+
+
+#: Columns of the segments' table that the kernel reads.
+LIFT, SATURATION, HABITUATION, DECAY, INITIAL = range(5)
+
+
+@kernel
+def _step_rows(levels, bonuses, budget, churn_max, churn_power, habit_decay, segments, cumulative_shares, keys,
+               draws, segment, engagement, habit, tenure, activity, last_bonus, original, period, outcome, paid):
+    """:meth:`PromotionSim.step` of every row, user by user: the formulas of
+    :func:`engagement_step` and :func:`churn_probability` on each element, the same counter-based
+    uniforms as ``rng.uniforms(keys, draws, (3, U))`` (churn, activity, a new user's segment)."""
+    users = levels.shape[1]
+    for row in range(levels.shape[0]):
+        for user in range(users):
+            paid[user] = bonuses[levels[row, user]]
+        refused = numpy_sum(paid, 0, users) > budget + 1e-9
+        if refused:
+            paid[:] = 0.0
+        base = rng.draw_base(keys[row], draws[row])
+        churn_seed, days_seed, segment_seed = rng.element_of(base, 0), rng.element_of(base, 1), rng.element_of(base, 2)
+        retained = 0
+        for user in range(users):
+            s, bonus = segment[row, user], paid[user]
+            lift = segments[s, LIFT] * (1.0 - np.exp(-bonus / segments[s, SATURATION]))
+            lift = lift / (1.0 + segments[s, HABITUATION] * habit[row, user])
+            kept = engagement[row, user] * segments[s, DECAY]
+            engaged = kept + lift * (1.0 - kept)
+            if rng.uniform_at(churn_seed, user) < churn_max * (1.0 - engaged) ** churn_power:
+                # A new user takes the slot and shows its expected activity.
+                drawn = rng.uniform_at(segment_seed, user) * cumulative_shares[-1]
+                s = min(np.searchsorted(cumulative_shares, drawn), cumulative_shares.size - 1)
+                segment[row, user], engagement[row, user] = s, segments[s, INITIAL]
+                habit[row, user], tenure[row, user], last_bonus[row, user] = 0.0, 0.0, 0.0
+                activity[row, user], original[row, user] = segments[s, INITIAL], 0.0
+            else:
+                engagement[row, user] = engaged
+                habit[row, user] = habit_decay * habit[row, user] + (1.0 if bonus > 0 else 0.0)
+                tenure[row, user] += 1.0
+                last_bonus[row, user] = bonus
+                activity[row, user] = np.floor(engaged * DAYS + rng.uniform_at(days_seed, user)) / DAYS
+                retained += 1
+        draws[row] += np.uint64(1)
+        period[row] += 1
+        outcome[0, row], outcome[1, row] = retained, users - retained
+        outcome[2, row], outcome[3, row] = numpy_sum(paid, 0, users), 1.0 if refused else 0.0

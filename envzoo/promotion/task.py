@@ -19,7 +19,7 @@ USER_FEATURES = 4
 
 
 class PromotionTask(Task):
-    """B cohorts (``Promotion-v0`` and its vector and multi-objective faces); see its docstring."""
+    """B cohorts (``Promotion-v1`` and its vector and multi-objective faces); see its docstring."""
 
     make_params = staticmethod(make_params)
     #: Bounds of the vector reward (retained share in [0, 1], minus spend <= 0).
@@ -33,6 +33,8 @@ class PromotionTask(Task):
         self.action_space = spaces.MultiDiscrete(np.full(users, len(params.bonuses)))
         self.action_hint = (f"One bonus level per user (cohort_size = {users}), level i pays bonuses[i] of "
                             f"{params.bonuses}; an allocation above the budget {params.budget} is refused whole.")
+        if params.cost_limit is not None:
+            self.action_hint += f" The episode's spend should stay within cost_limit = {params.cost_limit}."
 
     def reset(self, rows, generators, options) -> dict:
         self.sim.reset(rows, keys_from(generators))
@@ -47,22 +49,34 @@ class PromotionTask(Task):
                           cost=outcome["spend"], info={"refused": outcome["refused"]})
 
     def observe(self) -> np.ndarray:
-        """Per user (active share, tenure, last bonus, habit), flattened, then the period's budget."""
+        """Per user (active share, tenure, last bonus, habit), flattened, then the period's budget
+        or, with a ``cost_limit``, what remains of the episode's limit (0 once it is spent)."""
         sim = self.sim
         users = np.stack([sim.activity, sim.tenure, sim.last_bonus, sim.habit], axis=2).reshape(self.batch, -1)
-        return np.concatenate([users, np.full((self.batch, 1), self.params.budget)], axis=1).astype(np.float32)
+        return np.concatenate([users, self.allowance()[:, None]], axis=1).astype(np.float32)
+
+    def allowance(self) -> np.ndarray:
+        """(B,) the last observation entry: the period's budget, or the remaining episode limit."""
+        if self.params.cost_limit is None:
+            return np.full(self.batch, self.params.budget)
+        return np.maximum(self.params.cost_limit - self.sim.spend, 0.0)
 
     def metrics(self) -> dict[str, np.ndarray]:
         sim, periods = self.sim, np.maximum(self.sim.period, 1)
         users = self.params.cohort_size
         retained = sim.retained / (periods * users)
         budget = self.params.budget * periods  # a budget of 0 admits no spend: the ratio is then 0
-        return {"retention": np.where(sim.period > 0, retained, 1.0),
-                "cohort_survival": sim.original.mean(axis=1),
-                "spend_per_budget": np.divide(sim.spend, budget, out=np.zeros(self.batch), where=budget > 0),
-                "cost_per_retained": np.divide(sim.spend, sim.retained, out=np.zeros(self.batch),
-                                               where=sim.retained > 0),
-                "refused_periods": sim.refused.copy()}
+        metrics = {"retention": np.where(sim.period > 0, retained, 1.0),
+                   "cohort_survival": sim.original.mean(axis=1),
+                   "spend_per_budget": np.divide(sim.spend, budget, out=np.zeros(self.batch), where=budget > 0),
+                   "cost_per_retained": np.divide(sim.spend, sim.retained, out=np.zeros(self.batch),
+                                                  where=sim.retained > 0),
+                   "refused_periods": sim.refused.copy()}
+        if self.params.cost_limit is not None:
+            limit = self.params.cost_limit
+            metrics["spend_per_limit"] = np.divide(sim.spend, limit, out=np.zeros(self.batch), where=limit > 0)
+            metrics["limit_exceeded"] = (sim.spend > limit + 1e-9).astype(np.float64)
+        return metrics
 
     def snapshot(self, row: int = 0) -> dict:
         return picture.snapshot(self, row)

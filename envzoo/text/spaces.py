@@ -32,3 +32,12 @@ def command_space() -> spaces.Text:
 def normalize_command(command: str) -> str:
     """The command as the engines match it: lower case, words separated by single spaces."""
     return " ".join(command.lower().split())
+
+
+_PRINTABLE = set(CHARSET)
+
+
+def printable(text: str) -> str:
+    """A game's answer in the observation space's charset: stripped, tabs and other whitespace
+    made spaces, any other character outside printable ASCII a ``?`` (never empty: ``.``)."""
+    return "".join(c if c in _PRINTABLE else " " if c.isspace() else "?" for c in text.strip()) or "."

@@ -1,9 +1,10 @@
-"""``envzoo/TrafficGrid-v0``: one agent per traffic light of a SUMO network."""
+"""``envzoo/TrafficGrid-v0``: one agent per traffic light of a SUMO network; ``envzoo/TrafficGridMOMA-v0``:
+the same agents with a vector reward each (MOMAland's API)."""
 
 from __future__ import annotations
 
-from envzoo.core.parallel import TaskParallelEnv
-from envzoo.traffic.task import GridTask
+from envzoo.core.parallel import TaskMOParallelEnv, TaskParallelEnv
+from envzoo.traffic.task import GridMOTask, GridTask
 
 
 class TrafficGridEnv(TaskParallelEnv):
@@ -107,3 +108,60 @@ class TrafficGridEnv(TaskParallelEnv):
     metadata = {"name": "traffic_grid_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
                 "render_fps": 4}
     task_class = GridTask
+
+
+class TrafficGridMOMAEnv(TaskMOParallelEnv):
+    """
+    ## Description
+
+    ``TrafficGrid-v0`` (the same SUMO core, agents, observations, actions, signal rules and
+    metrics) with a vector reward per agent, following MOMAland's ``MOParallelEnv`` API: each
+    intersection weighs its own waiting, throughput and emissions, which neighbouring
+    intersections share through the traffic between them.
+
+    ## Agents, Action Space, Observation Space
+
+    As ``TrafficGrid-v0``: one agent per light with at least two greens, ``Discrete(G)`` per agent,
+    sumo-rl's observation.
+
+    ## Reward Space
+
+    Per agent ``Box([-inf, 0, -inf], [0, inf, 0], (3,), float32)`` (``reward_space(agent)``),
+    over each decision interval of ``delta`` seconds, on the light's incoming lanes:
+
+    1. waiting: minus the vehicle-minutes spent halting (halting vehicles at the end of the
+       interval × ``delta`` / 60);
+    2. throughput: vehicles that left the incoming lanes (crossed the junction, or ended their
+       trip on the lane), from the lanes' vehicle ids at consecutive decisions. A vehicle that
+       both arrived on and left a lane within one interval is not counted: it needs a lane shorter
+       than ``delta`` × its speed (none on the default grid, whose lanes are about 190 m long);
+    3. co2: minus the kilograms of CO2 emitted by the vehicles on the incoming lanes (SUMO's
+       default emission model: their emission rate at the end of the interval × ``delta``).
+
+    Summed over agents, waiting is ``TrafficGridMO-v0``'s first objective; the CO2 of the
+    incoming lanes is part of the network's (``info["metrics"]["co2_kg"]`` also counts vehicles
+    inside junctions and on lanes that enter no light).
+
+    ## Starting State, Episode End, Metrics
+
+    As ``TrafficGrid-v0``.
+
+    ## Arguments
+
+    As ``TrafficGrid-v0`` except ``reward`` (the rewards are the vector above).
+
+    ## References
+
+    - Felten et al. MOMAland: A Set of Benchmarks for Multi-Objective Multi-Agent Reinforcement
+      Learning. arXiv:2407.16312, 2024.
+    - Alegre. SUMO-RL. https://github.com/LucasAlegre/sumo-rl, 2019.
+    - Lopez et al. Microscopic Traffic Simulation using SUMO. IEEE ITSC 2018.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"name": "traffic_grid_moma_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
+                "render_fps": 4}
+    task_class = GridMOTask

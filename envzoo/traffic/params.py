@@ -85,6 +85,13 @@ def make_grid_params(scenario="grid4x4", reward: str = "diff-waiting-time", **kw
 
 
 @forwards_to(make_traffic_params)
+def make_grid_mo_params(scenario="grid4x4", **kwargs) -> GridParams:
+    """``TrafficGridMOMA-v0``: one agent per light with a vector reward; its scalar reward is the
+    first objective, so it takes no ``reward``."""
+    return GridParams(make_traffic_params(scenario, **kwargs), "queue")
+
+
+@forwards_to(make_traffic_params)
 def make_central_params(scenario="grid4x4", **kwargs) -> TrafficParams:
     """``TrafficGridMO-v0``: every light from one agent; CO2 is always measured (an objective)."""
     if "measure_co2" in kwargs:

@@ -30,14 +30,17 @@ class SignalControlSim:
 
     With ``measure_co2`` the network's CO2 emission rate is read after every call into SUMO (at
     the end of each decision interval, or of each second with :attr:`on_second`) and integrated
-    over the time it covers; without it the metrics have no ``co2_kg``.
+    over the time it covers; without it the metrics have no ``co2_kg``. With ``lane_vehicle_ids``
+    the lane state also holds each lane's vehicle ids and CO2 emission rate (per-light objectives).
     """
 
     def __init__(self, scenario: Scenario, timing: SignalTiming, backend: str = "auto", gui: bool = False,
-                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = True):
+                 sumo_warnings: bool = False, sumo_options: dict | None = None, measure_co2: bool = True,
+                 lane_vehicle_ids: bool = False):
         self.scenario = scenario
         self.timing = timing
         self.measure_co2 = measure_co2
+        self.lane_vehicle_ids = lane_vehicle_ids
         self._sim_options = dict(backend=backend, gui=gui, warnings=sumo_warnings)
         self._sumo_args = scenario.sumo_args() + options_to_args(sumo_options or {})
         self.sim: Simulation | None = None
@@ -79,7 +82,7 @@ class SignalControlSim:
             # A failed (re)start leaves no usable SUMO: the next episode starts a fresh one.
             self.close()
             raise
-        sim.subscribe_lanes(list(self.network.lanes))
+        sim.subscribe_lanes(list(self.network.lanes), vehicle_ids=self.lane_vehicle_ids)
         if self.measure_co2:
             sim.subscribe_co2()
         self.status = {light: SignalStatus() for light in self.lights}

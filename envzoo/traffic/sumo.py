@@ -9,6 +9,7 @@ stray system SUMO of another version is never mixed in.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import itertools
 import math
@@ -18,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -160,7 +160,7 @@ def _constants():
     return tc
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class LaneState:
     """Per-lane values of the last simulation step, one entry per subscribed lane."""
 
@@ -168,9 +168,12 @@ class LaneState:
     halting: np.ndarray         # vehicles slower than 0.1 m/s (SUMO's queue definition)
     waiting_time: np.ndarray    # sum over the lane's vehicles of their current waiting time (s)
     mean_speed: np.ndarray      # m/s (the lane's speed limit when it is empty)
+    # Only when subscribed with ``vehicle_ids=True``:
+    vehicle_ids: tuple[tuple[str, ...], ...] | None = None  # the ids of the lane's vehicles
+    co2_rate: np.ndarray | None = None  # mg in the last step of the lane's vehicles: mg/s at 1 s steps
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Totals:
     """Cumulative vehicle counts since the simulation started (SUMO's own statistics)."""
 
@@ -205,6 +208,7 @@ class Simulation:
         self.backend = resolve_backend(backend, gui)
         self.step_length = float(step_length)
         self.lanes: list[str] = []
+        self._lane_vehicle_ids = False
         self._programs: dict = {}  # (program id, phases) -> the api's program object
         self._workdir = tempfile.mkdtemp(prefix="envzoo-sumo-")
         self.log_file = os.path.join(self._workdir, "sumo.log")
@@ -303,13 +307,19 @@ class Simulation:
         self.api.junction.subscribeContext(self._co2_junction, tc.CMD_GET_VEHICLE_VARIABLE,
                                            math.hypot(x_max - x_min, y_max - y_min) + 1.0, [tc.VAR_CO2EMISSION])
 
-    def subscribe_lanes(self, lanes: list[str]) -> None:
-        """Subscribe ``lanes`` for :meth:`lane_state` (values in this order)."""
+    def subscribe_lanes(self, lanes: list[str], vehicle_ids: bool = False) -> None:
+        """Subscribe ``lanes`` for :meth:`lane_state` (values in this order); with
+        ``vehicle_ids`` also each lane's vehicle ids and CO2 emission rate (one subscription per
+        lane: a second one would replace the first)."""
         tc = _constants()
+        variables = [tc.LAST_STEP_VEHICLE_NUMBER, tc.LAST_STEP_VEHICLE_HALTING_NUMBER, tc.VAR_WAITING_TIME,
+                     tc.LAST_STEP_MEAN_SPEED]
+        if vehicle_ids:
+            variables += [tc.LAST_STEP_VEHICLE_ID_LIST, tc.VAR_CO2EMISSION]
         for lane in lanes:
-            self.api.lane.subscribe(lane, [tc.LAST_STEP_VEHICLE_NUMBER, tc.LAST_STEP_VEHICLE_HALTING_NUMBER,
-                                           tc.VAR_WAITING_TIME, tc.LAST_STEP_MEAN_SPEED])
+            self.api.lane.subscribe(lane, variables)
         self.lanes = list(lanes)
+        self._lane_vehicle_ids = vehicle_ids
 
     # -- running
     @property
@@ -350,7 +360,12 @@ class Simulation:
         row = operator.itemgetter(tc.LAST_STEP_VEHICLE_NUMBER, tc.LAST_STEP_VEHICLE_HALTING_NUMBER,
                                   tc.VAR_WAITING_TIME, tc.LAST_STEP_MEAN_SPEED)
         columns = np.array([row(results[lane]) for lane in self.lanes], dtype=np.float64).reshape(-1, 4).T
-        return LaneState(vehicles=columns[0], halting=columns[1], waiting_time=columns[2], mean_speed=columns[3])
+        state = LaneState(vehicles=columns[0], halting=columns[1], waiting_time=columns[2], mean_speed=columns[3])
+        if not self._lane_vehicle_ids:
+            return state
+        return dataclasses.replace(
+            state, vehicle_ids=tuple(tuple(results[lane][tc.LAST_STEP_VEHICLE_ID_LIST]) for lane in self.lanes),
+            co2_rate=np.array([results[lane][tc.VAR_CO2EMISSION] for lane in self.lanes], dtype=np.float64))
 
     def departed_vehicles(self) -> tuple[str, ...]:
         """Vehicles inserted in the last simulation step."""

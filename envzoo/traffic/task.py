@@ -4,6 +4,8 @@ step, and the simulator's lane state becomes the observations, rewards and metri
 
 - :class:`GridTask`: one agent (row) per light, sumo-rl's observation and rewards
   (``TrafficGrid-v0``).
+- :class:`GridMOTask`: the same agents with a vector reward each: waiting, throughput and CO2
+  at their own intersection (``TrafficGridMOMA-v0``, MOMAland's API).
 - :class:`CentralTask`: one agent sets every light (``MultiDiscrete``); vector reward of
   waiting, throughput and CO2 (``TrafficGridMO-v0``).
 - :class:`RegionTask`: one regional agent observing link queues estimated from probe vehicles,
@@ -23,7 +25,13 @@ from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.spaces import check_box_action
 from envzoo.traffic import features, picture, probes
 from envzoo.traffic.params import (
-    GridParams, RegionParams, TrafficParams, make_central_params, make_grid_params, make_region_params,
+    GridParams,
+    RegionParams,
+    TrafficParams,
+    make_central_params,
+    make_grid_mo_params,
+    make_grid_params,
+    make_region_params,
 )
 from envzoo.traffic.sim import MAX_SUMO_SEED, SignalControlSim
 from envzoo.traffic.splits import decisions_per_cycle, green_decisions
@@ -33,10 +41,10 @@ from envzoo.traffic.splits import decisions_per_cycle, green_decisions
 DEFAULT_CYCLE_S = 90.0
 
 
-def _simulator(traffic: TrafficParams) -> SignalControlSim:
+def _simulator(traffic: TrafficParams, lane_vehicle_ids: bool = False) -> SignalControlSim:
     return SignalControlSim(traffic.scenario, traffic.timing, backend=traffic.backend, gui=traffic.gui,
                             sumo_warnings=traffic.sumo_warnings, sumo_options=traffic.sumo_options,
-                            measure_co2=traffic.measure_co2)
+                            measure_co2=traffic.measure_co2, lane_vehicle_ids=lane_vehicle_ids)
 
 
 def _batched(metrics: dict[str, float], rows: int = 1) -> dict[str, np.ndarray]:
@@ -90,9 +98,10 @@ class GridTask(_Replayed, AgentsTask):
 
     make_params = staticmethod(make_grid_params)
     action_hint = "the index of a green phase"
+    lane_vehicle_ids = False  # the lane state's vehicle ids and CO2 rates (per-light objectives)
 
     def __init__(self, params: GridParams):
-        self.sim = _simulator(params.traffic)
+        self.sim = _simulator(params.traffic, self.lane_vehicle_ids)
         self.agents = tuple(self.sim.lights)
         super().__init__(params, len(self.agents))
         self.intersections = self.sim.intersections
@@ -133,6 +142,44 @@ class GridTask(_Replayed, AgentsTask):
 
     def render_text(self, row=None) -> str:
         return self.sim.render_text() if self.sim.running and self.episode is not None else None
+
+
+class GridMOTask(GridTask):
+    """:class:`GridTask`'s agents with a vector reward each (``TrafficGridMOMA-v0``): per light and
+    decision interval, waiting (vehicle-minutes halted on its incoming lanes, negative), throughput
+    (vehicles that left its incoming lanes) and CO2 (kg emitted on its incoming lanes, negative).
+    Its scalar reward, for a face that wants one, is the first objective."""
+
+    make_params = staticmethod(make_grid_mo_params)
+    lane_vehicle_ids = True
+    reward_space = spaces.Box(np.array([-np.inf, 0, -np.inf], np.float32), np.array([0, np.inf, 0], np.float32),
+                              dtype=np.float32)
+
+    def _start(self, seeds: tuple[int, ...]) -> None:
+        super()._start(seeds)
+        self.entering = self._vehicles_entering()
+
+    def _vehicles_entering(self) -> list[set[str]]:
+        """Each light's vehicles on its incoming lanes, as the lane state last read them."""
+        ids = self.sim.lanes.vehicle_ids
+        return [set().union(*(ids[lane] for lane in intersection.in_lanes))
+                for intersection in self.intersections.values()]
+
+    def step(self, actions) -> Transition:
+        transition = super().step(actions)
+        sim, delta = self.sim, self.sim.timing.delta
+        entering = self._vehicles_entering()
+        # A vehicle on a light's incoming lanes at the last decision and not now has left them
+        # through the junction (or ended its trip there); one that both came and went within
+        # one interval is missed, which needs a lane shorter than delta × its speed.
+        passed = np.array([len(before - now) for before, now in zip(self.entering, entering)], dtype=np.float64)
+        self.entering = entering
+        incoming = sim.features.incoming
+        objectives = np.stack([-(incoming @ sim.lanes.halting) * delta / 60.0, passed,
+                               -(incoming @ sim.lanes.co2_rate) * delta / 1e6], axis=1).astype(np.float32)
+        transition.reward = objectives[:, 0].astype(np.float64)
+        transition.objectives = objectives
+        return transition
 
 
 class CentralTask(_Replayed, Task):

@@ -29,6 +29,9 @@ ALLOWED_WARNINGS = [
     # check_env must see the LinearReward wrapper (the unwrapped multi-objective env returns a
     # vector reward by design, which check_env rejects); it warns whenever it gets a wrapper.
     (UserWarning, r"is different from the unwrapped version", "scalarized"),
+    # Traffic agents are named by their light's SUMO id (A0 ... D3), as sumo-rl names them, so
+    # that a policy finds its intersection; MOMAland only recommends "<descriptor>_<number>".
+    (UserWarning, r"We recommend agents to be named in the format", "parallel"),
 ]
 
 # Importing pettingzoo.test loads PettingZoo's own deprecated module shims, which warn at import

@@ -45,7 +45,7 @@ def test_busy_units_and_zone_response_match_the_hypercube_model(loss_system):
     # 30,000 calls are ~20,000 service times per unit: the busy shares' standard error is ~0.005.
     np.testing.assert_allclose(busy, busy_fractions(pi, p.n_units), atol=0.02)
     assert np.ptp(busy_fractions(pi, p.n_units)) > 0.05, "the check needs units of unequal workload"
-    records = np.array([(r[0], r[1]) for r in sim.records[0]])
+    records = sim.served_calls(0)[:, :2]
     for zone in range(p.n_zones):
         observed = records[records[:, 1] == zone, 0]
         if observed.size < 200:

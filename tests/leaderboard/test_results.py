@@ -95,3 +95,27 @@ def test_malformed_files_name_the_file_and_field(tmp_path):
     path.write_text(json.dumps({**raw, "schema": 99}))
     with pytest.raises(ResultFileError, match="not a result file of schema 1"):
         load(path)
+
+
+def test_the_metrics_table_averages_runs_and_names_missing_metrics():
+    from envzoo.leaderboard import report
+
+    metric = next(iter(_result().evaluation.metrics))
+    runs = [_result(seed=seed, evaluation=_evaluation(30.0, 50.0, metrics={metric: (value, value + 2.0)}),
+                    references={"random": _evaluation(10.0, 10.0, metrics={metric: (0.0, 1.0)}),
+                                "symmetric": _evaluation(70.0, 50.0, metrics={metric: (5.0, 7.0)})})
+            for seed, value in ((0, 1.0), (1, 3.0))]
+    rows = {row[0]: row for row in report.metrics_table(runs, "envzoo/MarketMakingAS-v1", [metric], reps=500).rows}
+    mean, interval = rows["sb3-ppo"][2].split(" ", 1)
+    assert float(mean) == 3.0  # run means 2 and 4
+    low, high = (float(v) for v in interval.strip("[]").split(", "))
+    assert 2.0 <= low < 3.0 < high <= 4.0
+    assert rows["reference: symmetric"][2] == "6" and rows["reference: random"][2] == "0.5"
+    with pytest.raises(ResultFileError, match="no metric nope"):
+        report.metrics_table(runs, "envzoo/MarketMakingAS-v1", ["nope"])
+    without = dataclasses.replace(runs[1], references={"random": _evaluation(10.0, 10.0)})
+    with pytest.raises(ResultFileError, match=f"seed 1 records no metric {metric} for random"):
+        report.metrics_table([runs[0], without], "envzoo/MarketMakingAS-v1", [metric])
+    elsewhere = dataclasses.replace(runs[1], evaluation=_evaluation(30.0, 50.0, seeds=(1, 2), metrics={metric: (1, 1)}))
+    with pytest.raises(ResultFileError, match="evaluated on other episodes"):
+        report.metrics_table([runs[0], elsewhere], "envzoo/MarketMakingAS-v1", [metric])

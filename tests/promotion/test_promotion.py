@@ -57,7 +57,7 @@ def test_lp_allocation_equals_brute_force():
 
 @pytest.mark.parametrize("budget", [0.0, 5.0, 16.0, 40.0])
 def test_policies_never_exceed_the_budget(budget):
-    env = gym.make("envzoo/Promotion-v0", budget=budget, max_episode_steps=6)
+    env = gym.make("envzoo/Promotion-v1", budget=budget, max_episode_steps=6)
     for policy in (BCRLSP(env, episodes=5, periods=6), Oracle(env), MyopicGreedy(env), RandomBonus(env),
                    Uniform(env, 3)):
         for seed in range(2):
@@ -69,7 +69,7 @@ def test_policies_never_exceed_the_budget(budget):
 
 
 def test_allocation_above_budget_is_refused_whole():
-    env = gym.make("envzoo/Promotion-v0", budget=10.0)
+    env = gym.make("envzoo/Promotion-v1", budget=10.0)
     env.reset(seed=0)
     _, _, _, _, info = env.step(np.full(16, 3))
     assert info["refused"] == 1 and info["cost"] == 0.0
@@ -80,3 +80,34 @@ def test_bad_arguments_are_named():
         make_params(bonuses=(1.0, 2.0))
     with pytest.raises(ValueError, match="preset"):
         make_params(preset="extreme")
+
+
+def test_constrained_flavour_counts_spend_against_the_episode_limit():
+    """PromotionBudget-v0: spending past the cost limit is allowed but counted; the observation's
+    last entry is what remains of the limit, and it is the sum of the costs that counts."""
+    env = gym.make("envzoo/PromotionBudget-v0", cost_limit=100.0, max_episode_steps=3)
+    observation, _ = env.reset(seed=0)
+    assert observation[-1] == 100.0
+    spent = 0.0
+    for _ in range(3):
+        observation, _, _, truncated, info = env.step(np.full(16, 3))  # 64 a period, past the limit at once
+        spent += info["cost"]
+        assert info["refused"] == 0 and observation[-1] == max(100.0 - spent, 0.0)
+    assert truncated and spent == 3 * 64.0
+    assert info["metrics"]["limit_exceeded"] == 1.0 and info["metrics"]["spend_per_limit"] == spent / 100.0
+
+
+@pytest.mark.parametrize("cost_limit", [0.0, 37.0, 480.0])
+def test_reference_policies_stay_within_the_cost_limit(cost_limit):
+    env = gym.make("envzoo/PromotionBudget-v0", cost_limit=cost_limit, max_episode_steps=8)
+    for policy in (BCRLSP(env, episodes=5, periods=8), Oracle(env), MyopicGreedy(env), RandomBonus(env),
+                   Uniform(env, 3)):
+        policy.reset(0)
+        observation, info = env.reset(seed=0)
+        spent = 0.0
+        for _ in range(8):
+            observation, _, _, _, info = env.step(policy(observation, info))
+            spent += info["cost"]
+        assert spent <= cost_limit + 1e-9 and info["metrics"]["limit_exceeded"] == 0.0
+        if cost_limit >= 37.0 and isinstance(policy, MyopicGreedy):  # it spends all it is given
+            assert spent >= 0.75 * cost_limit  # the limit is spread over the episode, not hoarded

@@ -92,3 +92,151 @@ def test_multi_turn_attempts():
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         envzoo.make(ID, **kwargs)
+
+
+# ---------------------------------------------------------------- knights and knaves
+_ISLANDER = r"(I|Alice|Bob|Carol|Dave|Eve|Frank)"
+_KIND = r"a (knight|knave)"
+
+
+def _reading(text: str, speaker: str):
+    """The printed statement as a predicate over {name: is_knight}, read back from the English
+    (independent of the generator's own representation)."""
+    def who(word):
+        return speaker if word == "I" else word
+
+    def be(word):
+        return rf"{word} (?:am|is)"
+    patterns = [
+        (rf"{be(_ISLANDER)} {_KIND}\.", lambda m: lambda s: s[who(m[1])] == (m[2] == "knight")),
+        (rf"{_ISLANDER} and {_ISLANDER} are both (knights|knaves)\.",
+         lambda m: lambda s: s[who(m[1])] == s[who(m[2])] == (m[3] == "knights")),
+        (rf"{_ISLANDER} and {_ISLANDER} are of the same kind\.", lambda m: lambda s: s[who(m[1])] == s[who(m[2])]),
+        (rf"{_ISLANDER} and {_ISLANDER} are of different kinds\.", lambda m: lambda s: s[who(m[1])] != s[who(m[2])]),
+        (rf"{be(_ISLANDER)} {_KIND} or {be(_ISLANDER)} {_KIND}\.",
+         lambda m: lambda s: s[who(m[1])] == (m[2] == "knight") or s[who(m[3])] == (m[4] == "knight")),
+        (rf"If {be(_ISLANDER)} {_KIND}, then {be(_ISLANDER)} {_KIND}\.",
+         lambda m: lambda s: s[who(m[1])] != (m[2] == "knight") or s[who(m[3])] == (m[4] == "knight")),
+        (r"Exactly (\d) of the (\d) of us (?:is a knight|are knights)\.",
+         lambda m: lambda s: sum(s.values()) == int(m[1])),
+    ]
+    for pattern, predicate in patterns:
+        match = re.fullmatch(pattern, text)
+        if match:
+            return predicate(match)
+    raise AssertionError(f"unreadable statement {text!r}")
+
+
+def test_logic_puzzles_have_exactly_the_answer_as_their_one_solution():
+    import itertools
+
+    for question in questions("logic", count=25):
+        names = re.search(r"You meet (.+?)\.\n", question.text).group(1).replace(" and ", ", ").split(", ")
+        assert len(names) == question.level + 1
+        said = [(speaker, _reading(statement, speaker))
+                for speaker, statement in re.findall(r'(\w+) says: "(.+?)"', question.text)]
+        fits = [dict(zip(names, kinds)) for kinds in itertools.product((False, True), repeat=len(names))
+                if all(holds(dict(zip(names, kinds))) == dict(zip(names, kinds))[speaker] for speaker, holds in said)]
+        assert len(fits) == 1, question.text
+        assert {name for name, knight in fits[0].items() if knight} == set(question.answer), question.text
+
+
+@pytest.mark.parametrize("level", range(1, LEVELS + 1))
+def test_expert_solves_every_logic_level(level):
+    env = envzoo.make(ID, families="logic", level=level)
+    for seed in range(20):
+        observation, info = env.reset(seed=seed)
+        assert env.step(info["walkthrough"][0])[:3] == ("Correct.", 1.0, True)
+
+
+def test_logic_answers_are_read_as_sets_of_names():
+    env = envzoo.make(ID, families="logic", level=3, attempts=4)
+    observation, info = env.reset(seed=5)
+    knights = env.unwrapped.task.questions[0].answer
+    others = [name for name in env.unwrapped.task.questions[0].names if name not in knights]
+    assert env.step("Answer: Zed")[:3] == ("No answer found: end with 'Answer: ...'. Attempts left: 3.", 0.0, False)
+    assert env.step("Answer: " + ", ".join(knights + (others[0],)))[1] == 0.0
+    shuffled = " and ".join(name.lower() for name in reversed(knights)) if knights else "none"
+    assert env.step(f"Thinking...\nAnswer: {shuffled}")[:3] == ("Correct.", 1.0, True)
+
+
+# ---------------------------------------------------------------- code in the sandbox
+CODE_ID_KWARGS = {"families": "code", "attempts": 1}
+
+
+def _code_reply(body: str) -> str:
+    return f"Here is my solution.\n```python\n{body}\n```"
+
+
+def test_code_task_examples_match_their_worked_example():
+    """The reference solutions against examples worked by hand from the task texts."""
+    from envzoo.text.reasoning.code import TEMPLATES, _load
+
+    assert _load(TEMPLATES[4].source.format())("aaabccdddd") == "a3b1c2d4"  # run-length encoding
+    assert _load(TEMPLATES[8].source.format())([3, 1, 4, 1, 5, 9, 2, 6]) == 4  # 1, 4, 5, 9
+    assert _load(TEMPLATES[2].source.format(k=3))("xyz, abc") == "abc, def"
+    assert _load(TEMPLATES[9].source.format(steps=[1, 2], m=1000))(10) == 89  # Fibonacci
+    assert _load(TEMPLATES[7].source.format(b=10))(12345) == 6
+    assert _load(TEMPLATES[6].source.format(pairs=["()", "[]"]))("([)]") is False
+
+
+@pytest.mark.parametrize("level", range(1, LEVELS + 1))
+def test_expert_solves_every_code_level_and_a_wrong_program_fails(level):
+    env = envzoo.make(ID, families="code", level=level)
+    for seed in range(4):
+        observation, info = env.reset(seed=seed)
+        assert observation.startswith("Write a Python function solve")
+        assert env.step(info["walkthrough"][0])[:3] == ("Correct.", 1.0, True)
+    env.reset(seed=0)
+    observation, reward, terminated, truncated, step_info = env.step(_code_reply("def solve(*args):\n    return 0"))
+    assert reward == 0.0 and terminated and re.fullmatch(r"Incorrect: [0-7] of 8 tests passed\. Attempts left: 0\.",
+                                                         observation), observation
+    assert step_info["metrics"]["success"] == 0.0
+
+
+@pytest.mark.parametrize("body, feedback", [
+    ("def solve(*args):\n    while True:\n        pass", "ran past the"),  # the CPU limit (the wall clock if busy)
+    ("def solve(*args):\n    hog = []\n    while True:\n        hog.append(bytearray(2**24))", "ran out of memory"),
+    ("hog = bytearray(2**40)\ndef solve(*args):\n    return 0", "ran out of memory"),
+    ("def solve(*args):\n    return 1 // 0", "raised ZeroDivisionError"),
+    ("def answer(*args):\n    return 0", "defines no function solve"),
+])
+def test_runaway_and_broken_programs_get_a_clear_zero(body, feedback):
+    env = envzoo.make(ID, families="code", level=1)
+    env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(_code_reply(body))
+    assert (reward, terminated) == (0.0, True) and feedback in observation, observation
+
+
+def test_the_sandbox_kills_a_sleeping_program_at_the_wall_clock_and_isolates_it():
+    from envzoo.text.reasoning.sandbox import run_solution
+
+    outcome = run_solution("import time\ntime.sleep(60)", [[1]], wall_seconds=0.5)
+    assert outcome.outputs is None and "wall-clock" in outcome.failure
+    # isolated: an empty environment, the temporary folder as cwd, not the caller's sys.path
+    probe = run_solution("import os, sys\ndef solve():\n    return [sorted(os.environ), os.listdir('.'), "
+                         "any('wt-text' in p or p == '' for p in sys.path)]", [[]])
+    environment, files, caller_path = probe.outputs[0]
+    assert "PATH" not in environment and sorted(files) == ["harness.py", "inputs.json", "solution.py"]
+    assert not caller_path
+
+
+def test_a_program_cannot_claim_passes_by_writing_results():
+    """The expected outputs never reach the sandbox: a program that writes a results file and
+    exits still fails."""
+    env = envzoo.make(ID, families="code", level=2)
+    env.reset(seed=3)
+    forged = "import json, os\njson.dump([{'value': 0}] * 8, open('results.json', 'w'))\nos._exit(0)"
+    assert env.step(_code_reply(forged))[1] == 0.0
+
+
+def test_all_families_and_the_default_stays_the_four_integer_ones():
+    assert envzoo.make(ID).unwrapped.params.families == ("arithmetic", "linear_equation", "sorting", "sequence")
+    env = envzoo.make(ID, families="all", level=5)
+    seen = set()
+    for seed in range(40):
+        observation, info = env.reset(seed=seed)
+        seen.add(info["family"])
+        if info["family"] != "code":  # code is checked above; here the quick ones
+            assert env.step(info["walkthrough"][0])[1] == 1.0
+    assert seen == {"arithmetic", "linear_equation", "sorting", "sequence", "logic", "code"}

@@ -68,3 +68,61 @@ def test_reference_policies_drive_both_faces_alike(policy):
         finally:
             env.close()
     assert metrics[0] == metrics[1]
+
+
+def test_per_light_throughput_counts_every_vehicle_that_leaves_the_incoming_lanes(every_second):
+    """The MOMAland face's throughput, read at decisions, against a count made every second."""
+    from envzoo.traffic.parallel import TrafficGridMOMAEnv
+
+    env = TrafficGridMOMAEnv(scenario=SCENARIO, max_cycles=40)
+    lanes = env.task.sim.network.lanes
+    incoming = {light: [lanes[i] for i in intersection.in_lanes]
+                for light, intersection in env.task.intersections.items()}
+    seen = {light: set() for light in incoming}
+    counted = dict.fromkeys(incoming, 0)
+
+    def record(api):
+        for light, light_lanes in incoming.items():
+            now = {vehicle for lane in light_lanes for vehicle in api.lane.getLastStepVehicleIDs(lane)}
+            counted[light] += len(seen[light] - now)
+            seen[light] = now
+
+    try:
+        every_second(env, record)
+        env.reset(seed=3)
+        rng = np.random.default_rng(3)
+        throughput = dict.fromkeys(incoming, 0.0)
+        for light in incoming:  # the vehicles there when the episode starts
+            seen[light] = {v for lane in incoming[light] for v in env.task.sim.sim.api.lane.getLastStepVehicleIDs(lane)}
+        while env.agents:
+            rewards = env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})[1]
+            for light, reward in rewards.items():
+                assert env.reward_space(light).contains(reward)
+                throughput[light] += reward[1]
+        assert sum(counted.values()) > 50, "the test needs traffic"
+        assert throughput == {light: float(n) for light, n in counted.items()}
+    finally:
+        env.close()
+
+
+def test_per_light_waiting_adds_up_to_the_central_face_and_co2_to_part_of_the_network():
+    from envzoo.traffic.parallel import TrafficGridMOMAEnv
+
+    central = TrafficGridMOEnv(scenario=SCENARIO, backend="traci")
+    agents = TrafficGridMOMAEnv(scenario=SCENARIO, backend="traci")
+    try:
+        central.reset(seed=6)
+        agents.reset(seed=6)
+        rng = np.random.default_rng(6)
+        co2_agents = co2_network = 0.0
+        for _ in range(40):
+            action = rng.integers(2, size=len(central.task.lights))
+            vector = central.step(action)[1]
+            rewards = agents.step(dict(zip(central.task.lights, action.tolist())))[1]
+            total = np.sum([rewards[light] for light in central.task.lights], axis=0)
+            assert total[0] == pytest.approx(vector[0], rel=1e-5, abs=1e-6)
+            co2_agents, co2_network = co2_agents - total[2], co2_network - vector[2]
+        assert 0.5 * co2_network < co2_agents < co2_network  # 0.66 on this seed
+    finally:
+        central.close()
+        agents.close()

@@ -103,6 +103,15 @@ def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
             if env_id != "default":
                 envzoo.env_info(env_id)  # a misspelled id raises
                 assert config_for(env_id, path.stem).n_timesteps > 0
+    # The studies of baselines/README.md: PPO configurations of `envzoo train --hyperparams FILE`.
+    studies = sorted((HYPERPARAMS_DIR.parent / "studies").glob("*.yml"))
+    assert studies
+    for path in studies:
+        for env_id in yaml.safe_load(path.read_text()):
+            if env_id != "default":
+                config = config_for(env_id, "ppo", path)
+                assert config.n_timesteps > 0
+                envzoo.make(env_id, **config.env_kwargs).close()  # the study's arguments build the env
 
 
 class _MaskedChoice(gym.Env):
@@ -149,3 +158,14 @@ def test_maskable_ppo_needs_an_env_that_reports_masks(tmp_path, hyperparams, cap
     assert main(["train", "envzoo/Serverless-v1", "--algo", "maskable-ppo", "--hyperparams", str(hyperparams),
                  "--results", str(tmp_path)]) == 2
     assert "info['action_mask']" in capsys.readouterr().err
+
+
+def test_the_dispatch_study_runs_the_optic_er_like_preset():
+    import yaml
+
+    from envzoo.dispatch.params import OPTIC_ER_LIKE
+    from envzoo.train.hyperparams import HYPERPARAMS_DIR
+
+    study = yaml.safe_load((HYPERPARAMS_DIR.parent / "studies" / "dispatch-optic-er.yml").read_text())
+    as_lists = {name: np.asarray(value).tolist() for name, value in OPTIC_ER_LIKE.items()}
+    assert study["default"]["env_kwargs"] == as_lists

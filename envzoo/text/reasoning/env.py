@@ -20,6 +20,23 @@ class ReasoningEnv(TaskEnv):
     | ``linear_equation`` | Solve for x: 2*x - 5 = 9. | the integer x |
     | ``sorting`` | Sort in ascending order: 4, -2, 9, 0, 7. | the 3 + 2 * level numbers, sorted |
     | ``sequence`` | the next number of 1, 4, 7, 10, 13 | rules by level: arithmetic, geometric, quadratic, Fibonacci |
+    | ``logic`` | Alice says: "Bob and I are both knaves." Who are the knights? | the knights' names, or ``none`` |
+    | ``code`` | Write solve(xs): the sum of the elements of xs divisible by 3. | a program, run on 8 hidden tests |
+
+    ``logic``: level + 1 islanders, each saying statements true to their kind (``X is a
+    knave``, pairs, ``same kind``, disjunctions, ``exactly k of us``, conditionals, more kinds
+    higher up); a brute-force solver over every assignment proves the answer unique before the
+    puzzle is asked. ``code``: two task templates per level (sums and counts; Caesar shifts and
+    top-k; run-length encoding and sliding maxima; bracket matching and digital roots; longest
+    increasing subsequence and staircase counts) with seeded parameters and seeded tests; the
+    reply's last ```` ```python ```` block is run in a sandbox: ``python -I`` in a fresh
+    temporary folder with an empty environment, ``setrlimit`` limits of 2 s CPU time, 512 MiB
+    address space, 1 MiB written files, no new processes (not enforced for root), a 5 s
+    wall-clock timeout that kills the process group.
+    It gets the tests' inputs only; its outputs are compared here with a reference solution's,
+    so an infinite loop, a memory bomb or a crash is a clear wrong answer (reward 0), never a
+    hang. (The sandbox keeps runaway programs in check; it is not a security boundary against
+    a hostile one: no network namespace, POSIX only.)
 
     With ``attempts`` > 1 the task is multi-turn: a wrong answer is told so and the agent tries
     again.
@@ -28,16 +45,22 @@ class ReasoningEnv(TaskEnv):
 
     ``Text(1, 8192)`` over printable ASCII: the reply, reasoning included. The answer is the
     last ``\\boxed{...}``, else the last line ``Answer: ...``, else the whole reply; it must be
-    integers separated by commas or spaces (anything else is an unparsed answer: a wrong one).
+    integers separated by commas or spaces (``logic``: the islanders' names, separated by commas,
+    spaces or ``and``, any case, or ``none``); anything else is an unparsed answer (a wrong one).
+    ``code``: the reply's last fenced code block, else the whole reply if it defines a function;
+    it must define ``solve``.
 
     ## Observation Space
 
-    ``Text(1, 1024)``: the question at reset; then ``Correct.``, ``Incorrect. Attempts left:
-    n.`` or ``No answer found...``.
+    ``Text(1, 2048)``: the question at reset; then ``Correct.``, ``Incorrect. Attempts left:
+    n.`` or ``No answer found...``; for ``code`` the incorrect answer's feedback says how many
+    tests passed or which limit the program broke (``Incorrect: 5 of 8 tests passed (1 raised
+    ZeroDivisionError).``, ``Incorrect: it ran past the CPU-time limit of 2 s.``).
 
     ## Rewards
 
-    1 for the correct answer, else 0 (the verifier compares integers, never text).
+    1 for the correct answer, else 0 (the verifier compares integers, sets of names or a
+    program's outputs on every hidden test, never text).
 
     ## Costs
 
@@ -46,8 +69,8 @@ class ReasoningEnv(TaskEnv):
     ## Starting State
 
     A question of a family drawn uniformly from ``families``. The reset ``info`` holds
-    ``family`` and ``walkthrough`` (the one reply ``Answer: <exact answer>``, which the
-    ``expert`` policy sends).
+    ``family`` and ``walkthrough`` (the one correct reply, ``Answer: <exact answer>`` or the
+    reference solution in a code block, which the ``expert`` policy sends).
 
     ## Episode End
 
@@ -60,7 +83,8 @@ class ReasoningEnv(TaskEnv):
 
     ## Arguments
 
-    - ``families``: one family, a list, or None (default: all four).
+    - ``families``: one family, a list, ``"all"`` (the six), or None (default: the four
+      integer-answer families; ``logic`` and ``code`` are asked for by name).
     - ``level``: 1 .. 5 (default 1).
     - ``attempts``: answers per episode (default 1, single turn).
     - ``render_mode``: ``"ansi"``.
@@ -68,12 +92,14 @@ class ReasoningEnv(TaskEnv):
     ## References
 
     reasoning-gym (open-thought/reasoning-gym): procedural tasks with verifiable answers.
+    R. Smullyan. *What Is the Name of This Book?* 1978: knights and knaves.
     N. Lambert et al. *Tülu 3: Pushing Frontiers in Open Language Model Post-Training.* 2024
     (arXiv:2411.15124): reinforcement learning with verifiable rewards.
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version; the ``logic`` and ``code`` families were added later behind
+      ``families`` (the default episodes, and so v0's recorded trajectories, are unchanged).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

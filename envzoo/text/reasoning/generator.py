@@ -1,6 +1,8 @@
-"""Seeded questions of four families at five levels, each with its exact answer and a verifier
-that reads an answer from free text: integer arithmetic, linear equations, sorting, and the
-next term of a sequence."""
+"""Seeded questions of six families at five levels, each with its exact answer and a verifier
+that reads an answer from free text: integer arithmetic, linear equations, sorting, the next
+term of a sequence (integer answers), knights-and-knaves puzzles (:mod:`.logic`: the knights'
+names) and small programming tasks (:mod:`.code`: a program, run on hidden tests in the
+sandbox)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FAMILIES = ("arithmetic", "linear_equation", "sorting", "sequence")
+from envzoo.text.reasoning.code import CodeTask, extract_code, make_code_task
+from envzoo.text.reasoning.logic import make_puzzle, parse_names
+from envzoo.text.reasoning.sandbox import run_solution
+
+INTEGER_FAMILIES = ("arithmetic", "linear_equation", "sorting", "sequence")
+FAMILIES = INTEGER_FAMILIES + ("logic", "code")
+#: The families an env asks when none are named: v0's first four (``logic`` and ``code`` came
+#: later and are asked for by name, so that v0's default episodes stay as they were).
+DEFAULT_FAMILIES = INTEGER_FAMILIES
 LEVELS = 5
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 _ANSWER_LINE = re.compile(r"^\s*(?:final\s+)?answer\s*[:=]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -21,11 +31,52 @@ class Question:
     family: str
     level: int
     text: str
-    answer: tuple[int, ...]  # one integer, or the sorted list
+    answer: tuple  # integers (one, or the sorted list); logic: the knights' names
+    names: tuple[str, ...] = ()  # logic: the islanders
+    code: CodeTask | None = None  # code: the task, its hidden tests and reference solution
 
     @property
-    def answer_text(self) -> str:
-        return ", ".join(map(str, self.answer))
+    def expert_reply(self) -> str:
+        """The reply that is correct: ``Answer: ...``, or the reference solution's code."""
+        if self.code is not None:
+            return f"```python\n{self.code.solution}```"
+        if self.family == "logic" and not self.answer:
+            return "Answer: none"
+        return f"Answer: {', '.join(map(str, self.answer))}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A reply's verification: whether an answer was found in it (``given``), whether it is
+    correct, and for code what the tests said (``detail``)."""
+
+    given: bool
+    correct: bool
+    detail: str = ""
+
+
+def verify(question: Question, reply: str) -> Verdict:
+    """The verdict on ``reply``: integers are compared as integers, names as a set, a program by
+    its outputs on the hidden tests in the sandbox; never by text similarity."""
+    if question.code is not None:
+        return _verify_code(question.code, reply)
+    answer = extract_answer(reply)
+    given = parse_names(answer, question.names) if question.family == "logic" else parse_integers(answer)
+    if question.family == "logic":
+        return Verdict(given is not None, given == frozenset(question.answer))
+    return Verdict(given is not None, given == question.answer)
+
+
+def _verify_code(task: CodeTask, reply: str) -> Verdict:
+    source = extract_code(reply)
+    if source is None:
+        return Verdict(False, False)
+    outcome = run_solution(source, task.inputs)
+    if outcome.outputs is None:
+        return Verdict(True, False, outcome.failure)
+    passed = sum(output == expected for output, expected in zip(outcome.outputs, task.expected))
+    raised = f" ({len(outcome.errors)} raised {', '.join(sorted(set(outcome.errors)))})" if outcome.errors else ""
+    return Verdict(True, passed == len(task.expected), f"{passed} of {len(task.expected)} tests passed{raised}")
 
 
 def extract_answer(text: str) -> str:
@@ -49,7 +100,17 @@ def parse_integers(answer: str) -> tuple[int, ...] | None:
 
 def make_question(rng: np.random.Generator, family: str, level: int) -> Question:
     return {"arithmetic": _arithmetic, "linear_equation": _linear_equation, "sorting": _sorting,
-            "sequence": _sequence}[family](rng, level)
+            "sequence": _sequence, "logic": _logic, "code": _code}[family](rng, level)
+
+
+def _logic(rng, level):
+    text, names, knights = make_puzzle(rng, level)
+    return Question("logic", level, text, knights, names)
+
+
+def _code(rng, level):
+    task = make_code_task(rng, level)
+    return Question("code", level, task.text, (), code=task)
 
 
 def _arithmetic(rng, level):

@@ -9,16 +9,11 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.text.metrics import object_array
 from envzoo.text.picture import TextPicture
-from envzoo.text.reasoning.generator import (
-    Question,
-    extract_answer,
-    make_question,
-    parse_integers,
-)
+from envzoo.text.reasoning.generator import Question, make_question, verify
 from envzoo.text.reasoning.params import ReasoningParams, make_params
 from envzoo.text.spaces import text_space
 
-MAX_OBSERVATION_LENGTH = 1024
+MAX_OBSERVATION_LENGTH = 2048
 #: Longest reply (characters): room for the reasoning before the answer.
 MAX_REPLY_LENGTH = 8192
 METRICS = ("success", "attempts", "unparsed_rate")
@@ -54,23 +49,26 @@ class ReasoningTask(TextPicture, Task):
         self.attempts[rows] = self.unparsed[rows] = 0
         self.solved[rows] = False
         return {"family": object_array([self.questions[row].family for row in rows]),
-                "walkthrough": object_array([[f"Answer: {self.questions[row].answer_text}"] for row in rows])}
+                "walkthrough": object_array([[self.questions[row].expert_reply] for row in rows])}
 
     def step(self, actions) -> Transition:
         reward = np.zeros(self.batch)
         for row, reply in enumerate(actions):
-            given = parse_integers(extract_answer(reply))
+            question = self.questions[row]
+            verdict = verify(question, reply)
             self.attempts[row] += 1
-            self.unparsed[row] += given is None
-            self.solved[row] = given == self.questions[row].answer
+            self.unparsed[row] += not verdict.given
+            self.solved[row] = verdict.correct
             reward[row] = float(self.solved[row])
             left = self.params.attempts - self.attempts[row]
             if self.solved[row]:
                 self.observations[row] = "Correct."
-            elif given is None:
-                self.observations[row] = f"No answer found: end with 'Answer: ...'. Attempts left: {left}."
+            elif not verdict.given:
+                how = "reply with the code in a ```python block" if question.code else "end with 'Answer: ...'"
+                self.observations[row] = f"No answer found: {how}. Attempts left: {left}."
             else:
-                self.observations[row] = f"Incorrect. Attempts left: {left}."
+                detail = f": {verdict.detail}" if verdict.detail else ""
+                self.observations[row] = f"Incorrect{detail}. Attempts left: {left}."
         terminated = self.solved | (self.attempts >= self.params.attempts)
         return Transition(reward=reward, terminated=terminated, truncated=np.zeros(self.batch, dtype=bool),
                           cost=None, info={"won": self.solved.copy()})

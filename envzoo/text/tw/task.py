@@ -11,20 +11,13 @@ from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
 from envzoo.text.picture import TextPicture
-from envzoo.text.spaces import CHARSET, command_space, normalize_command, text_space
+from envzoo.text.spaces import command_space, normalize_command, printable, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
 from envzoo.text.tw.sim import TextWorldGame
 
 #: Longest observation (characters): a cooking game's longest room description is far shorter.
 MAX_OBSERVATION_LENGTH = 16384
-_PRINTABLE = set(CHARSET)
-
-
-def printable(text: str) -> str:
-    """TextWorld's answer in the observation space's charset: tabs and other whitespace become
-    spaces, any other character outside printable ASCII a ``?`` (its answers have none)."""
-    return "".join(c if c in _PRINTABLE else " " if c.isspace() else "?" for c in text.strip()) or "."
 
 
 class TextWorldTask(TextPicture, Task):

@@ -1,0 +1,105 @@
+"""TextWorldExpress-v0's decision problem: B TextWorldExpress games, one per row, each generated
+from a seed of the fold that the row's key draws; rewards from the task's success or from the
+game's own score."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.core.contract import Task, Transition
+from envzoo.core.errors import MissingExtraError
+from envzoo.core.extras import missing_modules
+from envzoo.core.rng import keys_from
+from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
+from envzoo.text.picture import TextPicture
+from envzoo.text.spaces import command_space, normalize_command, printable, text_space
+from envzoo.text.twx.params import ExpressParams, make_params
+from envzoo.text.twx.sim import ExpressGame
+
+#: Longest observation (characters): a CookingWorld kitchen's description is far shorter.
+MAX_OBSERVATION_LENGTH = 8192
+
+
+class ExpressTask(TextPicture, Task):
+    """B TextWorldExpress games; see ``TextWorldExpress-v0``'s docstring."""
+
+    picture_title = "TEXTWORLDEXPRESS"
+
+    def __init__(self, params: ExpressParams, batch: int):
+        if missing_modules("text"):
+            raise MissingExtraError("text", "textworld_express", "envzoo/TextWorldExpress-v0")
+        super().__init__(params, batch)
+        self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
+        self.action_space = command_space()
+        self.action_hint = "Send one command as a string, e.g. 'move north'; info['admissible_commands'] lists them."
+        self.games = [ExpressGame() for _ in range(batch)]
+        self.seeds = self.games[0].load(params.game, params.game_params)[params.fold]  # checks game_params
+        self.observations = [""] * batch
+        self.best = np.zeros(batch)  # the best score so far
+        self.steps = np.zeros(batch, dtype=np.int64)
+        self.invalid = np.zeros(batch, dtype=np.int64)
+        self.episodes: list[tuple[int, list[str]] | None] = [None] * batch  # (seed, commands) per row
+
+    make_params = staticmethod(make_params)
+
+    def reset(self, rows, generators, options) -> dict:
+        for row, key in zip(rows, keys_from(generators)):
+            self._start(row, self.seeds[int(np.random.default_rng(int(key)).integers(len(self.seeds)))])
+        return {"admissible_commands": object_array([list(self.games[row].admissible) for row in rows]),
+                "goal": object_array([self.games[row].goal for row in rows]),
+                "walkthrough": object_array([list(self.games[row].walkthrough) for row in rows])}
+
+    def _start(self, row: int, seed: int) -> None:
+        game = self.games[row]
+        game.load(self.params.game, self.params.game_params)
+        game.start(seed, self.params.fold)
+        self.observations[row] = printable(f"{game.goal}\n\n{game.feedback}")
+        self.episodes[row] = (seed, [])
+        self.best[row] = 0.0
+        self.steps[row] = self.invalid[row] = 0
+
+    def _play(self, row: int, command: str) -> float:
+        """Play one command in ``row``'s game; its reward. TextWorldExpress's parser is case
+        sensitive (``take clean blue T-shirt``): a command is matched to the admissible one it
+        equals up to case and spaces."""
+        game = self.games[row]
+        before = game.score
+        admissible = {normalize_command(option): option for option in game.admissible}
+        self.invalid[row] += command not in admissible
+        game.command(admissible.get(command, command))
+        self.episodes[row][1].append(command)
+        self.steps[row] += 1
+        self.best[row] = max(self.best[row], game.score)
+        self.observations[row] = printable(game.feedback)
+        return game.score - before if self.params.reward == "dense" else float(game.won)
+
+    def step(self, actions) -> Transition:
+        reward = np.array([self._play(row, normalize_command(action)) for row, action in enumerate(actions)])
+        won = np.array([game.won for game in self.games])
+        ended = won | np.array([game.lost for game in self.games])
+        info = {"admissible_commands": object_array([list(game.admissible) for game in self.games]), "won": won}
+        return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, dtype=bool), cost=None,
+                          info=info)
+
+    def observe(self) -> tuple[str, ...]:
+        return tuple(self.observations)
+
+    def metrics(self) -> dict[str, np.ndarray]:
+        return batch_metrics([episode_metrics(game.won, 100.0 * best, steps, len(game.walkthrough), invalid)
+                              for game, best, steps, invalid in zip(self.games, self.best, self.steps, self.invalid)])
+
+    def render_text(self, row: int = 0) -> str:
+        return f"[{self.params.game} | step {self.steps[row]} | score {self.games[row].score:.2f}]\n" \
+               f"{self.observations[row]}\n"
+
+    # The games live in the JVM: a copy replays every row's episode from its start.
+    def __getstate__(self):
+        return {"params": self.params, "batch": self.batch, "episodes": self.episodes}
+
+    def __setstate__(self, state):
+        self.__init__(state["params"], state["batch"])
+        for row, episode in enumerate(state["episodes"]):
+            if episode is not None:
+                self._start(row, episode[0])
+                for command in list(episode[1]):
+                    self._play(row, command)
