@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.contract import Task, Transition
 from envzoo.core.errors import MissingExtraError
 from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
+from envzoo.text.games import GameTask
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
-from envzoo.text.picture import TextPicture
-from envzoo.text.spaces import command_space, normalize_command, printable, text_space
+from envzoo.text.spaces import command_space, printable, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
 from envzoo.text.tw.sim import TextWorldGame
@@ -20,7 +19,7 @@ from envzoo.text.tw.sim import TextWorldGame
 MAX_OBSERVATION_LENGTH = 16384
 
 
-class TextWorldTask(TextPicture, Task):
+class TextWorldTask(GameTask):
     """B TextWorld games; see ``TextWorld-v0``'s docstring."""
 
     picture_title = "TEXTWORLD"
@@ -34,10 +33,7 @@ class TextWorldTask(TextPicture, Task):
         self.action_hint = "Send one command as a string, e.g. 'open box'; info['admissible_commands'] lists them."
         self.games = [TextWorldGame() for _ in range(batch)]
         self.walkthroughs: list[list[str]] = [[] for _ in range(batch)]
-        self.best = np.zeros(batch)  # the largest share of the walkthrough done so far
-        self.steps = np.zeros(batch, dtype=np.int64)
-        self.invalid = np.zeros(batch, dtype=np.int64)
-        self.episodes: list[tuple[int, list[str]] | None] = [None] * batch  # (game index, commands) per row
+        self._set_up_rows(batch)  # an episode is identified by its game's index; progress is the walkthrough done
 
     make_params = staticmethod(make_params)
 
@@ -59,14 +55,6 @@ class TextWorldTask(TextPicture, Task):
     def _done_share(self, row: int) -> float:
         game = self.games[row]
         return 1.0 if game.won else 1.0 - len(game.remaining) / max(len(self.walkthroughs[row]), 1)
-
-    def step(self, actions) -> Transition:
-        reward = np.array([self._play(row, normalize_command(action)) for row, action in enumerate(actions)])
-        won = np.array([game.won for game in self.games])
-        ended = won | np.array([game.lost for game in self.games])
-        info = {"admissible_commands": object_array([list(game.admissible) for game in self.games]), "won": won}
-        return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, dtype=bool), cost=None,
-                          info=info)
 
     def _play(self, row: int, command: str) -> float:
         """Play one command in ``row``'s game; its reward."""
@@ -97,15 +85,3 @@ class TextWorldTask(TextPicture, Task):
     def close(self) -> None:
         for game in self.games:
             game.close()
-
-    # TextWorld's interpreter is native code: a copy replays every row's episode from its start.
-    def __getstate__(self):
-        return {"params": self.params, "batch": self.batch, "episodes": self.episodes}
-
-    def __setstate__(self, state):
-        self.__init__(state["params"], state["batch"])
-        for row, episode in enumerate(state["episodes"]):
-            if episode is not None:
-                self._start(row, episode[0])
-                for command in list(episode[1]):
-                    self._play(row, command)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.contract import Task, Transition
 from envzoo.core.errors import MissingExtraError
 from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
+from envzoo.text.games import GameTask
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
-from envzoo.text.picture import TextPicture
 from envzoo.text.spaces import command_space, normalize_command, printable, text_space
 from envzoo.text.twx.params import ExpressParams, make_params
 from envzoo.text.twx.sim import ExpressGame
@@ -20,7 +19,7 @@ from envzoo.text.twx.sim import ExpressGame
 MAX_OBSERVATION_LENGTH = 8192
 
 
-class ExpressTask(TextPicture, Task):
+class ExpressTask(GameTask):
     """B TextWorldExpress games; see ``TextWorldExpress-v0``'s docstring."""
 
     picture_title = "TEXTWORLDEXPRESS"
@@ -35,10 +34,7 @@ class ExpressTask(TextPicture, Task):
         self.games = [ExpressGame() for _ in range(batch)]
         self.seeds = self.games[0].load(params.game, params.game_params)[params.fold]  # checks game_params
         self.observations = [""] * batch
-        self.best = np.zeros(batch)  # the best score so far
-        self.steps = np.zeros(batch, dtype=np.int64)
-        self.invalid = np.zeros(batch, dtype=np.int64)
-        self.episodes: list[tuple[int, list[str]] | None] = [None] * batch  # (seed, commands) per row
+        self._set_up_rows(batch)  # an episode is identified by its game seed; progress is the score
 
     make_params = staticmethod(make_params)
 
@@ -73,14 +69,6 @@ class ExpressTask(TextPicture, Task):
         self.observations[row] = printable(game.feedback)
         return game.score - before if self.params.reward == "dense" else float(game.won)
 
-    def step(self, actions) -> Transition:
-        reward = np.array([self._play(row, normalize_command(action)) for row, action in enumerate(actions)])
-        won = np.array([game.won for game in self.games])
-        ended = won | np.array([game.lost for game in self.games])
-        info = {"admissible_commands": object_array([list(game.admissible) for game in self.games]), "won": won}
-        return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, dtype=bool), cost=None,
-                          info=info)
-
     def observe(self) -> tuple[str, ...]:
         return tuple(self.observations)
 
@@ -91,15 +79,3 @@ class ExpressTask(TextPicture, Task):
     def render_text(self, row: int = 0) -> str:
         return f"[{self.params.game} | step {self.steps[row]} | score {self.games[row].score:.2f}]\n" \
                f"{self.observations[row]}\n"
-
-    # The games live in the JVM: a copy replays every row's episode from its start.
-    def __getstate__(self):
-        return {"params": self.params, "batch": self.batch, "episodes": self.episodes}
-
-    def __setstate__(self, state):
-        self.__init__(state["params"], state["batch"])
-        for row, episode in enumerate(state["episodes"]):
-            if episode is not None:
-                self._start(row, episode[0])
-                for command in list(episode[1]):
-                    self._play(row, command)
