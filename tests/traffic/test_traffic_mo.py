@@ -35,22 +35,28 @@ def test_vector_rewards_add_up_to_the_metrics():
         env.close()
 
 
+def same_greens(central, per_light, seed: int, rng_seed: int, steps: int):
+    """Step the central face and a per-light face of one scenario with the same random greens;
+    yields each step's two results. Closes both envs at the end."""
+    try:
+        central.reset(seed=seed)
+        per_light.reset(seed=seed)
+        rng = np.random.default_rng(rng_seed)
+        for _ in range(steps):
+            action = rng.integers(2, size=len(central.task.lights))
+            yield central.step(action), per_light.step(dict(zip(central.task.lights, action.tolist())))
+    finally:
+        central.close()
+        per_light.close()
+
+
 def test_same_greens_same_traffic_as_the_parallel_face():
     single = TrafficGridMOEnv(scenario=SCENARIO, backend="traci")
-    multi = TrafficGridEnv(scenario=SCENARIO, backend="traci")
-    try:
-        single.reset(seed=9)
-        multi.reset(seed=9)
-        rng = np.random.default_rng(0)
-        for _ in range(30):
-            action = rng.integers(2, size=len(single.task.lights))
-            observation, _, _, _, info = single.step(action)
-            observations, _, _, _, infos = multi.step(dict(zip(single.task.lights, action.tolist())))
-            assert np.array_equal(observation, np.concatenate([observations[light] for light in single.task.lights]))
-        assert info["metrics"] == infos[single.task.lights[0]]["metrics"]
-    finally:
-        single.close()
-        multi.close()
+    lights = single.task.lights
+    for (observation, _, _, _, info), (observations, _, _, _, infos) in same_greens(
+            single, TrafficGridEnv(scenario=SCENARIO, backend="traci"), seed=9, rng_seed=0, steps=30):
+        assert np.array_equal(observation, np.concatenate([observations[light] for light in lights]))
+    assert info["metrics"] == infos[lights[0]]["metrics"]
 
 
 @pytest.mark.parametrize("policy", ["fixed-time", "webster", "max-pressure"])
@@ -109,20 +115,11 @@ def test_per_light_waiting_adds_up_to_the_central_face_and_co2_to_part_of_the_ne
     from envzoo.traffic.parallel import TrafficGridMOMAEnv
 
     central = TrafficGridMOEnv(scenario=SCENARIO, backend="traci")
-    agents = TrafficGridMOMAEnv(scenario=SCENARIO, backend="traci")
-    try:
-        central.reset(seed=6)
-        agents.reset(seed=6)
-        rng = np.random.default_rng(6)
-        co2_agents = co2_network = 0.0
-        for _ in range(40):
-            action = rng.integers(2, size=len(central.task.lights))
-            vector = central.step(action)[1]
-            rewards = agents.step(dict(zip(central.task.lights, action.tolist())))[1]
-            total = np.sum([rewards[light] for light in central.task.lights], axis=0)
-            assert total[0] == pytest.approx(vector[0], rel=1e-5, abs=1e-6)
-            co2_agents, co2_network = co2_agents - total[2], co2_network - vector[2]
-        assert 0.5 * co2_network < co2_agents < co2_network  # 0.66 on this seed
-    finally:
-        central.close()
-        agents.close()
+    lights = central.task.lights
+    co2_agents = co2_network = 0.0
+    for (_, vector, *_), (_, rewards, *_) in same_greens(
+            central, TrafficGridMOMAEnv(scenario=SCENARIO, backend="traci"), seed=6, rng_seed=6, steps=40):
+        total = np.sum([rewards[light] for light in lights], axis=0)
+        assert total[0] == pytest.approx(vector[0], rel=1e-5, abs=1e-6)
+        co2_agents, co2_network = co2_agents - total[2], co2_network - vector[2]
+    assert 0.5 * co2_network < co2_agents < co2_network  # 0.66 on this seed
