@@ -386,9 +386,10 @@ def cmd_train(args) -> int:
         result = train(entry.id, args.algo, seed, config, run_dir, resume=args.resume,
                        log=lambda line: print(line, file=sys.stderr, flush=True))
         path = write(result, args.results)
+        scored = {name: result.scored_return(ev) for name, ev in result.references.items()}
         print(f"{entry.id} {run}: {result.timesteps:,} steps in {result.wall_seconds:.0f} s; evaluation return "
-              f"{result.evaluation.mean_return:.4g} (random {result.references['random'].mean_return:.4g}, "
-              f"{result.best_reference} {result.references[result.best_reference].mean_return:.4g}); normalized "
+              f"{result.scored_return(result.evaluation):.4g} (random {scored['random']:.4g}, "
+              f"{result.best_reference} {scored[result.best_reference]:.4g}); normalized "
               f"score {result.normalized_score:.2f}; wrote {path}", flush=True)
     return 0
 

@@ -20,6 +20,9 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     objectives          names of the vector reward's components (required for the multi-objective
                         kinds, mo-gymnasium and momaland-parallel, only there)
     costs               names of the constraint signals in info["cost"]
+    constraint          {metric, infeasible_return}: how the leaderboard scores a constrained id;
+                        an evaluation episode whose final metric ``metric`` is nonzero broke the
+                        constraint and counts as ``infeasible_return``
     reward_scale        the typical size of one step's reward (one per objective for
                         multi-objective ids), measured by benchmarks/reward_scales.py;
                         envzoo.make(id, scale_reward=True) divides rewards by it
@@ -83,6 +86,19 @@ class _NeedsExtra:
 
 
 @dataclass(frozen=True)
+class EpisodeConstraint:
+    """How a constrained id's episodes are scored: one whose final metric ``metric`` is nonzero
+    broke the constraint and counts as ``infeasible_return`` (the registry field ``constraint``)."""
+
+    metric: str
+    infeasible_return: float
+
+    def returns(self, returns, metric_values) -> tuple[float, ...]:
+        """Each episode's return, or ``infeasible_return`` where its ``metric`` value is nonzero."""
+        return tuple(self.infeasible_return if broke else float(r) for r, broke in zip(returns, metric_values))
+
+
+@dataclass(frozen=True)
 class PolicyRef(_NeedsExtra):
     """A reference policy: a factory ``entry_point(env, **kwargs)``, the extra it needs and the
     arguments its env must be made with (``envzoo eval`` passes them)."""
@@ -118,6 +134,7 @@ class EnvEntry(_NeedsExtra):
     tags: tuple[str, ...] = ()
     policies: tuple[PolicyRef, ...] = ()
     reward_scale: float | tuple[float, ...] | None = None
+    constraint: EpisodeConstraint | None = None
 
     @property
     def is_multi_agent(self) -> bool:
@@ -215,7 +232,7 @@ SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "jax_entry_point": str, "kwargs": dict, "max_episode_steps": int,
              "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
-             "policies": dict, "reward_scale": (int, float, list)}
+             "policies": dict, "reward_scale": (int, float, list), "constraint": dict}
 
 
 def _fail(where: str, field_name: str, problem: str) -> RegistryError:
@@ -290,8 +307,24 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         objectives=tuple(raw.get("objectives") or ()), costs=tuple(raw.get("costs") or ()),
         papers=tuple(raw.get("papers") or ()), extra=raw.get("extra"),
         tags=tuple(raw.get("tags") or ()), policies=tuple(policies),
-        reward_scale=_reward_scale(raw, where),
+        reward_scale=_reward_scale(raw, where), constraint=_constraint(raw, where),
     )
+
+
+def _constraint(raw: dict, where: str) -> EpisodeConstraint | None:
+    """The entry's ``constraint``: a metric it reports and a number, on an id with costs."""
+    value = raw.get("constraint")
+    if value is None:
+        return None
+    if set(value) != {"metric", "infeasible_return"}:
+        raise _fail(where, "constraint", f"expected the keys metric and infeasible_return, got {sorted(value)}")
+    if value["metric"] not in raw["metrics"]:
+        raise _fail(where, "constraint.metric", f"{value['metric']!r} is not one of the id's metrics {raw['metrics']}")
+    if not isinstance(value["infeasible_return"], (int, float)) or isinstance(value["infeasible_return"], bool):
+        raise _fail(where, "constraint.infeasible_return", f"expected a number, got {value['infeasible_return']!r}")
+    if not raw.get("costs"):
+        raise _fail(where, "constraint", "only an id with costs (info['cost']) has a constraint: name its costs")
+    return EpisodeConstraint(value["metric"], float(value["infeasible_return"]))
 
 
 def _reward_scale(raw: dict, where: str) -> float | tuple[float, ...] | None:

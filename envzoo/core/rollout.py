@@ -52,7 +52,9 @@ def _run_parallel(env, policy: Policy, seed: int | None, max_steps: int | None) 
     returns = {agent: 0.0 for agent in env.possible_agents}
     step_rewards, last_infos = [], infos
     while env.agents and len(step_rewards) != max_steps:
-        actions = policy(observations, infos)
+        # A step's dicts also hold the agents that left at that step; the next step is for the live ones.
+        actions = policy({agent: observations[agent] for agent in env.agents},
+                         {agent: infos.get(agent, {}) for agent in env.agents})
         observations, rewards, terminations, truncations, infos = env.step(actions)
         for agent, reward in rewards.items():  # a vector per agent for MOMAland's faces
             returns[agent] = returns[agent] + np.asarray(reward, dtype=np.float64)

@@ -4,7 +4,10 @@ A run's file holds what reproduces and judges it: the id and its arguments, the 
 framework, the seed, the budget and hyperparameters, the library versions, the learning curve,
 the trained policy's evaluation episodes and those of the random policy and every reference
 policy on the *same* evaluation seeds. From these the run's **normalized score** follows without
-any other source: 0 is the random policy's mean return, 1 the best reference policy's.
+any other source: 0 is the random policy's mean return, 1 the best reference policy's. A
+constrained id's file also holds its constraint (the registry's ``constraint``): there the score
+is taken from the *constrained return*, each episode that broke the constraint counting as the
+constraint's ``infeasible_return``.
 
 Files live under ``leaderboard/results/<Name-vN>/<framework>-<algo>-seed<S>.json``.
 """
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from envzoo.core.errors import EnvzooError, RegistryError
+from envzoo.registry import EpisodeConstraint
 
 #: The version of the file layout below; a reader refuses files of another.
 SCHEMA = 1
@@ -70,24 +74,33 @@ class RunResult:
     curve: tuple[CurvePoint, ...]
     evaluation: Evaluation
     references: dict[str, Evaluation]  # "random" and every reference policy, by name
+    constraint: EpisodeConstraint | None = None  # a constrained id's: how its episodes are scored
+
+    def scored_return(self, evaluation: Evaluation) -> float:
+        """The mean return the scores are taken from: ``evaluation``'s, or for a constrained id its
+        constrained return (an episode that broke the constraint counts as ``infeasible_return``)."""
+        if self.constraint is None:
+            return evaluation.mean_return
+        returns = self.constraint.returns(evaluation.returns, evaluation.metrics[self.constraint.metric])
+        return sum(returns) / len(returns)
 
     @property
     def best_reference(self) -> str:
-        """The reference policy (not random) with the highest mean return on the evaluation seeds."""
+        """The reference policy (not random) with the highest scored return on the evaluation seeds."""
         named = {name: ev for name, ev in self.references.items() if name != "random"}
         if not named:
             raise ResultFileError(f"{self.env_id}: the result has no reference policy besides random to scale by")
-        return max(named, key=lambda name: named[name].mean_return)
+        return max(named, key=lambda name: self.scored_return(named[name]))
 
     @property
     def normalized_score(self) -> float:
-        """(mean return - random's) / (best reference's - random's): 0 is random, 1 the best reference."""
-        return self.normalize(self.evaluation.mean_return)
+        """(scored return - random's) / (best reference's - random's): 0 is random, 1 the best reference."""
+        return self.normalize(self.scored_return(self.evaluation))
 
     def normalize(self, mean_return: float) -> float:
-        """``mean_return`` on the scale where random's is 0 and the best reference policy's 1."""
-        floor = self.references["random"].mean_return
-        span = self.references[self.best_reference].mean_return - floor
+        """``mean_return`` on the scale where random's scored return is 0 and the best reference's 1."""
+        floor = self.scored_return(self.references["random"])
+        span = self.scored_return(self.references[self.best_reference]) - floor
         if span <= 0:
             raise ResultFileError(f"{self.env_id}: no reference policy beats random on the evaluation seeds, so "
                                   f"scores cannot be normalized (random {floor:.6g})")
@@ -101,7 +114,7 @@ class RunResult:
         return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
 
     def to_json(self) -> dict:
-        return {"schema": SCHEMA, **asdict(self)}
+        return {"schema": SCHEMA, **asdict(self)}  # asdict writes the constraint as {metric, infeasible_return}
 
 
 def write(result: RunResult, root: Path = RESULTS_DIR) -> Path:
@@ -131,11 +144,16 @@ def load(path) -> RunResult:
             curve=tuple(CurvePoint(int(p["timesteps"]), float(p["mean_return"]), float(p["std_return"]))
                         for p in raw["curve"]),
             evaluation=_evaluation(raw["evaluation"], path, "evaluation"),
-            references={name: _evaluation(ev, path, f"references.{name}") for name, ev in raw["references"].items()})
+            references={name: _evaluation(ev, path, f"references.{name}") for name, ev in raw["references"].items()},
+            constraint=_constraint(raw.get("constraint")))
     except KeyError as error:
         raise ResultFileError(f"{path}: the field {error} is missing") from error
     except (TypeError, ValueError) as error:
         raise ResultFileError(f"{path}: a field has the wrong type ({error})") from error
+
+
+def _constraint(raw: dict | None) -> EpisodeConstraint | None:
+    return None if raw is None else EpisodeConstraint(str(raw["metric"]), float(raw["infeasible_return"]))
 
 
 def _evaluation(raw: dict, path: Path, where: str) -> Evaluation:
@@ -177,6 +195,8 @@ def problems(result: RunResult, min_timesteps: int = 1) -> list[str]:
         found.append("the random policy's evaluation is missing (the score's 0)")
     if result.timesteps < min_timesteps:
         found.append(f"budget {result.timesteps:,} steps is below the required {min_timesteps:,}")
+    if result.constraint != entry.constraint:
+        found.append(f"{entry.id} is scored under the constraint {entry.constraint}; the file has {result.constraint}")
     missing = [name for name in entry.metrics if name not in result.evaluation.metrics]
     if missing:
         found.append(f"metrics missing from the evaluation: {', '.join(missing)}")

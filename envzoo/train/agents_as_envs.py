@@ -38,17 +38,21 @@ class AgentsVecEnv(VecEnv):
     """A PettingZoo ``ParallelEnv`` as an SB3 ``VecEnv``: slot ``i`` is agent ``possible_agents[i]``.
 
     Every agent must have the same observation space and the same action space (the shared
-    network's), both of array type (Box, Discrete, MultiDiscrete, MultiBinary). Every agent is
-    live from ``reset`` to the episode's end, and all end at the same step: the slots of a
-    ``VecEnv`` cannot empty one by one. An env that breaks either rule gets a ``ValueError``
-    naming the agents concerned.
+    network's): array spaces (Box, Discrete, MultiDiscrete, MultiBinary) or a Dict of them
+    (observations then stack key by key, for SB3's ``MultiInputPolicy``). Every agent must be
+    live at ``reset``; an env that breaks either rule gets a ``ValueError`` naming the agents.
+
+    An agent may leave before the others (the slots of a ``VecEnv`` cannot empty one by one):
+    its slot reports ``done`` at the agent's own end, then shows zero observations and zero
+    rewards, its actions unused, until the episode ends, when it reports ``done`` again (the
+    "black death" of SuperSuit, with the agent's real end kept as an episode end for SB3).
 
     SB3's conventions: ``step_wait`` returns batched observations, ``float32`` rewards, ``dones``
-    (terminated or truncated) and one info dict per slot (a copy of that agent's info). When the
-    episode ends, every slot's info gets ``"terminal_observation"`` (the agent's last
-    observation) and ``"TimeLimit.truncated"`` (truncated but not terminated), the env is reset
-    at once without a seed (its generator goes on), and the returned observations are those of
-    the new episode; the reset infos are in ``reset_infos``. ``seed(s)`` seeds the next
+    (terminated or truncated) and one info dict per slot (a copy of that agent's info). When a
+    slot is done, its info gets ``"terminal_observation"`` (the agent's last observation) and
+    ``"TimeLimit.truncated"`` (truncated but not terminated). When the episode ends, the env is
+    reset at once without a seed (its generator goes on) and the returned observations are those
+    of the new episode; the reset infos are in ``reset_infos``. ``seed(s)`` seeds the next
     ``reset`` with ``s`` (the one env takes the first slot's seed). ``get_attr`` and
     ``env_method`` act on the one shared env and repeat its answer for each requested slot.
     """
@@ -76,24 +80,22 @@ class AgentsVecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() needs step_async(actions) first")
         actions, self._actions = self._actions, None
-        observations, rewards, terminations, truncations, infos = self.env.step(dict(zip(self.agents, actions)))
-        terminated = np.array([bool(terminations[agent]) for agent in self.agents])
-        truncated = np.array([bool(truncations[agent]) for agent in self.agents])
+        live = set(self.env.agents)
+        observations, rewards, terminations, truncations, infos = self.env.step(
+            {agent: action for agent, action in zip(self.agents, actions) if agent in live})
+        episode_over = not self.env.agents
+        batch = self._stack({agent: observations[agent] if agent in live else self._blank for agent in self.agents})
+        step_rewards = np.array([rewards[agent] if agent in live else 0.0 for agent in self.agents], dtype=np.float32)
+        terminated = np.array([bool(terminations[agent]) if agent in live else episode_over for agent in self.agents])
+        truncated = np.array([bool(truncations[agent]) if agent in live else False for agent in self.agents])
         dones = terminated | truncated
         slot_infos = [dict(infos.get(agent, {})) for agent in self.agents]
-        batch = self._stack(observations)
-        if dones.any():
-            if not dones.all():
-                raise ValueError(f"agents {[a for a, d in zip(self.agents, dones) if d]} ended while "
-                                 f"{[a for a, d in zip(self.agents, dones) if not d]} go on; AgentsVecEnv "
-                                 "needs every agent to end at the same step")
-            for slot, info in enumerate(slot_infos):
-                info["terminal_observation"] = batch[slot]
-                info["TimeLimit.truncated"] = bool(truncated[slot] and not terminated[slot])
+        for slot in np.flatnonzero(dones):
+            slot_infos[slot]["terminal_observation"] = self._slot(batch, slot)
+            slot_infos[slot]["TimeLimit.truncated"] = bool(truncated[slot] and not terminated[slot])
+        if episode_over:
             batch = self.reset()
-        else:
-            self._check_live_agents()
-        return batch, np.array([rewards[agent] for agent in self.agents], dtype=np.float32), dones, slot_infos
+        return batch, step_rewards, dones, slot_infos
 
     def close(self) -> None:
         self.env.close()
@@ -113,14 +115,28 @@ class AgentsVecEnv(VecEnv):
         # A PettingZoo env is not wrapped by Gymnasium wrappers (Monitor...): use VecMonitor.
         return [False for _ in self._get_indices(indices)]
 
-    def _stack(self, observations: dict) -> np.ndarray:
+    @property
+    def _blank(self):
+        """What a slot whose agent has left observes: zeros of the observation space."""
+        if isinstance(self.observation_space, spaces.Dict):
+            return {key: np.zeros(space.shape, space.dtype) for key, space in self.observation_space.spaces.items()}
+        return np.zeros(self.observation_space.shape, self.observation_space.dtype)
+
+    def _stack(self, observations: dict):
+        if isinstance(self.observation_space, spaces.Dict):
+            return {key: np.stack([np.asarray(observations[agent][key], dtype=space.dtype) for agent in self.agents])
+                    for key, space in self.observation_space.spaces.items()}
         return np.stack([np.asarray(observations[agent], dtype=self.observation_space.dtype)
                          for agent in self.agents])
 
+    @staticmethod
+    def _slot(batch, slot: int):
+        return {key: values[slot] for key, values in batch.items()} if isinstance(batch, dict) else batch[slot]
+
     def _check_live_agents(self) -> None:
         if set(self.env.agents) != set(self.agents):
-            raise ValueError(f"the live agents {list(self.env.agents)} are not all of possible_agents "
-                             f"{self.agents}; AgentsVecEnv needs every agent live for the whole episode")
+            raise ValueError(f"the live agents {list(self.env.agents)} at reset are not all of possible_agents "
+                             f"{self.agents}; AgentsVecEnv needs every agent live when an episode starts")
 
 
 class SharedTrainedPolicy(TrainedPolicy):
@@ -130,7 +146,12 @@ class SharedTrainedPolicy(TrainedPolicy):
 
     def __call__(self, observations: dict, infos: dict) -> dict:
         agents = list(observations)
-        actions, _ = self.model.predict(np.stack([observations[agent] for agent in agents]), deterministic=True)
+        if isinstance(self.model.observation_space, spaces.Dict):
+            batch = {key: np.stack([observations[agent][key] for agent in agents])
+                     for key in self.model.observation_space.spaces}
+        else:
+            batch = np.stack([observations[agent] for agent in agents])
+        actions, _ = self.model.predict(batch, deterministic=True)
         return dict(zip(agents, actions))
 
 
@@ -144,7 +165,8 @@ def _shared_space(env, kind: str, agents: list[str]) -> spaces.Space:
     if differ:
         raise ValueError(f"agents {differ} have a different {kind} from agent {agents[0]!r} ({space}); "
                          "AgentsVecEnv trains one shared network, so every agent needs the same spaces")
-    if not isinstance(space, _ARRAY_SPACES):
+    parts = space.spaces.values() if kind == "observation_space" and isinstance(space, spaces.Dict) else [space]
+    if not all(isinstance(part, _ARRAY_SPACES) for part in parts):
         raise ValueError(f"the agents' {kind} is {space}; AgentsVecEnv needs a Box, Discrete, MultiDiscrete "
-                         "or MultiBinary space (flatten Dict and Tuple spaces with a wrapper first)")
+                         "or MultiBinary space (observations: or a Dict of them; flatten others with a wrapper first)")
     return space

@@ -115,7 +115,7 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
         env_id=entry.id, algo=algo, framework=framework, seed=seed, timesteps=learner.timesteps,
         env_kwargs=config.env_kwargs, eval_env_kwargs=config.eval_env_kwargs, hyperparams=asdict(config),
         versions=versions(), wall_seconds=wall_seconds, curve=tuple(curve), evaluation=final,
-        references=reference_evaluations(entry.id, eval_kwargs, config.eval_episodes))
+        references=reference_evaluations(entry.id, eval_kwargs, config.eval_episodes), constraint=entry.constraint)
 
 
 def action_space(entry):

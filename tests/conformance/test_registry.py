@@ -17,7 +17,7 @@ from envzoo.core.arguments import accepted_arguments
 from envzoo.core.reward_scale import measure_reward_scale
 from envzoo.core.errors import RegistryError, UnknownArgumentError
 from envzoo.core.env import TaskEnv
-from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, entries, load_attr, parse_registry
+from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, EpisodeConstraint, entries, load_attr, parse_registry
 
 from .support import (
     REPO_ROOT, action_sequence, all_entries, entry_params, is_gymnasium, is_parallel, make_env,
@@ -289,6 +289,12 @@ def test_a_good_document_parses():
     assert parsed["envzoo/Example-v0"].metrics == ("score",)
 
 
+def test_a_constraint_parses():
+    parsed = parse_registry(_document(GOOD_ENTRY + "    costs: [spend]\n"
+                                                   "    constraint: {metric: score, infeasible_return: -1}\n"))
+    assert parsed["envzoo/Example-v0"].constraint == EpisodeConstraint("score", -1.0)
+
+
 MALFORMED = {
     "missing field": (GOOD_ENTRY.replace("    summary: An example.\n", ""), "summary"),
     "bad kind": (GOOD_ENTRY.replace("kind: gymnasium", "kind: gym"), "kind"),
@@ -314,6 +320,12 @@ MALFORMED = {
     "policy env_kwargs not a mapping": (
         GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', env_kwargs: splits}}\n",
         "policies.greedy.env_kwargs"),
+    "constraint on an unknown metric": (
+        GOOD_ENTRY + "    costs: [spend]\n    constraint: {metric: overspent, infeasible_return: 0}\n",
+        "constraint.metric"),
+    "constraint without costs": (GOOD_ENTRY + "    constraint: {metric: score, infeasible_return: 0}\n", "constraint"),
+    "constraint without its return": (GOOD_ENTRY + "    costs: [spend]\n    constraint: {metric: score}\n",
+                                      "constraint"),
 }
 
 

@@ -62,6 +62,33 @@ def test_oracles_and_random_are_not_the_yardstick():
         flat.normalized_score
 
 
+def _budget_result(**changes) -> RunResult:
+    """A PromotionBudget-v0 result: "limit_exceeded" marks the episodes that broke the cost limit."""
+    import envzoo
+
+    entry = envzoo.env_info("envzoo/PromotionBudget-v0")
+
+    def run(*returns, broke):
+        metrics = {name: (0.0,) * len(returns) for name in entry.metrics}
+        return _evaluation(*returns, metrics={**metrics, "limit_exceeded": broke})
+
+    result = _result(env_id=entry.id, constraint=entry.constraint, evaluation=run(20.0, 24.0, broke=(0.0, 1.0)),
+                     references={"random": run(25.0, 27.0, broke=(1.0, 0.0)), "no-bonus": run(18.0, 18.0, broke=(0, 0)),
+                                 "bcrlsp": run(22.0, 24.0, broke=(0.0, 0.0))})
+    return dataclasses.replace(result, **changes)
+
+
+def test_a_constrained_id_scores_the_constrained_return(tmp_path):
+    result = _budget_result()
+    # Random overspends in its first episode: 0 + 27; the trained run in its second: 20 + 0.
+    assert result.scored_return(result.references["random"]) == 13.5
+    assert result.best_reference == "bcrlsp"  # 23 against no-bonus's 18
+    assert result.normalized_score == pytest.approx((10.0 - 13.5) / (23.0 - 13.5))
+    assert load(write(result, tmp_path)) == result
+    assert problems(result) == []
+    assert any("scored under the constraint" in found for found in problems(_budget_result(constraint=None)))
+
+
 def test_a_sound_result_has_no_problems():
     assert problems(_result()) == []
 

@@ -114,18 +114,79 @@ def test_agents_with_different_spaces_are_named():
         AgentsVecEnv(Uneven())
 
 
-def test_agents_that_end_apart_are_an_error():
-    class OneLeavesEarly(CountersEnv):
-        def step(self, actions):
-            observations, rewards, terminations, truncations, infos = super().step(actions)
-            if self.agents:
-                terminations["agent_1"] = True
-            return observations, rewards, terminations, truncations, infos
+class OneLeavesEarly(CountersEnv):
+    """CountersEnv where agent_1 terminates (and leaves) once its own counter reaches 6; the env
+    refuses an action for an agent that has left, as PettingZoo's envs may."""
 
-    vec = AgentsVecEnv(OneLeavesEarly())
+    def step(self, actions):
+        assert set(actions) == set(self.agents), f"actions for {sorted(actions)}, live {self.agents}"
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        if "agent_1" in self.agents and self.counters["agent_1"] >= 6:
+            terminations["agent_1"] = True
+            self.agents.remove("agent_1")
+        return observations, rewards, terminations, truncations, infos
+
+
+def test_an_agent_that_leaves_early_ends_its_slot_then_shows_zeros_until_the_episode_ends():
+    vec = AgentsVecEnv(OneLeavesEarly(max_steps=8, terminate_at=99))
+    vec.seed(0)
     vec.reset()
-    with pytest.raises(ValueError, match=r"\['agent_1'\] ended while \['agent_0', 'agent_2'\] go on"):
-        vec.step(np.zeros(3, dtype=np.int64))
+    twos = np.full(3, 2)  # agent_1 reaches 6 within 3 steps; the episode is truncated at step 8
+    left_at = None
+    for step in range(1, 9):
+        observations, rewards, dones, infos = vec.step(twos)
+        if left_at is None and dones[1]:
+            left_at = step
+            assert not dones[0] and not dones[2]
+            assert infos[1]["terminal_observation"][0] >= 6 and not infos[1]["TimeLimit.truncated"]
+            assert rewards[1] == 4.0  # its last step still pays
+        elif left_at is not None and step < 8:
+            np.testing.assert_array_equal(observations[1], [0.0, 0.0])
+            assert rewards[1] == 0.0 and not dones.any()
+    assert left_at is not None and left_at < 8
+    assert dones.all()  # the episode's end: every slot, agent_1's zeros included
+    np.testing.assert_array_equal(infos[1]["terminal_observation"], [0.0, 0.0])
+    assert infos[0]["TimeLimit.truncated"]
+
+
+def test_episodes_play_only_the_live_agents():
+    class Stubborn(SharedTrainedPolicy):
+        def __init__(self, env):
+            super().__init__(env, model=None)
+
+        def __call__(self, observations, infos):
+            return {agent: 2 for agent in observations}
+
+    env = OneLeavesEarly(max_steps=8, terminate_at=99)
+    result = run_episode(env, Stubborn(env), seed=0)
+    assert result.length == 8
+
+
+class DictCounters(CountersEnv):
+    """CountersEnv whose observation is a Dict: the counter and the step count apart."""
+
+    def observation_space(self, agent):
+        return spaces.Dict({"counter": spaces.Box(0.0, 100.0, (1,), np.float32),
+                            "step": spaces.Box(0.0, 100.0, (1,), np.float32)})
+
+    def _observations(self):
+        return {agent: {"counter": np.array([value], np.float32), "step": np.array([self.steps], np.float32)}
+                for agent, value in self.counters.items() if agent in self.agents}
+
+
+def test_dict_observations_stack_key_by_key_and_train_a_multi_input_policy():
+    from stable_baselines3 import PPO
+
+    vec, reference = AgentsVecEnv(DictCounters()), DictCounters()
+    vec.seed(4)
+    observations = vec.reset()
+    expected, _ = reference.reset(seed=4)
+    np.testing.assert_array_equal(observations["counter"][:, 0], [expected[a]["counter"][0] for a in reference.agents])
+    assert observations["step"].shape == (3, 1)
+    model = PPO("MultiInputPolicy", vec, n_steps=16, batch_size=16, n_epochs=1, seed=0).learn(48)
+    env = DictCounters()
+    result = run_episode(env, SharedTrainedPolicy(env, model), seed=1)
+    assert result.length >= 1
 
 
 def test_ppo_trains_on_the_slots_and_plays_back_per_agent():
