@@ -47,6 +47,7 @@ class TrainConfig:
     curve_points: int = 10  # evaluations along the way (also the checkpoints)
     curve_episodes: int = 3
     multi_agent_policies: str = "shared"  # PettingZoo ids: one network for all agents, or "per-agent"
+    normalize_actions: bool = False  # a Box action space offered as [-1, 1] (SB3's advice for Gaussian policies)
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
 
 

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 
 import envzoo
 from envzoo.core.extras import require
@@ -22,6 +23,8 @@ from envzoo.core.policy import MaskedTrainedPolicy, TrainedPolicy
 from envzoo.leaderboard.results import RunResult
 from envzoo.train.hyperparams import TrainConfig
 from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
+
+VecEnvWrapper = require("train", "stable_baselines3.common.vec_env").VecEnvWrapper
 
 #: The algorithms by name: (module, class, the action spaces they accept).
 ALGORITHMS = {
@@ -51,6 +54,9 @@ class SB3Learner:
 
     def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None):
         self.env = _training_env(entry, seed, config, masked=_masked(algorithm))
+        self._normalize_actions = config.normalize_actions
+        if config.normalize_actions:
+            self.env = VecUnitActions(self.env)
         if checkpoint is None:
             self.model = algorithm(config.policy, self.env, seed=seed, verbose=0, device="cpu", **config.algo_kwargs)
         else:
@@ -72,7 +78,8 @@ class SB3Learner:
         self.model.save(Path(folder) / "model.zip")
 
     def policy(self, env):
-        return self._policy_class(env, self.model)
+        policy = self._policy_class(env, self.model)
+        return UnitActionPolicy(policy) if self._normalize_actions else policy
 
     def close(self) -> None:
         self.env.close()
@@ -91,6 +98,52 @@ def _algorithm(entry, algo: str):
         raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
                             f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
+
+
+def from_unit_interval(action, space: gym.spaces.Box) -> np.ndarray:
+    """An action in [-1, 1] per dimension mapped linearly onto ``space``'s bounds."""
+    unit = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0)
+    return (space.low + (unit + 1.0) * (space.high - space.low) / 2.0).astype(space.dtype)
+
+
+class VecUnitActions(VecEnvWrapper):
+    """Offers a bounded Box action space as [-1, 1] per dimension and maps the model's actions
+    back onto the env's bounds. SB3's Gaussian policies start at mean 0 with unit spread and
+    clip to the bounds: on a space such as [0, 20] half the first actions are clipped to 0 and a
+    deterministic policy can settle there (SB3's documentation advises normalized actions)."""
+
+    def __init__(self, venv):
+        space = venv.action_space
+        if not isinstance(space, gym.spaces.Box) or not space.is_bounded():
+            raise TrainingError(f"normalize_actions needs a bounded Box action space; this env's is {space}")
+        self.bounds = space
+        super().__init__(venv, action_space=gym.spaces.Box(-1.0, 1.0, space.shape, np.float32))
+
+    def step_async(self, actions):
+        self.venv.step_async(np.stack([from_unit_interval(action, self.bounds) for action in actions]))
+
+    def step_wait(self):
+        return self.venv.step_wait()
+
+    def reset(self):
+        return self.venv.reset()
+
+
+class UnitActionPolicy:
+    """A policy trained on :class:`VecUnitActions` played on the env itself: its actions (every
+    agent's, for a PettingZoo env) mapped from [-1, 1] onto the env's bounds."""
+
+    def __init__(self, policy):
+        self.policy, self.env = policy, policy.env
+
+    def reset(self, seed=None):
+        self.policy.reset(seed)
+
+    def __call__(self, observation, info):
+        action = self.policy(observation, info)
+        if hasattr(self.env, "possible_agents"):
+            return {agent: from_unit_interval(act, self.env.action_space(agent)) for agent, act in action.items()}
+        return from_unit_interval(action, self.env.action_space)
 
 
 def _masked(algorithm) -> bool:

@@ -169,3 +169,54 @@ def test_the_dispatch_study_runs_the_optic_er_like_preset():
     study = yaml.safe_load((HYPERPARAMS_DIR.parent / "studies" / "dispatch-optic-er.yml").read_text())
     as_lists = {name: np.asarray(value).tolist() for name, value in OPTIC_ER_LIKE.items()}
     assert study["default"]["env_kwargs"] == as_lists
+
+
+class _RecordsActions(gym.Env):
+    """A one-dimensional env with the action box [0, 20] that keeps every action it is sent."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    action_space = gym.spaces.Box(np.float32(0.0), np.float32(20.0), (1,), np.float32)
+
+    def __init__(self):
+        self.sent = []
+
+    def reset(self, seed=None, options=None):
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.sent.append(float(action[0]))
+        return np.zeros(1, np.float32), 0.0, False, False, {}
+
+
+def test_normalized_actions_train_on_the_unit_box_and_play_on_the_env_bounds():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from envzoo.core.policy import Policy
+    from envzoo.train.sb3 import UnitActionPolicy, VecUnitActions
+
+    env = _RecordsActions()
+    vec = VecUnitActions(DummyVecEnv([lambda: env]))
+    assert vec.action_space == gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    vec.reset()
+    for unit in (-1.0, 0.0, 0.5, 1.0):
+        vec.step(np.array([[unit]], np.float32))
+    assert env.sent == [0.0, 10.0, 15.0, 20.0]
+
+    class Halfway(Policy):
+        def __call__(self, observation, info):
+            return np.array([0.0], np.float32)
+
+    assert UnitActionPolicy(Halfway(_RecordsActions()))(np.zeros(1), {})[0] == 10.0
+    with pytest.raises(ValueError, match="needs a bounded Box action space"):
+        VecUnitActions(DummyVecEnv([lambda: gym.make("CartPole-v1")]))
+
+
+def test_a_pettingzoo_id_trains_with_normalized_actions(tmp_path):
+    path = tmp_path / "ppo.yml"
+    path.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n  env_kwargs: {max_cycles: 20}\n")
+    assert _train(tmp_path, path, "envzoo/Bazaar-v0") == 0
+    [result] = collect(tmp_path / "results")
+    assert result.hyperparams["normalize_actions"] and problems(result) == []
+    # Price 0 (the box's low end, where unnormalized PPO settled) bankrupts every firm; the
+    # unit box's centre is half the maximum price, so an untrained network trades.
+    assert min(result.evaluation.metrics["mean_price"]) > 0
