@@ -25,6 +25,8 @@ from envzoo.train.hyperparams import TrainConfig
 from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
 
 VecEnvWrapper = require("train", "stable_baselines3.common.vec_env").VecEnvWrapper
+#: The observation statistics' file in a checkpoint folder (normalize_observations).
+STATISTICS = "observation_statistics.pkl"
 
 #: The algorithms by name: (module, class, the action spaces they accept).
 ALGORITHMS = {
@@ -54,6 +56,12 @@ class SB3Learner:
 
     def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None):
         self.env = _training_env(entry, seed, config, masked=_masked(algorithm))
+        self._statistics = None  # the observations' running mean and variance, with normalize_observations
+        if config.normalize_observations:
+            vec_normalize = require("train", "stable_baselines3.common.vec_env").VecNormalize
+            self._statistics = (vec_normalize(self.env, norm_obs=True, norm_reward=False) if checkpoint is None
+                                else vec_normalize.load(str(checkpoint / STATISTICS), self.env))
+            self.env = self._statistics
         self._normalize_actions = config.normalize_actions
         if config.normalize_actions:
             self.env = VecUnitActions(self.env)
@@ -76,9 +84,12 @@ class SB3Learner:
     def save(self, folder: Path) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         self.model.save(Path(folder) / "model.zip")
+        if self._statistics is not None:
+            self._statistics.save(str(Path(folder) / STATISTICS))
 
     def policy(self, env):
-        policy = self._policy_class(env, self.model)
+        model = self.model if self._statistics is None else _NormalizedInputs(self.model, self._statistics)
+        policy = self._policy_class(env, model)
         return UnitActionPolicy(policy) if self._normalize_actions else policy
 
     def close(self) -> None:
@@ -98,6 +109,18 @@ def _algorithm(entry, algo: str):
         raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
                             f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
+
+
+class _NormalizedInputs:
+    """A model that standardizes each observation with the training statistics (frozen: playing
+    back never updates them) before it predicts."""
+
+    def __init__(self, model, statistics):
+        self.model, self.statistics = model, statistics
+        self.observation_space = model.observation_space
+
+    def predict(self, observation, **kwargs):
+        return self.model.predict(self.statistics.normalize_obs(observation), **kwargs)
 
 
 def from_unit_interval(action, space: gym.spaces.Box) -> np.ndarray:

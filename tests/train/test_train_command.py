@@ -211,11 +211,19 @@ def test_normalized_actions_train_on_the_unit_box_and_play_on_the_env_bounds():
         VecUnitActions(DummyVecEnv([lambda: gym.make("CartPole-v1")]))
 
 
-def test_a_pettingzoo_id_trains_with_normalized_actions(tmp_path):
+def test_a_pettingzoo_id_trains_with_normalized_actions_and_observations_and_resumes(tmp_path):
+    import pickle
+
     path = tmp_path / "ppo.yml"
-    path.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n  env_kwargs: {max_cycles: 20}\n")
-    assert _train(tmp_path, path, "envzoo/Bazaar-v0") == 0
+    path.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n  normalize_observations: true\n"
+                    "  env_kwargs: {max_cycles: 20}\n")
+    assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--timesteps", "128") == 0
+    checkpoint = tmp_path / "run" / "Bazaar-v0" / "checkpoint"
+    statistics = pickle.loads((checkpoint / "observation_statistics.pkl").read_bytes())
+    assert statistics.obs_rms.count > 100  # the running statistics saw the training observations
+    assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--resume") == 0
     [result] = collect(tmp_path / "results")
+    assert result.timesteps >= 256 and result.hyperparams["normalize_observations"]
     assert result.hyperparams["normalize_actions"] and problems(result) == []
     # Price 0 (the box's low end, where unnormalized PPO settled) bankrupts every firm; the
     # unit box's centre is half the maximum price, so an untrained network trades.
