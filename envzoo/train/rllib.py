@@ -38,6 +38,10 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
     if algo not in ALGORITHMS:
         raise TrainingError(f"envzoo trains RLlib's {', '.join(ALGORITHMS)}; got {algo!r}")
     require_scalar_reward(entry)
+    if config.normalize_actions or config.normalize_observations:
+        raise TrainingError("normalize_actions and normalize_observations are envzoo's keys for Stable-Baselines3; "
+                            "RLlib normalizes Box actions itself and filters observations with its own settings "
+                            "(observation_filter): remove them from the RLlib hyperparameter block")
     return train_run(entry.id, algo, "rllib", seed, config, run_dir, partial(RLlibLearner, entry, seed, config),
                      resume, log)
 
