@@ -49,6 +49,7 @@ class TrainConfig:
     multi_agent_policies: str = "shared"  # PettingZoo ids: one network for all agents, or "per-agent"
     normalize_actions: bool = False  # a Box action space offered as [-1, 1] (SB3's advice for Gaussian policies)
     normalize_observations: bool = False  # observations standardized by running statistics (SB3's VecNormalize)
+    lagrangian: dict[str, Any] = field(default_factory=dict)  # ppo-lagrangian: cost_limit, multiplier_lr, _init
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
 
 

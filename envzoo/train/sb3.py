@@ -36,6 +36,8 @@ ALGORITHMS = {
     "sac": ("stable_baselines3", "SAC", ("Box",)),
     "td3": ("stable_baselines3", "TD3", ("Box",)),
     "maskable-ppo": ("sb3_contrib", "MaskablePPO", ("Discrete", "MultiDiscrete")),  # ids with info["action_mask"]
+    # PPO on the Lagrangian of a constrained id (envzoo.train.lagrangian)
+    "ppo-lagrangian": ("stable_baselines3", "PPO", ("Box", "Discrete", "MultiDiscrete", "MultiBinary")),
 }
 
 
@@ -47,15 +49,25 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
     if config.multi_agent_policies != "shared":
         raise TrainingError("Stable-Baselines3 trains one network shared by every agent: set "
                             "multi_agent_policies: shared, or train with --framework rllib")
+    if config.lagrangian and algo != "ppo-lagrangian":
+        raise TrainingError(f"the block's 'lagrangian' settings are for --algo ppo-lagrangian, not {algo}")
     return train_run(entry.id, algo, "sb3", seed, config, run_dir,
-                     partial(SB3Learner, entry, algorithm, seed, config), resume, log)
+                     partial(SB3Learner, entry, algorithm, seed, config, lagrangian=algo == "ppo-lagrangian"),
+                     resume, log)
 
 
 class SB3Learner:
     """A Stable-Baselines3 model and its training env, as :class:`envzoo.train.runs.Learner`."""
 
-    def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None):
-        self.env = _training_env(entry, seed, config, masked=_masked(algorithm))
+    def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None,
+                 lagrangian: bool = False):
+        self._multiplier, penalty = None, None
+        if lagrangian:
+            from envzoo.train.lagrangian import LagrangianPenalty, Multiplier
+
+            self._multiplier = Multiplier.from_config(config.lagrangian, entry, checkpoint)
+            penalty = partial(LagrangianPenalty, multiplier=self._multiplier, horizon=_horizon(entry, config))
+        self.env = _training_env(entry, seed, config, masked=_masked(algorithm), wrap=penalty)
         self._statistics = None  # the observations' running mean and variance, with normalize_observations
         if config.normalize_observations:
             vec_normalize = require("train", "stable_baselines3.common.vec_env").VecNormalize
@@ -79,13 +91,21 @@ class SB3Learner:
         return int(self.model.num_timesteps)
 
     def learn(self, steps: int) -> None:
-        self.model.learn(total_timesteps=steps, reset_num_timesteps=False)
+        if self._multiplier is None:
+            self.model.learn(total_timesteps=steps, reset_num_timesteps=False)
+        else:
+            from envzoo.train.lagrangian import MultiplierUpdate
+
+            self.model.learn(total_timesteps=steps, reset_num_timesteps=False,
+                             callback=MultiplierUpdate(self._multiplier))
 
     def save(self, folder: Path) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         self.model.save(Path(folder) / "model.zip")
         if self._statistics is not None:
             self._statistics.save(str(Path(folder) / STATISTICS))
+        if self._multiplier is not None:
+            self._multiplier.save(folder)
 
     def policy(self, env):
         model = self.model if self._statistics is None else _NormalizedInputs(self.model, self._statistics)
@@ -169,16 +189,26 @@ class UnitActionPolicy:
         return from_unit_interval(action, self.env.action_space)
 
 
+def _horizon(entry, config: TrainConfig) -> int:
+    horizon = config.env_kwargs.get("max_episode_steps", entry.max_episode_steps)
+    if not horizon:
+        raise TrainingError(f"ppo-lagrangian spreads the cost limit over the episode; {entry.id} has no "
+                            f"max_episode_steps: set it in env_kwargs")
+    return int(horizon)
+
+
 def _masked(algorithm) -> bool:
     return algorithm.__name__ == "MaskablePPO"
 
 
-def _training_env(entry, seed: int, config: TrainConfig, masked: bool = False):
+def _training_env(entry, seed: int, config: TrainConfig, masked: bool = False, wrap=None):
+    """``n_envs`` copies of the id (its agents' slots for a PettingZoo id), each wrapped in ``wrap``."""
     vec_env = require("train", "stable_baselines3.common.vec_env")
     monitor = require("train", "stable_baselines3.common.monitor")
 
     def make():
         env = envzoo.make(entry.id, scale_reward=config.scale_reward, **config.env_kwargs)
+        env = wrap(env) if wrap else env
         return InfoActionMask(env) if masked else env
 
     if entry.is_multi_agent:

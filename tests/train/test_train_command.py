@@ -228,3 +228,65 @@ def test_a_pettingzoo_id_trains_with_normalized_actions_and_observations_and_res
     # Price 0 (the box's low end, where unnormalized PPO settled) bankrupts every firm; the
     # unit box's centre is half the maximum price, so an untrained network trades.
     assert min(result.evaluation.metrics["mean_price"]) > 0
+
+
+def test_the_lagrange_multiplier_steps_on_the_relative_violation_and_stays_nonnegative():
+    from envzoo.train.lagrangian import Multiplier
+
+    multiplier = Multiplier(cost_limit=100.0, learning_rate=0.5)
+    multiplier.step()  # no episode ended: no step
+    assert multiplier.value == 0.0
+    multiplier.episode_costs = [150.0, 250.0]  # mean 200: twice the limit
+    multiplier.step()
+    assert multiplier.value == 0.5 and multiplier.episode_costs == []
+    multiplier.episode_costs = [0.0]
+    multiplier.step()
+    assert multiplier.value == 0.0  # 0.5 - 0.5, and never below 0
+    multiplier.episode_costs = [0.0]
+    multiplier.step()
+    assert multiplier.value == 0.0
+
+
+def test_the_lagrangian_penalty_charges_the_cost_at_the_limit_pace():
+    from envzoo.train.lagrangian import LagrangianPenalty, Multiplier
+
+    class Costly(_RecordsActions):
+        def step(self, action):
+            observation, _, _, _, info = super().step(action)
+            return observation, 1.0, False, len(self.sent) == 3, {**info, "cost": 4.0}
+
+    multiplier = Multiplier(cost_limit=6.0, learning_rate=0.1, value=1.0)
+    env = LagrangianPenalty(Costly(), multiplier, horizon=3)  # the limit's pace: 2 a step
+    env.reset()
+    rewards = [env.step(np.zeros(1, np.float32))[1] for _ in range(3)]
+    assert rewards == [(1.0 - 1.0 * 4.0 / 2.0) / 2.0] * 3
+    assert multiplier.episode_costs == [12.0]
+
+
+def test_ppo_lagrangian_trains_a_constrained_id_and_resumes_with_its_multiplier(tmp_path, capsys):
+    path = tmp_path / "ppo-lagrangian.yml"
+    path.write_text(HYPERPARAMS + "envzoo/PromotionBudget-v0:\n  lagrangian: {cost_limit: 480, multiplier_lr: 1.0}\n")
+
+    def train(*extra):
+        return main(["train", "envzoo/PromotionBudget-v0", "--algo", "ppo-lagrangian", "--hyperparams", str(path),
+                     "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run"), *extra])
+
+    assert train() == 0
+    saved = json.loads((tmp_path / "run" / "checkpoint" / "lagrange_multiplier.json").read_text())["value"]
+    assert saved > 0  # random play overspends the limit, so the multiplier rose
+    assert train("--timesteps", "512", "--resume") == 0
+    [result] = collect(tmp_path / "results")
+    assert result.algo == "ppo-lagrangian" and result.timesteps >= 512 and problems(result) == []
+    assert result.constraint is not None
+    for env_id, block, message in [
+            ("envzoo/Crafter-v0", "  lagrangian: {cost_limit: 1}\n", "one cost signal"),
+            ("envzoo/Promotion-v1", "", "needs a block 'lagrangian"),
+    ]:
+        path.write_text(HYPERPARAMS + f"{env_id}:\n{block}  n_timesteps: 64\n")
+        assert main(["train", env_id, "--algo", "ppo-lagrangian", "--hyperparams", str(path),
+                     "--results", str(tmp_path / "other")]) == 2
+        assert message in capsys.readouterr().err
+    path.write_text(HYPERPARAMS + "envzoo/PromotionBudget-v0:\n  lagrangian: {cost_limit: 480}\n")
+    assert main(["train", "envzoo/PromotionBudget-v0", "--algo", "ppo", "--hyperparams", str(path),
+                 "--results", str(tmp_path / "other")]) == 2
+    assert "for --algo ppo-lagrangian" in capsys.readouterr().err
