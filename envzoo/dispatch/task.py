@@ -136,6 +136,7 @@ class AgenciesTask(AgentsTask):
     territory the call is in decides it, possibly with a unit of another agency."""
 
     make_params = staticmethod(make_agencies_params)
+    metrics_at_episode_end = True  # as Dispatch-v0's: the percentile over every served call costs more than a step
 
     def __init__(self, params: AgenciesParams):
         self.agents = tuple(f"agency_{i}" for i in range(params.n_agencies))
