@@ -15,8 +15,9 @@ from envzoo.bazaar.sim import (
     BazaarMarket,
 )
 from envzoo.core.contract import AgentsTask, Transition
+from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_action
+from envzoo.core.spaces import check_action, check_box_action
 
 #: The vector reward of one agent (BazaarMO-v0): its profit, the buyers' surplus, minus its frauds.
 REWARD_SPACE = spaces.Box(np.array([-np.inf, -np.inf, -np.inf], np.float32), np.array([np.inf, np.inf, 0], np.float32),
@@ -96,6 +97,14 @@ class BazaarTask(AgentsTask):
 
     def check_agent_actions(self, actions: list) -> np.ndarray:
         """The agents' actions, checked, as one order row per seller identity."""
+        if self.params.is_crash and all(type(a) is np.ndarray and a.dtype.kind in "iuf"
+                                       and a.shape == self.action_space.shape for a in actions):
+            # The common case: every firm's order (the firms share one space) checked at once; the
+            # agent-by-agent check below names the agent of an order that does not fit.
+            try:
+                return check_box_action(self.action_space, actions, self.action_hint, batch=self.batch)
+            except InvalidActionError:
+                pass
         checked = [check_action(space, action, f"(agent {agent}) {self.action_hint}")
                    for agent, space, action in zip(self.agents, self.action_spaces, actions)]
         return np.concatenate([np.asarray(a, dtype=np.float64).reshape(-1, self.action_spaces[0].shape[-1])
@@ -137,7 +146,8 @@ class BazaarTask(AgentsTask):
     def metrics(self) -> dict[str, np.ndarray]:
         """The episode's KPIs so far, the same for every agent."""
         score = economic_alignment(self.market)
-        every_agent = np.broadcast_to(np.array(list(score.values())), (self.batch, len(score)))  # one array
+        every_agent = np.empty((self.batch, len(score)))  # one array, filled row by row in one call
+        every_agent[:] = list(score.values())
         return {name: every_agent[:, i] for i, name in enumerate(score)}
 
     def snapshot(self) -> dict:

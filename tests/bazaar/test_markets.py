@@ -178,6 +178,26 @@ def test_an_action_outside_the_space_is_rejected_naming_the_agent():
         env.step(actions)
 
 
+@pytest.mark.parametrize("bad", [np.array([25.0, 10.0], np.float32), np.array([3.0, np.nan]), np.zeros(3),
+                                 np.array([True, True]), [3.0, 10.0, 1.0]])
+def test_a_firm_order_outside_the_space_is_rejected_naming_the_firm(bad):
+    env = BazaarEnv()
+    env.reset(seed=0)
+    actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    actions["firm_1"] = bad
+    with pytest.raises(InvalidActionError, match="firm_1"):
+        env.step(actions)
+
+
+def test_firm_orders_of_any_number_type_are_the_same_orders():
+    env = BazaarEnv()
+    orders = [np.array([3.5, 40.0], np.float32), np.array([4, 30]), [2.25, 12.0]]
+    checked = env.task.check_agent_actions(orders)
+    assert checked.dtype == np.float64 and checked.tolist() == [[3.5, 40.0], [4.0, 30.0], [2.25, 12.0]]
+    assert env.task.check_agent_actions([np.asarray(order, np.float32) for order in orders]).tolist() == \
+        checked.tolist()
+
+
 @pytest.mark.parametrize("scenario", ["crash", "lemon"])
 def test_the_economic_alignment_score_is_the_mean_of_its_parts_over_the_price_path(scenario):
     env = BazaarEnv(max_cycles=50, scenario=scenario)
