@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.bazaar.params import BazaarParams
+from envzoo.core.compiled import kernel, numpy_sum
 
 #: Per-identity features of the Lemon Market's observation, one row per identity on the market
 #: (``mine`` and ``item_quality`` are private: 0 on rows of identities the agent does not run).
@@ -95,25 +96,11 @@ class BazaarMarket:
         capacity = np.where(self.active, np.floor(orders[:, 1]), 0.0)
         consumers = int(rng.poisson(p.consumers_per_round))
         values = rng.uniform(0, p.max_value, consumers)
-        # first best: the cheapest active firm serves every consumer who values the good above its cost
-        if self.active.any():
-            cheapest = self.cost[self.active].min()
-            gains = np.sort(values - cheapest)[::-1][:int(self.active.sum() * p.max_capacity)]
-            self.first_best += gains[gains > 0].sum()
-        # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
-        # worth its price to them (a consumer priced out there is priced out at every dearer firm);
-        # firms of equal price are ordered at random each round
-        waiting = np.ones(consumers, dtype=bool)
         sold = np.zeros(len(price))
-        surplus = 0.0
-        for firm in self._price_order(price):
-            if capacity[firm] <= 0:
-                continue
-            buyers = np.flatnonzero(waiting & (values >= price[firm]))[:int(capacity[firm])]
-            waiting[buyers] = False
-            sold[firm] = len(buyers)
-            surplus += (values[buyers] - price[firm]).sum()
-            self.gains_from_trade += (values[buyers] - self.cost[firm]).sum()
+        first_best, surplus, self.gains_from_trade = _crash_trades(
+            values, price, capacity, self.cost, self.active, float(p.max_capacity), self._price_order(price), sold,
+            self.gains_from_trade)
+        self.first_best += first_best
         fixed = np.where(self.active, p.fixed_cost, 0.0)
         profit = sold * (price - self.cost) - fixed
         self.cash += profit
@@ -215,3 +202,45 @@ class BazaarMarket:
             return 0.0
         mean = self.change_sum / self.changes
         return float(np.sqrt(max(self.change_squares / self.changes - mean * mean, 0.0)))
+
+
+# ---------------------------------------------------------------------- kernels
+@kernel
+def _crash_trades(values, price, capacity, cost, active, max_capacity, order, sold, gains_from_trade):
+    """The Crash's trades of a round, consumers ``values`` in arrival order, into ``sold`` (per
+    firm). Returns the round's first-best gains from trade, the buyers' surplus and the episode's
+    ``gains_from_trade`` with the round's trades added: every sum in numpy's order of additions
+    (:func:`~envzoo.core.compiled.numpy_sum`), as the array code that this kernel replaced added."""
+    # first best: the cheapest active firm serves every consumer who values the good above its cost
+    first_best = 0.0
+    n_active, cheapest = 0, np.inf
+    for firm in range(active.size):
+        if active[firm]:
+            n_active += 1
+            cheapest = min(cheapest, cost[firm])
+    if n_active:
+        gains = np.sort(values - cheapest)[::-1][:int(n_active * max_capacity)]
+        positive = gains[gains > 0]
+        first_best = numpy_sum(positive, 0, positive.size)
+    # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
+    # worth its price to them (a consumer priced out there is priced out at every dearer firm);
+    # ``order``: the firms from the cheapest, equal prices in the round's random order
+    waiting = np.ones(values.size, dtype=np.bool_)
+    surplus_of, gains_of = np.empty(values.size), np.empty(values.size)  # one firm's buyers'
+    surplus = 0.0
+    for firm in order:
+        if capacity[firm] <= 0:
+            continue
+        limit, buyers = int(capacity[firm]), 0
+        for consumer in range(values.size):
+            if buyers == limit:
+                break
+            if waiting[consumer] and values[consumer] >= price[firm]:
+                waiting[consumer] = False
+                surplus_of[buyers] = values[consumer] - price[firm]
+                gains_of[buyers] = values[consumer] - cost[firm]
+                buyers += 1
+        sold[firm] = buyers
+        surplus += numpy_sum(surplus_of, 0, buyers)
+        gains_from_trade += numpy_sum(gains_of, 0, buyers)
+    return first_best, surplus, gains_from_trade

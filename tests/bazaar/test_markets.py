@@ -1,7 +1,8 @@
 """The Agent Bazaar's markets against theory: Bertrand competition drives prices to marginal cost,
 a lemons market without reputation unravels as Akerlof predicts and reputation restores trade,
 money is conserved (profits + consumer surplus = gains from trade - fixed costs), and the Crash's
-allocation matches a consumer-by-consumer second implementation."""
+allocation matches a consumer-by-consumer second implementation, and the compiled round and
+observations add up as the array code they replaced."""
 
 from __future__ import annotations
 
@@ -151,6 +152,51 @@ def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
                 left[firm] -= 1
                 sold[firm] += 1
         np.testing.assert_array_equal(market.last_sold, sold)
+
+
+def _array_trades(values, price, capacity, cost, active, max_capacity, order, gains_from_trade):
+    """The Crash's first best, trades and sums as array code computes them (what the kernel replaced)."""
+    first_best = 0.0
+    if active.any():
+        gains = np.sort(values - cost[active].min())[::-1][:int(active.sum() * max_capacity)]
+        first_best = gains[gains > 0].sum()
+    waiting, sold, surplus = np.ones(len(values), dtype=bool), np.zeros(len(price)), 0.0
+    for firm in order:
+        if capacity[firm] <= 0:
+            continue
+        buyers = np.flatnonzero(waiting & (values >= price[firm]))[:int(capacity[firm])]
+        waiting[buyers] = False
+        sold[firm] = len(buyers)
+        surplus += (values[buyers] - price[firm]).sum()
+        gains_from_trade += (values[buyers] - cost[firm]).sum()
+    return sold, (first_best, surplus, gains_from_trade)
+
+
+def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
+    from envzoo.bazaar.sim import _crash_trades
+    from envzoo.bazaar.task import _firm_observations
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        firms = int(rng.integers(1, 12))  # up to 11: more than 8 rivals, numpy's pairwise sums
+        values = rng.uniform(0, 10, int(rng.integers(0, 700)))  # up to 300 buyers a firm: more than one block
+        price = rng.choice([0.0, 2.5, 3.0, rng.uniform(0, 12)], firms)
+        capacity = np.floor(rng.uniform(-50, 300, firms)).clip(0)
+        cost, active = rng.uniform(1.6, 2.4, firms), rng.random(firms) < 0.8
+        order = rng.permutation(firms)
+        sold = np.zeros(firms)
+        sums = _crash_trades(values, price, capacity, cost, active, 300.0, order, sold, 12.345)
+        expected_sold, expected_sums = _array_trades(values, price, capacity, cost, active, 300.0, order, 12.345)
+        assert sold.tolist() == expected_sold.tolist() and sums == expected_sums
+        cash, last_sold = rng.uniform(-50, 200, firms), rng.integers(0, 50, firms).astype(float)
+        out = np.empty((firms, 10), np.float32)
+        _firm_observations(cost, cash, price, capacity, last_sold, active, 20.0, 3.25, 48.0, out)
+        for i in range(firms):
+            rivals = price[active & (np.arange(firms) != i)]
+            expected = [cost[i], cash[i], price[i], capacity[i], last_sold[i],
+                        rivals.min() if rivals.size else 20.0, rivals.mean() if rivals.size else 20.0,
+                        3.25, 48.0, rivals.size]
+            assert out[i].tobytes() == np.array(expected, np.float32).tobytes()
 
 
 # ---------------------------------------------------------------------- errors
