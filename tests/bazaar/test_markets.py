@@ -154,8 +154,10 @@ def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
         np.testing.assert_array_equal(market.last_sold, sold)
 
 
-def _array_trades(values, price, capacity, cost, active, max_capacity, order, gains_from_trade):
-    """The Crash's first best, trades and sums as array code computes them (what the kernel replaced)."""
+def _array_round(values, orders, cost, cash, active, fixed_cost, max_capacity, order, gains_from_trade):
+    """The Crash's round after its draws as array code computes it (what the kernel replaced)."""
+    price = orders[:, 0]
+    capacity = np.where(active, np.floor(orders[:, 1]), 0.0)
     first_best = 0.0
     if active.any():
         gains = np.sort(values - cost[active].min())[::-1][:int(active.sum() * max_capacity)]
@@ -169,11 +171,15 @@ def _array_trades(values, price, capacity, cost, active, max_capacity, order, ga
         sold[firm] = len(buyers)
         surplus += (values[buyers] - price[firm]).sum()
         gains_from_trade += (values[buyers] - cost[firm]).sum()
-    return sold, (first_best, surplus, gains_from_trade)
+    fixed = np.where(active, fixed_cost, 0.0)
+    profit = sold * (price - cost) - fixed
+    cash = cash + profit
+    accounts = np.stack([capacity, sold, profit, fixed])
+    return accounts, cash, active & (cash >= 0), (first_best, surplus, gains_from_trade, fixed.sum())
 
 
 def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
-    from envzoo.bazaar.sim import _crash_trades
+    from envzoo.bazaar.sim import _crash_round
     from envzoo.bazaar.task import _firm_observations
 
     rng = np.random.default_rng(0)
@@ -181,14 +187,15 @@ def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
         firms = int(rng.integers(1, 12))  # up to 11: more than 8 rivals, numpy's pairwise sums
         values = rng.uniform(0, 10, int(rng.integers(0, 700)))  # up to 300 buyers a firm: more than one block
         price = rng.choice([0.0, 2.5, 3.0, rng.uniform(0, 12)], firms)
-        capacity = np.floor(rng.uniform(-50, 300, firms)).clip(0)
+        orders = np.stack([price, rng.uniform(-50, 300, firms).clip(0)], axis=-1)
         cost, active = rng.uniform(1.6, 2.4, firms), rng.random(firms) < 0.8
-        order = rng.permutation(firms)
-        sold = np.zeros(firms)
-        sums = _crash_trades(values, price, capacity, cost, active, 300.0, order, sold, 12.345)
-        expected_sold, expected_sums = _array_trades(values, price, capacity, cost, active, 300.0, order, 12.345)
-        assert sold.tolist() == expected_sold.tolist() and sums == expected_sums
-        cash, last_sold = rng.uniform(-50, 200, firms), rng.integers(0, 50, firms).astype(float)
+        cash, order = rng.uniform(-5, 60, firms), rng.permutation(firms)
+        expected = _array_round(values, orders, cost, cash, active, 5.0, 300.0, order, 12.345)
+        accounts, new_cash, still_active = np.empty((4, firms)), cash.copy(), active.copy()
+        sums = _crash_round(values, orders, cost, new_cash, still_active, 5.0, 300.0, order, accounts, 12.345)
+        assert accounts.tobytes() == expected[0].tobytes() and new_cash.tobytes() == expected[1].tobytes()
+        assert still_active.tolist() == expected[2].tolist() and sums == expected[3]
+        capacity, last_sold = accounts[0], accounts[1]
         out = np.empty((firms, 10), np.float32)
         _firm_observations(cost, cash, price, capacity, last_sold, active, 20.0, 3.25, 48.0, out)
         for i in range(firms):
