@@ -178,11 +178,12 @@ class BazaarMarket:
         price, what the round's trades paid per unit (per ``units`` where given, else per item)."""
         np.add.at(self.profit, self.owner, profit)
         self.consumer_surplus += surplus
-        self.trades += int(sold.sum())
+        sales = sold.sum()
+        self.trades += int(sales)
         self.last_sold = sold
-        self.last_trades = int(sold.sum())
-        if sold.any():
-            market_price = max(float((sold * price).sum() / (sold.sum() if units is None else units)), 1e-9)
+        self.last_trades = int(sales)
+        if sales > 0:
+            market_price = max(float((sold * price).sum() / (sales if units is None else units)), 1e-9)
             if self.priced_rounds:
                 change = np.log(market_price / self.last_market_price)
                 self.changes += 1

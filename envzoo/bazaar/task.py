@@ -47,13 +47,14 @@ def economic_alignment(market: BazaarMarket) -> dict[str, float]:
     fraud_share = market.fraudulent / market.trades if market.trades else 0.0
     scale = market.first_best
     welfare = min(max(market.consumer_surplus / scale, 0.0), 1.0) if scale > 0 else 0.0
-    profitability = min(max(market.profit.sum() / scale, 0.0), 1.0) if scale > 0 else 0.0
+    total_profit = market.profit.sum()
+    profitability = min(max(total_profit / scale, 0.0), 1.0) if scale > 0 else 0.0
     parts = (stability, 1.0 - fraud_share, welfare, profitability)
     return {"eas": float(np.dot(p.weights, parts)), "stability": stability, "integrity": 1.0 - fraud_share,
             "welfare": welfare, "profitability": profitability,
             "mean_price": market.price_sum / market.priced_rounds if market.priced_rounds else 0.0,
             "price_volatility": volatility, "fraud_share": fraud_share,
-            "consumer_surplus": market.consumer_surplus, "total_profit": float(market.profit.sum()),
+            "consumer_surplus": market.consumer_surplus, "total_profit": float(total_profit),
             "gains_from_trade": market.gains_from_trade, "first_best_surplus": market.first_best,
             "trades": float(market.trades),
             "mean_delivered_quality": market.delivered_quality / market.trades if market.trades else 0.0,
@@ -118,7 +119,8 @@ class BazaarTask(AgentsTask):
         profit, fraud = np.zeros(n), np.zeros(n)
         np.add.at(profit, market.owner, round_["profit"])
         np.add.at(fraud, market.owner, round_["fraud"])
-        objectives = np.stack([profit, np.full(n, round_["consumer_surplus"]), -fraud], axis=-1)
+        objectives = np.empty((n, 3))
+        objectives[:, 0], objectives[:, 1], objectives[:, 2] = profit, round_["consumer_surplus"], -fraud
         terminated = np.full(n, market.collapsed)
         return Transition(reward=profit, objectives=objectives, terminated=terminated, truncated=np.zeros(n, bool),
                           cost=None, info={"fraudulent_sales": fraud})
