@@ -96,7 +96,7 @@ class BazaarMarket:
         consumers = int(rng.poisson(p.consumers_per_round))
         values = rng.uniform(0, p.max_value, consumers)
         accounts = np.empty((len(ACCOUNTS), len(price)))
-        first_best, surplus, self.gains_from_trade, fixed_costs = _crash_round(
+        first_best, surplus, self.gains_from_trade, fixed_costs = _crash_round_after_draws(
             values, orders, self.cost, self.cash, self.active, float(p.fixed_cost), float(p.max_capacity),
             self._price_order(price), accounts, self.gains_from_trade)
         capacity, sold, profit = accounts[CAPACITY], accounts[SOLD], accounts[PROFIT]
@@ -208,7 +208,8 @@ CAPACITY, SOLD, PROFIT, FIXED_COST = range(len(ACCOUNTS))
 
 
 @kernel
-def _crash_round(values, orders, cost, cash, active, fixed_cost, max_capacity, order, accounts, gains_from_trade):
+def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max_capacity, order, accounts,
+                             gains_from_trade):
     """The Crash's round after its draws: consumers ``values`` in arrival order, firm ``orders``
     (price, capacity), the firms from the cheapest in ``order``. Writes every firm's
     :data:`ACCOUNTS` of the round into ``accounts`` and its ``cash`` and ``active`` (bankrupt

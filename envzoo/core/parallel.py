@@ -23,12 +23,12 @@ class TaskParallelEnv(ParallelEnv):
     :class:`~envzoo.core.errors.InvalidActionError`), and returns per-agent dicts: the task's
     rewards, ``infos[agent]`` with ``cost``, ``metrics`` (at every step, or at the episode's last
     step only where the task says ``metrics_at_episode_end``: :meth:`episode_metrics` gives them at
-    any time) and the task's further entries. The
-    agents of an episode end together: when any is terminated, all are; when any is truncated
-    (or ``max_cycles`` steps have passed: the registry's horizon, which ``pettingzoo.make``
-    passes), all are. A task whose episode must do something at the horizon (the arena flattens
-    every maker) sets ``horizon_in_task`` and receives ``max_cycles`` as an argument instead.
-    The task is ``env.task``, its parameters ``env.params``.
+    any time) and the task's further entries. The agents of an episode end together: when any is
+    terminated, all are; when any is truncated (or ``max_cycles`` steps have passed: the
+    registry's horizon, which ``pettingzoo.make`` passes), all are. A task whose episode must do
+    something at the horizon (the arena flattens every maker) sets ``horizon_in_task`` and
+    receives ``max_cycles`` as an argument instead. The task is ``env.task``, its parameters
+    ``env.params``.
 
     With ``vector_reward`` (:class:`TaskMOParallelEnv`) each agent's reward is the task's
     ``objectives`` row, a float32 vector in ``reward_space(agent)``: MOMAland's API.

@@ -179,7 +179,7 @@ def _array_round(values, orders, cost, cash, active, fixed_cost, max_capacity, o
 
 
 def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
-    from envzoo.bazaar.sim import _crash_round
+    from envzoo.bazaar.sim import _crash_round_after_draws
     from envzoo.bazaar.task import _firm_observations
 
     rng = np.random.default_rng(0)
@@ -192,7 +192,8 @@ def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
         cash, order = rng.uniform(-5, 60, firms), rng.permutation(firms)
         expected = _array_round(values, orders, cost, cash, active, 5.0, 300.0, order, 12.345)
         accounts, new_cash, still_active = np.empty((4, firms)), cash.copy(), active.copy()
-        sums = _crash_round(values, orders, cost, new_cash, still_active, 5.0, 300.0, order, accounts, 12.345)
+        sums = _crash_round_after_draws(values, orders, cost, new_cash, still_active, 5.0, 300.0, order, accounts,
+                                        12.345)
         assert accounts.tobytes() == expected[0].tobytes() and new_cash.tobytes() == expected[1].tobytes()
         assert still_active.tolist() == expected[2].tolist() and sums == expected[3]
         capacity, last_sold = accounts[0], accounts[1]
