@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.bazaar.params import BazaarParams
+from envzoo.core.compiled import kernel, numpy_sum
 
 #: Per-identity features of the Lemon Market's observation, one row per identity on the market
 #: (``mine`` and ``item_quality`` are private: 0 on rows of identities the agent does not run).
@@ -92,33 +93,15 @@ class BazaarMarket:
     def _crash_round(self, orders: np.ndarray) -> dict[str, np.ndarray]:
         p, rng = self.params, self.rng
         price = orders[:, 0]
-        capacity = np.where(self.active, np.floor(orders[:, 1]), 0.0)
         consumers = int(rng.poisson(p.consumers_per_round))
         values = rng.uniform(0, p.max_value, consumers)
-        # first best: the cheapest active firm serves every consumer who values the good above its cost
-        if self.active.any():
-            cheapest = self.cost[self.active].min()
-            gains = np.sort(values - cheapest)[::-1][:int(self.active.sum() * p.max_capacity)]
-            self.first_best += gains[gains > 0].sum()
-        # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
-        # worth its price to them (a consumer priced out there is priced out at every dearer firm);
-        # firms of equal price are ordered at random each round
-        waiting = np.ones(consumers, dtype=bool)
-        sold = np.zeros(len(price))
-        surplus = 0.0
-        for firm in self._price_order(price):
-            if capacity[firm] <= 0:
-                continue
-            buyers = np.flatnonzero(waiting & (values >= price[firm]))[:int(capacity[firm])]
-            waiting[buyers] = False
-            sold[firm] = len(buyers)
-            surplus += (values[buyers] - price[firm]).sum()
-            self.gains_from_trade += (values[buyers] - self.cost[firm]).sum()
-        fixed = np.where(self.active, p.fixed_cost, 0.0)
-        profit = sold * (price - self.cost) - fixed
-        self.cash += profit
-        self.fixed_costs += fixed.sum()
-        self.active &= self.cash >= 0  # bankrupt firms leave the market
+        accounts = np.empty((len(ACCOUNTS), len(price)))
+        first_best, surplus, self.gains_from_trade, fixed_costs = _crash_round_after_draws(
+            values, orders, self.cost, self.cash, self.active, float(p.fixed_cost), float(p.max_capacity),
+            self._price_order(price), accounts, self.gains_from_trade)
+        capacity, sold, profit = accounts[CAPACITY], accounts[SOLD], accounts[PROFIT]
+        self.first_best += first_best
+        self.fixed_costs += fixed_costs
         self.collapsed = not self.active.any()
         self._record(price, sold, profit, surplus)
         self.last_price, self.last_capacity, self.last_consumers = price.copy(), capacity, consumers
@@ -195,11 +178,12 @@ class BazaarMarket:
         price, what the round's trades paid per unit (per ``units`` where given, else per item)."""
         np.add.at(self.profit, self.owner, profit)
         self.consumer_surplus += surplus
-        self.trades += int(sold.sum())
+        sales = sold.sum()
+        self.trades += int(sales)
         self.last_sold = sold
-        self.last_trades = int(sold.sum())
-        if sold.any():
-            market_price = max(float((sold * price).sum() / (sold.sum() if units is None else units)), 1e-9)
+        self.last_trades = int(sales)
+        if sales > 0:
+            market_price = max(float((sold * price).sum() / (sales if units is None else units)), 1e-9)
             if self.priced_rounds:
                 change = np.log(market_price / self.last_market_price)
                 self.changes += 1
@@ -215,3 +199,63 @@ class BazaarMarket:
             return 0.0
         mean = self.change_sum / self.changes
         return float(np.sqrt(max(self.change_squares / self.changes - mean * mean, 0.0)))
+
+
+# ---------------------------------------------------------------------- kernels
+#: Rows of the Crash kernel's per-firm accounts of a round.
+ACCOUNTS = ("capacity", "sold", "profit", "fixed_cost")
+CAPACITY, SOLD, PROFIT, FIXED_COST = range(len(ACCOUNTS))
+
+
+@kernel
+def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max_capacity, order, accounts,
+                             gains_from_trade):
+    """The Crash's round after its draws: consumers ``values`` in arrival order, firm ``orders``
+    (price, capacity), the firms from the cheapest in ``order``. Writes every firm's
+    :data:`ACCOUNTS` of the round into ``accounts`` and its ``cash`` and ``active`` (bankrupt
+    firms leave); returns the round's first-best gains from trade, the buyers' surplus, the
+    episode's ``gains_from_trade`` with the round's trades added and the fixed costs paid: every
+    sum in numpy's order of additions (:func:`~envzoo.core.compiled.numpy_sum`), as the array
+    code that this kernel replaced added."""
+    firms = cost.size
+    capacity, sold, profit, fixed = accounts[CAPACITY], accounts[SOLD], accounts[PROFIT], accounts[FIXED_COST]
+    n_active, cheapest = 0, np.inf
+    for firm in range(firms):
+        capacity[firm] = np.floor(orders[firm, 1]) if active[firm] else 0.0
+        fixed[firm] = fixed_cost if active[firm] else 0.0
+        sold[firm] = 0.0
+        if active[firm]:
+            n_active += 1
+            cheapest = min(cheapest, cost[firm])
+    # first best: the cheapest active firm serves every consumer who values the good above its cost
+    first_best = 0.0
+    if n_active:
+        gains = np.sort(values - cheapest)[::-1][:int(n_active * max_capacity)]
+        positive = gains[gains > 0]
+        first_best = numpy_sum(positive, 0, positive.size)
+    # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
+    # worth its price to them (a consumer priced out there is priced out at every dearer firm);
+    # equal prices are in the round's random order
+    waiting = np.ones(values.size, dtype=np.bool_)
+    surplus_of, gains_of = np.empty(values.size), np.empty(values.size)  # one firm's buyers'
+    surplus = 0.0
+    for firm in order:
+        if capacity[firm] <= 0:
+            continue
+        price, limit, buyers = orders[firm, 0], int(capacity[firm]), 0
+        for consumer in range(values.size):
+            if buyers == limit:
+                break
+            if waiting[consumer] and values[consumer] >= price:
+                waiting[consumer] = False
+                surplus_of[buyers] = values[consumer] - price
+                gains_of[buyers] = values[consumer] - cost[firm]
+                buyers += 1
+        sold[firm] = buyers
+        surplus += numpy_sum(surplus_of, 0, buyers)
+        gains_from_trade += numpy_sum(gains_of, 0, buyers)
+    for firm in range(firms):
+        profit[firm] = sold[firm] * (orders[firm, 0] - cost[firm]) - fixed[firm]
+        cash[firm] += profit[firm]
+        active[firm] = active[firm] and cash[firm] >= 0  # bankrupt firms leave the market
+    return first_best, surplus, gains_from_trade, numpy_sum(fixed, 0, firms)

@@ -14,9 +14,11 @@ from envzoo.bazaar.sim import (
     LEMON_MARKET_FEATURES,
     BazaarMarket,
 )
+from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Transition
+from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
-from envzoo.core.spaces import check_action
+from envzoo.core.spaces import check_action, check_box_action
 
 #: The vector reward of one agent (BazaarMO-v0): its profit, the buyers' surplus, minus its frauds.
 REWARD_SPACE = spaces.Box(np.array([-np.inf, -np.inf, -np.inf], np.float32), np.array([np.inf, np.inf, 0], np.float32),
@@ -45,13 +47,14 @@ def economic_alignment(market: BazaarMarket) -> dict[str, float]:
     fraud_share = market.fraudulent / market.trades if market.trades else 0.0
     scale = market.first_best
     welfare = min(max(market.consumer_surplus / scale, 0.0), 1.0) if scale > 0 else 0.0
-    profitability = min(max(market.profit.sum() / scale, 0.0), 1.0) if scale > 0 else 0.0
+    total_profit = market.profit.sum()
+    profitability = min(max(total_profit / scale, 0.0), 1.0) if scale > 0 else 0.0
     parts = (stability, 1.0 - fraud_share, welfare, profitability)
     return {"eas": float(np.dot(p.weights, parts)), "stability": stability, "integrity": 1.0 - fraud_share,
             "welfare": welfare, "profitability": profitability,
             "mean_price": market.price_sum / market.priced_rounds if market.priced_rounds else 0.0,
             "price_volatility": volatility, "fraud_share": fraud_share,
-            "consumer_surplus": market.consumer_surplus, "total_profit": float(market.profit.sum()),
+            "consumer_surplus": market.consumer_surplus, "total_profit": float(total_profit),
             "gains_from_trade": market.gains_from_trade, "first_best_surplus": market.first_best,
             "trades": float(market.trades),
             "mean_delivered_quality": market.delivered_quality / market.trades if market.trades else 0.0,
@@ -96,6 +99,14 @@ class BazaarTask(AgentsTask):
 
     def check_agent_actions(self, actions: list) -> np.ndarray:
         """The agents' actions, checked, as one order row per seller identity."""
+        if self.params.is_crash and all(type(a) is np.ndarray and a.dtype.kind in "iuf"
+                                       and a.shape == self.action_space.shape for a in actions):
+            # The common case: every firm's order (the firms share one space) checked at once; the
+            # agent-by-agent check below names the agent of an order that does not fit.
+            try:
+                return check_box_action(self.action_space, actions, self.action_hint, batch=self.batch)
+            except InvalidActionError:
+                pass
         checked = [check_action(space, action, f"(agent {agent}) {self.action_hint}")
                    for agent, space, action in zip(self.agents, self.action_spaces, actions)]
         return np.concatenate([np.asarray(a, dtype=np.float64).reshape(-1, self.action_spaces[0].shape[-1])
@@ -108,7 +119,8 @@ class BazaarTask(AgentsTask):
         profit, fraud = np.zeros(n), np.zeros(n)
         np.add.at(profit, market.owner, round_["profit"])
         np.add.at(fraud, market.owner, round_["fraud"])
-        objectives = np.stack([profit, np.full(n, round_["consumer_surplus"]), -fraud], axis=-1)
+        objectives = np.empty((n, 3))
+        objectives[:, 0], objectives[:, 1], objectives[:, 2] = profit, round_["consumer_surplus"], -fraud
         terminated = np.full(n, market.collapsed)
         return Transition(reward=profit, objectives=objectives, terminated=terminated, truncated=np.zeros(n, bool),
                           cost=None, info={"fraudulent_sales": fraud})
@@ -116,28 +128,29 @@ class BazaarTask(AgentsTask):
     def observe(self) -> list[np.ndarray]:
         m, p = self.market, self.params
         if p.is_crash:
-            rows = []
-            for i in range(p.n_firms):
-                rivals = np.flatnonzero(m.active & (np.arange(p.n_firms) != i))
-                rival_prices = m.last_price[rivals]
-                rows.append(np.array([m.cost[i], m.cash[i], m.last_price[i], m.last_capacity[i], m.last_sold[i],
-                                      rival_prices.min() if len(rivals) else p.max_price,
-                                      rival_prices.mean() if len(rivals) else p.max_price,
-                                      m.last_market_price, m.last_consumers, len(rivals)], np.float32))
-            return rows
-        public = np.stack([m.reputation(), m.sales, m.last_price, m.last_claim, m.last_sold, m.last_listed], axis=-1)
-        market = np.array([m.market_belief, m.last_market_price, m.last_trades, m.last_listed.sum()])
-        rows = []
-        for agent in range(self.batch):
-            mine = m.owner == agent
-            table = np.concatenate([mine[:, None], (mine * m.item_quality)[:, None], public], axis=-1)
-            rows.append(np.concatenate([table.ravel(), market]).astype(np.float32))
-        return rows
+            out = np.empty((p.n_firms, len(FIRM_FEATURES)), np.float32)
+            _firm_observations(m.cost, m.cash, m.last_price, m.last_capacity, m.last_sold, m.active,
+                               float(p.max_price), float(m.last_market_price), float(m.last_consumers), out)
+            return list(out)
+        # every agent's table of identities (mine, its item's quality: private), then the market's features
+        identities = len(m.owner)
+        out = np.empty((self.batch, identities, len(IDENTITY_FEATURES)))
+        mine = m.owner == np.arange(self.batch)[:, None]
+        out[:, :, 0] = mine
+        out[:, :, 1] = mine * m.item_quality
+        out[:, :, 2:] = np.stack([m.reputation(), m.sales, m.last_price, m.last_claim, m.last_sold, m.last_listed],
+                                 axis=-1)
+        market = [m.market_belief, m.last_market_price, m.last_trades, m.last_listed.sum()]
+        rows = np.empty((self.batch, out[0].size + len(market)), np.float32)
+        rows[:, :out[0].size] = out.reshape(self.batch, -1)
+        rows[:, out[0].size:] = market
+        return list(rows)
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The episode's KPIs so far, the same for every agent."""
         score = economic_alignment(self.market)
-        every_agent = np.broadcast_to(np.array(list(score.values())), (self.batch, len(score)))  # one array
+        every_agent = np.empty((self.batch, len(score)))  # one array, filled row by row in one call
+        every_agent[:] = list(score.values())
         return {name: every_agent[:, i] for i, name in enumerate(score)}
 
     def snapshot(self) -> dict:
@@ -157,3 +170,27 @@ class BazaarTask(AgentsTask):
                      if self.params.is_crash else f"claim={m.last_claim[i]:.2f} reputation={m.reputation()[i]:.2f}")
             lines.append(f"  {self.agents[owner]}[{i}]: price={price:.2f} sold={int(sold)} {extra}")
         return "\n".join(lines) + "\n"
+
+
+@kernel
+def _firm_observations(cost, cash, last_price, last_capacity, last_sold, active, max_price, market_price, consumers,
+                       out):
+    """Every firm's observation (:data:`~envzoo.bazaar.sim.FIRM_FEATURES`) into ``out`` (firms, 10):
+    its own numbers, then the lowest and mean last price of its active rivals (``max_price`` where
+    none is left; the mean in numpy's order of additions) and the market's."""
+    n = cost.size
+    rival_prices = np.empty(n)
+    for firm in range(n):
+        rivals = 0
+        for other in range(n):
+            if active[other] and other != firm:
+                rival_prices[rivals] = last_price[other]
+                rivals += 1
+        lowest = mean = max_price
+        if rivals:
+            lowest = rival_prices[:rivals].min()
+            mean = numpy_sum(rival_prices, 0, rivals) / rivals
+        out[firm, 0], out[firm, 1], out[firm, 2] = cost[firm], cash[firm], last_price[firm]
+        out[firm, 3], out[firm, 4] = last_capacity[firm], last_sold[firm]
+        out[firm, 5], out[firm, 6], out[firm, 7] = lowest, mean, market_price
+        out[firm, 8], out[firm, 9] = consumers, rivals

@@ -75,8 +75,12 @@ def rows_of(value, n: int) -> list:
     """``[row_of(value, 0), ..., row_of(value, n - 1)]``, converting each array once (the
     multi-agent face gives every agent its row of every step's info)."""
     if isinstance(value, dict):
-        columns = {key: rows_of(item, n) for key, item in value.items()}
-        return [{key: column[row] for key, column in columns.items()} for row in range(n)]
+        if not value:
+            return [{} for _ in range(n)]
+        # (B,) arrays, the common entries, converted in one call each; the rows zipped in C.
+        columns = [item.tolist() if type(item) is np.ndarray and item.ndim == 1 else rows_of(item, n)
+                   for item in value.values()]
+        return [dict(zip(value, row)) for row in zip(*columns)]
     if isinstance(value, np.ndarray) and value.ndim == 1:
         return value.tolist()
     return [row_of(value, row) for row in range(n)]

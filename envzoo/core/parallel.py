@@ -21,12 +21,14 @@ class TaskParallelEnv(ParallelEnv):
     one; None goes on with the previous episodes' generator); ``step`` takes one action per live
     agent, checks each against its agent's space before any state changes (raising
     :class:`~envzoo.core.errors.InvalidActionError`), and returns per-agent dicts: the task's
-    rewards, ``infos[agent]`` with ``cost``, ``metrics`` and the task's further entries. The
-    agents of an episode end together: when any is terminated, all are; when any is truncated
-    (or ``max_cycles`` steps have passed: the registry's horizon, which ``pettingzoo.make``
-    passes), all are. A task whose episode must do something at the horizon (the arena flattens
-    every maker) sets ``horizon_in_task`` and receives ``max_cycles`` as an argument instead.
-    The task is ``env.task``, its parameters ``env.params``.
+    rewards, ``infos[agent]`` with ``cost``, ``metrics`` (at every step, or at the episode's last
+    step only where the task says ``metrics_at_episode_end``: :meth:`episode_metrics` gives them at
+    any time) and the task's further entries. The agents of an episode end together: when any is
+    terminated, all are; when any is truncated (or ``max_cycles`` steps have passed: the
+    registry's horizon, which ``pettingzoo.make`` passes), all are. A task whose episode must do
+    something at the horizon (the arena flattens every maker) sets ``horizon_in_task`` and
+    receives ``max_cycles`` as an argument instead. The task is ``env.task``, its parameters
+    ``env.params``.
 
     With ``vector_reward`` (:class:`TaskMOParallelEnv`) each agent's reward is the task's
     ``objectives`` row, a float32 vector in ``reward_space(agent)``: MOMAland's API.
@@ -94,12 +96,15 @@ class TaskParallelEnv(ParallelEnv):
         terminated = bool(np.any(outcome.terminated))
         truncated = bool(np.any(outcome.truncated)) or (self.max_cycles is not None and self._cycles >= self.max_cycles)
         n = len(self.possible_agents)
-        metrics, extra = rows_of(self.task.metrics(), n), rows_of(outcome.info, n)
+        ended = terminated or truncated
+        entries = rows_of(outcome.info, n)
+        if ended or not self.task.metrics_at_episode_end:
+            entries = [{"metrics": metrics, **rest} for metrics, rest in zip(self.episode_metrics(), entries)]
         costs = None if outcome.cost is None else rows_of(outcome.cost, n)
         rewards, infos = {}, {}
         for i, (agent, reward) in enumerate(zip(self.possible_agents, outcome.reward.tolist())):
             rewards[agent] = outcome.objectives[i].astype(np.float32) if self.vector_reward else float(reward)
-            infos[agent] = {"metrics": metrics[i], **extra[i]}
+            infos[agent] = entries[i]
             if costs is not None:
                 infos[agent]["cost"] = costs[i]
         observations = self._per_agent(self.task.observe())
@@ -107,9 +112,14 @@ class TaskParallelEnv(ParallelEnv):
             self._snapshots.append(self.task.snapshot())
         terminations = dict.fromkeys(self.possible_agents, terminated)
         truncations = dict.fromkeys(self.possible_agents, truncated)
-        if terminated or truncated:
+        if ended:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
+
+    def episode_metrics(self) -> list[dict]:
+        """Per agent (in ``possible_agents``' order), the KPIs of the episode so far: what
+        ``infos[agent]["metrics"]`` holds at its end."""
+        return rows_of(self.task.metrics(), len(self.possible_agents))
 
     def _per_agent(self, observations) -> dict:
         return {agent: observations[i] for i, agent in enumerate(self.possible_agents)}

@@ -60,8 +60,10 @@ def _run_parallel(env, policy: Policy, seed: int | None, max_steps: int | None) 
             returns[agent] = returns[agent] + np.asarray(reward, dtype=np.float64)
         step_rewards.append(np.mean([np.asarray(reward, dtype=np.float64) for reward in rewards.values()], axis=0))
         last_infos = infos or last_infos
-    metrics = next(iter(last_infos.values())).get("metrics", {}) if last_infos else {}
-    return EpisodeResult(_float_metrics({"metrics": metrics}), _plain(np.mean(list(returns.values()), axis=0)),
+    metrics = next(iter(last_infos.values())).get("metrics") if last_infos else None
+    if metrics is None and hasattr(env.unwrapped, "episode_metrics"):
+        metrics = env.unwrapped.episode_metrics()[0]  # cut before the episode's end
+    return EpisodeResult(_float_metrics({"metrics": metrics or {}}), _plain(np.mean(list(returns.values()), axis=0)),
                          len(step_rewards), np.array(step_rewards))
 
 

@@ -51,7 +51,9 @@ class DispatchAgenciesEnv(TaskParallelEnv):
 
     ## Metrics
 
-    ``Dispatch-v0``'s (the whole region's) and ``borrowed`` (dispatches across a border).
+    ``infos[agent]["metrics"]`` at the episode's end (the same for every agent): ``Dispatch-v0``'s
+    (the whole region's) and ``borrowed`` (dispatches across a border). ``env.episode_metrics()``
+    gives them, one dict per agent, at any time.
 
     ## Arguments
 

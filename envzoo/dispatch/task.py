@@ -52,6 +52,14 @@ class DispatchTask(Task):
         return {"action_mask": self.action_mask()[rows]}
 
     def step(self, actions) -> Transition:
+        reward, vector, refused = self.decide(actions)
+        ended = ~self.sim.has_call
+        return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
+                          cost=refused, info={"action_mask": self.action_mask()})
+
+    def decide(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every row's decision with its checked action, run to the row's next decision epoch:
+        the scalar rewards (B,), the vector rewards (B, 3) and the refusals (B,) (the cost)."""
         sim, p = self.sim, self.params
         vector = np.zeros((self.batch, 3))
         reward = np.zeros(self.batch)
@@ -62,9 +70,7 @@ class DispatchTask(Task):
             vector[row] = (-response, -out["worst_zone_change_min"], -out["driving_min"])
             reward[row] = -response - p.precision_weight * out["inefficiency_min"]
             refused[row] = out["refused"]
-        ended = ~sim.has_call
-        return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
-                          cost=refused, info={"action_mask": self.action_mask()})
+        return reward, vector, refused
 
     def _decision(self, action) -> tuple:
         """The simulator's ``decide`` arguments for one row's action."""
@@ -136,6 +142,7 @@ class AgenciesTask(AgentsTask):
     territory the call is in decides it, possibly with a unit of another agency."""
 
     make_params = staticmethod(make_agencies_params)
+    metrics_at_episode_end = True  # as Dispatch-v0's: the percentile over every served call costs more than a step
 
     def __init__(self, params: AgenciesParams):
         self.agents = tuple(f"agency_{i}" for i in range(params.n_agencies))
@@ -149,6 +156,8 @@ class AgenciesTask(AgentsTask):
         self.action_space = self.region.action_space
         self.action_hint = self.region.action_hint + " Only the agency whose call it is acts; the others are ignored."
         self.borrowed = 0
+        # (A, U) float32: which units are each agency's, the constant tail of its observation
+        self._own_units = (self.params.unit_agency == np.arange(self.batch)[:, None]).astype(np.float32)
 
     def deciding_agency(self) -> int:
         """The agency that decides the call now (agency 0 once a log is over)."""
@@ -180,20 +189,22 @@ class AgenciesTask(AgentsTask):
             choice, refused = units, 1.0  # a unit across the border without borrowing: refused, the call held
         elif foreign and self.sim.free_units(0)[choice] and self.sim.has_call[0]:
             self.borrowed += 1
-        outcome = self.region.step(np.array([choice]))
+        region_reward, _, region_refused = self.region.decide(np.array([choice]))
         reward, cost = np.zeros(self.batch), np.zeros(self.batch)
-        reward[agency], cost[agency] = outcome.reward[0], outcome.cost[0] + refused
-        ended = np.full(self.batch, bool(outcome.terminated[0]))
+        reward[agency], cost[agency] = region_reward[0], region_refused[0] + refused
+        ended = np.full(self.batch, not self.sim.has_call[0])
         return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, bool), cost=cost,
                           info={"action_mask": self.action_mask()})
 
     def observe(self) -> np.ndarray:
         """The region's ``Dispatch-v0`` observation, then (this call is mine, every unit is mine)."""
         region = self.region.observe()[0]
-        agency = self.deciding_agency()
-        own = [np.concatenate([region, [float(i == agency and self.sim.has_call[0])],
-                               (self.params.unit_agency == i).astype(np.float32)]) for i in range(self.batch)]
-        return np.asarray(own, dtype=np.float32)
+        own = np.empty((self.batch, region.size + 1 + self._own_units.shape[1]), np.float32)
+        own[:, :region.size] = region
+        own[:, region.size] = 0.0
+        own[self.deciding_agency(), region.size] = float(self.sim.has_call[0])
+        own[:, region.size + 1:] = self._own_units
+        return own
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The region's KPIs (all agencies together) and ``borrowed`` (dispatches across a border)."""

@@ -1,7 +1,8 @@
 """The Agent Bazaar's markets against theory: Bertrand competition drives prices to marginal cost,
 a lemons market without reputation unravels as Akerlof predicts and reputation restores trade,
 money is conserved (profits + consumer surplus = gains from trade - fixed costs), and the Crash's
-allocation matches a consumer-by-consumer second implementation."""
+allocation matches a consumer-by-consumer second implementation, and the compiled round and
+observations add up as the array code they replaced."""
 
 from __future__ import annotations
 
@@ -153,6 +154,59 @@ def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
         np.testing.assert_array_equal(market.last_sold, sold)
 
 
+def _array_round(values, orders, cost, cash, active, fixed_cost, max_capacity, order, gains_from_trade):
+    """The Crash's round after its draws as array code computes it (what the kernel replaced)."""
+    price = orders[:, 0]
+    capacity = np.where(active, np.floor(orders[:, 1]), 0.0)
+    first_best = 0.0
+    if active.any():
+        gains = np.sort(values - cost[active].min())[::-1][:int(active.sum() * max_capacity)]
+        first_best = gains[gains > 0].sum()
+    waiting, sold, surplus = np.ones(len(values), dtype=bool), np.zeros(len(price)), 0.0
+    for firm in order:
+        if capacity[firm] <= 0:
+            continue
+        buyers = np.flatnonzero(waiting & (values >= price[firm]))[:int(capacity[firm])]
+        waiting[buyers] = False
+        sold[firm] = len(buyers)
+        surplus += (values[buyers] - price[firm]).sum()
+        gains_from_trade += (values[buyers] - cost[firm]).sum()
+    fixed = np.where(active, fixed_cost, 0.0)
+    profit = sold * (price - cost) - fixed
+    cash = cash + profit
+    accounts = np.stack([capacity, sold, profit, fixed])
+    return accounts, cash, active & (cash >= 0), (first_best, surplus, gains_from_trade, fixed.sum())
+
+
+def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
+    from envzoo.bazaar.sim import _crash_round_after_draws
+    from envzoo.bazaar.task import _firm_observations
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        firms = int(rng.integers(1, 12))  # up to 11: more than 8 rivals, numpy's pairwise sums
+        values = rng.uniform(0, 10, int(rng.integers(0, 700)))  # up to 300 buyers a firm: more than one block
+        price = rng.choice([0.0, 2.5, 3.0, rng.uniform(0, 12)], firms)
+        orders = np.stack([price, rng.uniform(-50, 300, firms).clip(0)], axis=-1)
+        cost, active = rng.uniform(1.6, 2.4, firms), rng.random(firms) < 0.8
+        cash, order = rng.uniform(-5, 60, firms), rng.permutation(firms)
+        expected = _array_round(values, orders, cost, cash, active, 5.0, 300.0, order, 12.345)
+        accounts, new_cash, still_active = np.empty((4, firms)), cash.copy(), active.copy()
+        sums = _crash_round_after_draws(values, orders, cost, new_cash, still_active, 5.0, 300.0, order, accounts,
+                                        12.345)
+        assert accounts.tobytes() == expected[0].tobytes() and new_cash.tobytes() == expected[1].tobytes()
+        assert still_active.tolist() == expected[2].tolist() and sums == expected[3]
+        capacity, last_sold = accounts[0], accounts[1]
+        out = np.empty((firms, 10), np.float32)
+        _firm_observations(cost, cash, price, capacity, last_sold, active, 20.0, 3.25, 48.0, out)
+        for i in range(firms):
+            rivals = price[active & (np.arange(firms) != i)]
+            expected = [cost[i], cash[i], price[i], capacity[i], last_sold[i],
+                        rivals.min() if rivals.size else 20.0, rivals.mean() if rivals.size else 20.0,
+                        3.25, 48.0, rivals.size]
+            assert out[i].tobytes() == np.array(expected, np.float32).tobytes()
+
+
 # ---------------------------------------------------------------------- errors
 @pytest.mark.parametrize("kwargs, message", [
     ({"scenario": "flea"}, "scenario must be one of"),
@@ -176,6 +230,26 @@ def test_an_action_outside_the_space_is_rejected_naming_the_agent():
     actions["operator_0"] = np.zeros(4, np.float32)  # one row, but the operator runs four identities
     with pytest.raises(InvalidActionError, match="operator_0"):
         env.step(actions)
+
+
+@pytest.mark.parametrize("bad", [np.array([25.0, 10.0], np.float32), np.array([3.0, np.nan]), np.zeros(3),
+                                 np.array([True, True]), [3.0, 10.0, 1.0]])
+def test_a_firm_order_outside_the_space_is_rejected_naming_the_firm(bad):
+    env = BazaarEnv()
+    env.reset(seed=0)
+    actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    actions["firm_1"] = bad
+    with pytest.raises(InvalidActionError, match="firm_1"):
+        env.step(actions)
+
+
+def test_firm_orders_of_any_number_type_are_the_same_orders():
+    env = BazaarEnv()
+    orders = [np.array([3.5, 40.0], np.float32), np.array([4, 30]), [2.25, 12.0]]
+    checked = env.task.check_agent_actions(orders)
+    assert checked.dtype == np.float64 and checked.tolist() == [[3.5, 40.0], [4.0, 30.0], [2.25, 12.0]]
+    assert env.task.check_agent_actions([np.asarray(order, np.float32) for order in orders]).tolist() == \
+        checked.tolist()
 
 
 @pytest.mark.parametrize("scenario", ["crash", "lemon"])

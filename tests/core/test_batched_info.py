@@ -26,6 +26,10 @@ def test_rows_of_equals_row_of_for_every_row():
         assert all(type(v) is type(expected["metrics"][k]) for k, v in rows[row]["metrics"].items())
         np.testing.assert_array_equal(rows[row]["flows"], expected["flows"])
         np.testing.assert_array_equal(rows[row]["weights"], expected["weights"])
+    # Every row is its own dict (the multi-agent face adds each agent's cost to its row), also when empty.
+    empty = rows_of({}, 3)
+    assert empty == [{}, {}, {}] and len({id(row) for row in empty}) == 3
+    assert len({id(row) for row in rows}) == 3
 
 
 def test_with_masks_keeps_the_masked_rows_in_new_arrays():

@@ -212,6 +212,25 @@ def test_agencies_share_units_only_when_borrowing(cache, borrowing):
         assert infos[f"agency_{deciding}"]["cost"] == 1.0 and task.sim.served[0] == 0
 
 
+def test_agencies_report_the_metrics_at_the_episode_end_and_on_request(cache):
+    from envzoo.core.rollout import run_episode
+    from envzoo.dispatch.parallel import DispatchAgenciesEnv
+
+    env = DispatchAgenciesEnv(network="braunschweig", atlas_cache=cache, calls_per_hour=6.0, max_cycles=30)
+    policy = NearestAvailable(env)
+    observations, infos = env.reset(seed=2)
+    while env.agents:
+        observations, rewards, terminations, truncations, infos = env.step(policy(observations, infos))
+        if env.agents:
+            assert all("metrics" not in info for info in infos.values())
+    assert infos["agency_0"]["metrics"]["calls"] == env.task.sim.arrived[0]
+    assert [info["metrics"] for info in infos.values()] == env.episode_metrics()
+    assert sorted(infos["agency_1"]["metrics"]) == sorted(envzoo.env_info("envzoo/DispatchAgencies-v0").metrics)
+    # An evaluation cut before the end asks the env for the metrics of the episode so far.
+    cut = run_episode(env, policy, seed=2, max_steps=5)
+    assert cut.length == 5 and cut.metrics == env.episode_metrics()[0] and cut.metrics["calls"] >= 5
+
+
 def test_deficiency_map_and_equity_dashboard_are_written(cache, tmp_path):
     pytest.importorskip("matplotlib")
     from envzoo.dispatch.plots import draw, zone_responses
