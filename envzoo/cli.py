@@ -701,7 +701,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
     training.add_argument("id", help="an envzoo id")
-    training.add_argument("--algo", required=True, help="sb3: ppo, a2c, dqn, sac, td3 or maskable-ppo; rllib: ppo")
+    training.add_argument("--algo", required=True,
+                          help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib: ppo")
     training.add_argument("--framework", choices=["sb3", "rllib"], default="sb3",
                           help="Stable-Baselines3 (sb3, default) or RLlib (rllib, extra `rllib`)")
     training.add_argument("--seed", type=int, nargs="+", default=[0],
