@@ -13,6 +13,7 @@ Needs the ``train`` extra; ``import envzoo`` never imports this module.
 
 from __future__ import annotations
 
+import importlib
 from functools import partial
 from pathlib import Path
 
@@ -61,6 +62,11 @@ class SB3Learner:
 
     def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None,
                  choice: bool = False):
+        torch = require("train", "torch")
+        self._threads = torch.get_num_threads()  # restored by close()
+        if config.torch_threads is not None:
+            # A small network runs many times slower on threads that share busy cores.
+            torch.set_num_threads(config.torch_threads)
         self.env = _training_env(entry, seed, config, masked=_masked(algorithm), choice=choice)
         self._statistics = None  # the observations' running mean and variance, with normalize_observations
         if config.normalize_observations:
@@ -72,7 +78,8 @@ class SB3Learner:
         if config.normalize_actions:
             self.env = VecUnitActions(self.env)
         if checkpoint is None:
-            self.model = algorithm(config.policy, self.env, seed=seed, verbose=0, device="cpu", **config.algo_kwargs)
+            self.model = algorithm(_policy(config.policy), self.env, seed=seed, verbose=0, device="cpu",
+                                   **config.algo_kwargs)
         else:
             self.model = algorithm.load(checkpoint / "model.zip", env=self.env, device="cpu")
         if entry.is_multi_agent:
@@ -102,6 +109,7 @@ class SB3Learner:
 
     def close(self) -> None:
         self.env.close()
+        require("train", "torch").set_num_threads(self._threads)
 
 
 def _admissible_choice(entry, algo: str, space) -> bool:
@@ -135,6 +143,19 @@ def _algorithm(entry, algo: str, space, choice: bool = False):
         raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
                             f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
+
+
+def _policy(name: str):
+    """A Stable-Baselines3 policy name (``MlpPolicy``, ...) as it is, or the class that a
+    ``module:Class`` name points to (``envzoo.train.slot_scorer:SlotScorerPolicy``)."""
+    if ":" not in name:
+        return name
+    module, _, attribute = name.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise TrainingError(f"policy {name!r} names no class ({error}); give an SB3 policy name such as "
+                            f"MlpPolicy or module:Class") from error
 
 
 class _NormalizedInputs:

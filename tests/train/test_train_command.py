@@ -235,9 +235,14 @@ def test_a_pettingzoo_id_trains_with_normalized_actions_and_observations_and_res
 def test_a_text_id_trains_as_a_choice_among_its_admissible_commands(tmp_path, capsys):
     hyperparams = tmp_path / "maskable-ppo.yml"
     hyperparams.write_text("default:\n  n_timesteps: 256\n  n_steps: 128\n  batch_size: 64\n  eval_episodes: 1\n"
-                           "  curve_points: 1\n  curve_episodes: 1\n  max_choices: 32\n")
+                           "  curve_points: 1\n  curve_episodes: 1\n  max_choices: 32\n  torch_threads: 1\n"
+                           "  policy: envzoo.train.slot_scorer:SlotScorerPolicy\n")
+    import torch
+
+    threads = torch.get_num_threads()
     assert main(["train", "envzoo/Household-v0", "--algo", "maskable-ppo", "--hyperparams", str(hyperparams),
                  "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run")]) == 0
+    assert torch.get_num_threads() == threads  # torch_threads holds while training only
     [result] = collect(tmp_path / "results")
     assert (result.env_id, result.algo, result.timesteps) == ("envzoo/Household-v0", "maskable-ppo", 256)
     assert result.hyperparams["max_choices"] == 32 and problems(result) == []
