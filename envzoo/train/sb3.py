@@ -2,11 +2,11 @@
 
 Single-agent ids train on the Gymnasium env (``n_envs`` copies in a ``DummyVecEnv``); PettingZoo
 ids train one network shared by every agent
-(:class:`envzoo.train.agents_as_envs.AgentsVecEnv`). Text ids that list their admissible commands
-train with ``--algo maskable-ppo`` as a choice among those commands
-(:class:`envzoo.text.choice.AdmissibleChoice`, ``max_choices`` slots). Rewards are divided by the registry's
-``reward_scale`` during training (``scale_reward``); every return recorded is in the env's own
-units. The run itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
+(:class:`envzoo.train.agents_as_envs.AgentsVecEnv`); text ids that list their admissible
+commands train with ``--algo maskable-ppo`` as a choice among those commands
+(:class:`envzoo.text.choice.AdmissibleChoice`, ``max_choices`` slots). Rewards are divided by
+the registry's ``reward_scale`` during training (``scale_reward``); every return recorded is in
+the env's own units. The run itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
 
 Needs the ``train`` extra; ``import envzoo`` never imports this module.
 """
@@ -118,7 +118,12 @@ def _admissible_choice(entry, algo: str, space) -> bool:
     cannot be trained."""
     if entry.is_multi_agent or not isinstance(space, gym.spaces.Text):
         return False
-    if not offers_admissible_commands(envzoo.make(entry.id)):
+    env = envzoo.make(entry.id)
+    try:
+        listed = offers_admissible_commands(env)
+    finally:
+        env.close()
+    if not listed:
         raise TrainingError(f"Stable-Baselines3 needs a finite set of actions; {entry.id} takes free text and lists "
                             f"no admissible commands. Play it with a language model (envzoo.text.llm's "
                             f"ChatCompletionsAgent) or train one with the recipe of envzoo.text.recipe")
