@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import argparse
 import time
-import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import envzoo
 from envzoo.core.extras import require
+from envzoo.text.features import BUCKETS, GENERIC_FEATURES, command_features, state_tokens
 
 ID = "envzoo/Household-v0"
 #: The ladder: houses growing in rooms, receptacles and objects, one task type (pick and place).
@@ -46,7 +46,6 @@ TRAIN_LEVELS = ("L1", "L2")
 HELD_OUT_LEVELS = ("L3", "L4")
 ALGORITHMS = ("ppo", "rloo", "grpo")
 REWARDS = ("dense", "sparse")
-BUCKETS = 2**14
 #: Seeds of evaluation games: far from the training games' seeds.
 EVAL_SEED_BASE = 10**6
 
@@ -84,26 +83,6 @@ class Episode:
     terminal: bool = False  # ended by the goal (not by the horizon)
 
 
-# ---------------------------------------------------------------- features
-def _tokens(prefix: str, text: str) -> list[int]:
-    words = text.lower().replace(".", " ").replace(",", " ").split()
-    grams = words + [f"{a}_{b}" for a, b in zip(words, words[1:])]
-    return [zlib.crc32(f"{prefix}:{gram}".encode()) % BUCKETS for gram in grams] or [0]
-
-
-def state_tokens(goal: str, observation: str, last_command: str) -> list[int]:
-    return _tokens("g", goal) + _tokens("o", observation) + _tokens("l", last_command)
-
-
-def command_features(command: str, goal: str, observation: str, sent: dict[str, int]) -> tuple[list[int], list]:
-    words = set(command.split()) - {"1", "2", "3", "4", "5", "6", "7", "8", "9", "from", "in", "on", "to", "with"}
-    goal_words = set(goal.replace(".", "").split())
-    observed = set(observation.replace(".", " ").replace(",", " ").split())
-    extra = [len(words & goal_words) / max(len(words), 1), len(words & observed) / max(len(words), 1),
-             min(sent.get(command, 0), 3) / 3]
-    return _tokens("a", command), extra
-
-
 # ---------------------------------------------------------------- model
 def _model(dim: int):
     torch = require("train", "torch")
@@ -116,7 +95,7 @@ def _model(dim: int):
             super().__init__()
             self.embed = nn.EmbeddingBag(BUCKETS, dim, mode="mean")
             self.state = nn.Sequential(nn.Linear(dim, dim), nn.Tanh())
-            self.command = nn.Sequential(nn.Linear(dim + 3, dim), nn.Tanh())
+            self.command = nn.Sequential(nn.Linear(dim + GENERIC_FEATURES, dim), nn.Tanh())
             self.score = nn.Sequential(nn.Linear(3 * dim, dim), nn.Tanh(), nn.Linear(dim, 1))
             self.value = nn.Sequential(nn.Linear(dim, dim), nn.Tanh(), nn.Linear(dim, 1))
 

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from envzoo.core.errors import EnvzooError
+from envzoo.text.choice import MAX_CHOICES
 
 #: The hyperparameter files of a source checkout.
 HYPERPARAMS_DIR = Path(__file__).resolve().parents[2] / "baselines" / "hyperparams"
@@ -50,6 +51,8 @@ class TrainConfig:
     normalize_actions: bool = False  # a Box action space offered as [-1, 1] (SB3's advice for Gaussian policies)
     normalize_observations: bool = False  # observations standardized by running statistics (SB3's VecNormalize)
     lagrangian: dict[str, Any] = field(default_factory=dict)  # ppo-lagrangian: cost_limit, multiplier_lr, _init
+    max_choices: int = MAX_CHOICES  # text ids that list admissible commands: the adapter's command slots
+    torch_threads: int | None = None  # PyTorch's threads while SB3 trains (None: its default; small nets: 1)
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
@@ -78,10 +81,13 @@ def config_for(env_id: str, algo: str, path: Path | None = None, framework: str 
         raise HyperparamsError(f"{path}: neither 'default' nor {env_id!r} sets n_timesteps")
     own = {key: value for key, value in merged.items() if key in _OWN_KEYS}
     config = TrainConfig(**own, algo_kwargs={k: v for k, v in merged.items() if k not in _OWN_KEYS})
-    for name in ("n_timesteps", "n_envs", "eval_episodes", "curve_points", "curve_episodes"):
+    for name in ("n_timesteps", "n_envs", "eval_episodes", "curve_points", "curve_episodes", "max_choices"):
         value = getattr(config, name)
         if not isinstance(value, int) or value < 1:
             raise HyperparamsError(f"{path}: {name} must be a positive integer for {env_id!r}, got {value!r}")
+    if config.torch_threads is not None and (not isinstance(config.torch_threads, int) or config.torch_threads < 1):
+        raise HyperparamsError(f"{path}: torch_threads must be a positive integer or absent for {env_id!r}, "
+                               f"got {config.torch_threads!r}")
     if config.multi_agent_policies not in ("shared", "per-agent"):
         raise HyperparamsError(f"{path}: multi_agent_policies must be 'shared' or 'per-agent' for {env_id!r}, "
                                f"got {config.multi_agent_policies!r}")

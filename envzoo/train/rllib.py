@@ -42,6 +42,9 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
         raise TrainingError("normalize_actions and normalize_observations are envzoo's keys for Stable-Baselines3; "
                             "RLlib normalizes Box actions itself and filters observations with its own settings "
                             "(observation_filter): remove them from the RLlib hyperparameter block")
+    if config.torch_threads is not None:
+        raise TrainingError("torch_threads is envzoo's key for Stable-Baselines3; RLlib sets its workers' threads "
+                            "itself: remove it from the RLlib hyperparameter block")
     return train_run(entry.id, algo, "rllib", seed, config, run_dir, partial(RLlibLearner, entry, seed, config),
                      resume, log)
 

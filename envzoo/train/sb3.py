@@ -2,15 +2,18 @@
 
 Single-agent ids train on the Gymnasium env (``n_envs`` copies in a ``DummyVecEnv``); PettingZoo
 ids train one network shared by every agent
-(:class:`envzoo.train.agents_as_envs.AgentsVecEnv`). Rewards are divided by the registry's
-``reward_scale`` during training (``scale_reward``); every return recorded is in the env's own
-units. The run itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
+(:class:`envzoo.train.agents_as_envs.AgentsVecEnv`); text ids that list their admissible
+commands train with ``--algo maskable-ppo`` as a choice among those commands
+(:class:`envzoo.text.choice.AdmissibleChoice`, ``max_choices`` slots). Rewards are divided by
+the registry's ``reward_scale`` during training (``scale_reward``); every return recorded is in
+the env's own units. The run itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
 
 Needs the ``train`` extra; ``import envzoo`` never imports this module.
 """
 
 from __future__ import annotations
 
+import importlib
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +24,7 @@ import envzoo
 from envzoo.core.extras import require
 from envzoo.core.policy import MaskedTrainedPolicy, TrainedPolicy
 from envzoo.leaderboard.results import RunResult
+from envzoo.text.choice import AdmissibleChoice, AdmissibleChoicePolicy, offers_admissible_commands
 from envzoo.train.hyperparams import TrainConfig
 from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
 
@@ -45,29 +49,36 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
           log=print) -> RunResult:
     """Train ``algo`` on ``env_id`` with ``config``, checkpointing into ``run_dir``; the result."""
     entry = envzoo.env_info(env_id)
-    algorithm = _algorithm(entry, algo)
+    space = action_space(entry)
+    choice = _admissible_choice(entry, algo, space)
+    algorithm = _algorithm(entry, algo, space, choice)
     if config.multi_agent_policies != "shared":
         raise TrainingError("Stable-Baselines3 trains one network shared by every agent: set "
                             "multi_agent_policies: shared, or train with --framework rllib")
     if config.lagrangian and algo != "ppo-lagrangian":
         raise TrainingError(f"the block's 'lagrangian' settings are for --algo ppo-lagrangian, not {algo}")
     return train_run(entry.id, algo, "sb3", seed, config, run_dir,
-                     partial(SB3Learner, entry, algorithm, seed, config, lagrangian=algo == "ppo-lagrangian"),
-                     resume, log)
+                     partial(SB3Learner, entry, algorithm, seed, config, choice=choice,
+                             lagrangian=algo == "ppo-lagrangian"), resume, log)
 
 
 class SB3Learner:
     """A Stable-Baselines3 model and its training env, as :class:`envzoo.train.runs.Learner`."""
 
     def __init__(self, entry, algorithm, seed: int, config: TrainConfig, checkpoint: Path | None,
-                 lagrangian: bool = False):
+                 choice: bool = False, lagrangian: bool = False):
+        torch = require("train", "torch")
+        self._threads = torch.get_num_threads()  # restored by close()
+        if config.torch_threads is not None:
+            # A small network runs many times slower on threads that share busy cores.
+            torch.set_num_threads(config.torch_threads)
         self._multiplier, penalty = None, None
         if lagrangian:
             from envzoo.train.lagrangian import LagrangianPenalty, Multiplier
 
             self._multiplier = Multiplier.from_config(config.lagrangian, entry, checkpoint)
             penalty = partial(LagrangianPenalty, multiplier=self._multiplier, horizon=_horizon(entry, config))
-        self.env = _training_env(entry, seed, config, masked=_masked(algorithm), wrap=penalty)
+        self.env = _training_env(entry, seed, config, masked=_masked(algorithm), choice=choice, wrap=penalty)
         self._statistics = None  # the observations' running mean and variance, with normalize_observations
         if config.normalize_observations:
             vec_normalize = require("train", "stable_baselines3.common.vec_env").VecNormalize
@@ -78,11 +89,14 @@ class SB3Learner:
         if config.normalize_actions:
             self.env = VecUnitActions(self.env)
         if checkpoint is None:
-            self.model = algorithm(config.policy, self.env, seed=seed, verbose=0, device="cpu", **config.algo_kwargs)
+            self.model = algorithm(_policy(config.policy), self.env, seed=seed, verbose=0, device="cpu",
+                                   **config.algo_kwargs)
         else:
             self.model = algorithm.load(checkpoint / "model.zip", env=self.env, device="cpu")
         if entry.is_multi_agent:
             self._policy_class = _shared_policy_class()
+        elif choice:
+            self._policy_class = partial(AdmissibleChoicePolicy, max_choices=config.max_choices)
         else:
             self._policy_class = MaskedTrainedPolicy if _masked(algorithm) else TrainedPolicy
 
@@ -114,14 +128,38 @@ class SB3Learner:
 
     def close(self) -> None:
         self.env.close()
+        require("train", "torch").set_num_threads(self._threads)
 
 
-def _algorithm(entry, algo: str):
+def _admissible_choice(entry, algo: str, space) -> bool:
+    """Whether ``entry`` (whose action space is ``space``) is a text id trained through the
+    admissible-choice adapter (:mod:`envzoo.text.choice`); a TrainingError for a text id that
+    cannot be trained."""
+    if entry.is_multi_agent or not isinstance(space, gym.spaces.Text):
+        return False
+    env = envzoo.make(entry.id)
+    try:
+        listed = offers_admissible_commands(env)
+    finally:
+        env.close()
+    if not listed:
+        raise TrainingError(f"Stable-Baselines3 needs a finite set of actions; {entry.id} takes free text and lists "
+                            f"no admissible commands. Play it with a language model (envzoo.text.llm's "
+                            f"ChatCompletionsAgent) or train one with the recipe of envzoo.text.recipe")
+    if algo != "maskable-ppo":
+        # Without masks most of the adapter's slots are empty, and an empty slot is no command at all.
+        raise TrainingError(f"{entry.id} is trained as a choice among its admissible commands, which only "
+                            f"--algo maskable-ppo restricts to the legal ones; got --algo {algo}")
+    return True
+
+
+def _algorithm(entry, algo: str, space, choice: bool = False):
     if algo not in ALGORITHMS:
         raise TrainingError(f"unknown algorithm {algo!r} for Stable-Baselines3; one of {', '.join(ALGORITHMS)}")
     require_scalar_reward(entry)
     module, name, spaces = ALGORITHMS[algo]
-    space = action_space(entry)
+    if choice:  # the adapter offers Discrete actions and their masks
+        return getattr(require("train", module), name)
     if type(space).__name__ not in spaces:
         raise TrainingError(f"{name} needs a {' or '.join(spaces)} action space; {entry.id}'s is {space}. "
                             f"Pick another --algo (ppo and a2c take every array space)")
@@ -129,6 +167,19 @@ def _algorithm(entry, algo: str):
         raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
                             f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
+
+
+def _policy(name: str):
+    """A Stable-Baselines3 policy name (``MlpPolicy``, ...) as it is, or the class that a
+    ``module:Class`` name points to (``envzoo.train.slot_scorer:SlotScorerPolicy``)."""
+    if ":" not in name:
+        return name
+    module, _, attribute = name.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise TrainingError(f"policy {name!r} names no class ({error}); give an SB3 policy name such as "
+                            f"MlpPolicy or module:Class") from error
 
 
 class _NormalizedInputs:
@@ -201,14 +252,17 @@ def _masked(algorithm) -> bool:
     return algorithm.__name__ == "MaskablePPO"
 
 
-def _training_env(entry, seed: int, config: TrainConfig, masked: bool = False, wrap=None):
-    """``n_envs`` copies of the id (its agents' slots for a PettingZoo id), each wrapped in ``wrap``."""
+def _training_env(entry, seed: int, config: TrainConfig, masked: bool = False, choice: bool = False, wrap=None):
+    """``n_envs`` copies of the id (its agents' slots for a PettingZoo id), each wrapped in ``wrap``
+    (then in the admissible-choice adapter of a text id, or in the mask's for MaskablePPO)."""
     vec_env = require("train", "stable_baselines3.common.vec_env")
     monitor = require("train", "stable_baselines3.common.monitor")
 
     def make():
         env = envzoo.make(entry.id, scale_reward=config.scale_reward, **config.env_kwargs)
         env = wrap(env) if wrap else env
+        if choice:
+            return AdmissibleChoice(env, max_choices=config.max_choices)
         return InfoActionMask(env) if masked else env
 
     if entry.is_multi_agent:

@@ -74,6 +74,8 @@ def test_a_pettingzoo_id_trains_one_shared_network(tmp_path, hyperparams):
     ("envzoo/MarketMakingAS-v1", "dqn", "DQN needs a Discrete action space"),
     ("envzoo/ServerlessMO-v1", "ppo", "vector reward"),
     ("envzoo/Serverless-v1", "nope", "unknown algorithm 'nope'"),
+    ("envzoo/Reasoning-v0", "maskable-ppo", "needs a finite set of actions; envzoo/Reasoning-v0 takes free text"),
+    ("envzoo/Household-v0", "ppo", "only --algo maskable-ppo restricts to the legal ones"),
 ])
 def test_runs_that_cannot_be_trained_say_why(tmp_path, hyperparams, capsys, env_id, algo, message):
     assert main(["train", env_id, "--algo", algo, "--hyperparams", str(hyperparams), "--results",
@@ -290,3 +292,24 @@ def test_ppo_lagrangian_trains_a_constrained_id_and_resumes_with_its_multiplier(
     assert main(["train", "envzoo/PromotionBudget-v0", "--algo", "ppo", "--hyperparams", str(path),
                  "--results", str(tmp_path / "other")]) == 2
     assert "for --algo ppo-lagrangian" in capsys.readouterr().err
+
+
+def test_a_text_id_trains_as_a_choice_among_its_admissible_commands(tmp_path, capsys):
+    hyperparams = tmp_path / "maskable-ppo.yml"
+    hyperparams.write_text("default:\n  n_timesteps: 256\n  n_steps: 128\n  batch_size: 64\n  eval_episodes: 1\n"
+                           "  curve_points: 1\n  curve_episodes: 1\n  max_choices: 32\n  torch_threads: 1\n"
+                           "  policy: envzoo.train.slot_scorer:SlotScorerPolicy\n")
+    import torch
+
+    threads = torch.get_num_threads()
+    assert main(["train", "envzoo/Household-v0", "--algo", "maskable-ppo", "--hyperparams", str(hyperparams),
+                 "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run")]) == 0
+    assert torch.get_num_threads() == threads  # torch_threads holds while training only
+    [result] = collect(tmp_path / "results")
+    assert (result.env_id, result.algo, result.timesteps) == ("envzoo/Household-v0", "maskable-ppo", 256)
+    assert result.hyperparams["max_choices"] == 32 and problems(result) == []
+    assert set(result.references) >= {"random", "random-admissible", "expert"}
+    [path] = (tmp_path / "results").glob("*/*.json")
+    capsys.readouterr()
+    assert main(["leaderboard", "--check", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith(": ok")
