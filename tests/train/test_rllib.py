@@ -54,12 +54,13 @@ def test_rllib_trains_a_single_agent_id_and_resumes(tmp_path):
     assert resumed.curve[:2] == result.curve and resumed.timesteps >= 800
 
 
-def test_rllib_refuses_the_sb3_normalization_keys(tmp_path, capsys):
+@pytest.mark.parametrize("key", ["normalize_actions: true", "torch_threads: 1"])
+def test_rllib_refuses_the_sb3_only_keys(tmp_path, capsys, key):
     hyperparams = tmp_path / "rllib-ppo.yml"
-    hyperparams.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n")
+    hyperparams.write_text(HYPERPARAMS + f"envzoo/Bazaar-v0:\n  {key}\n")
     assert main(["train", "envzoo/Bazaar-v0", "--algo", "ppo", "--framework", "rllib", "--hyperparams",
                  str(hyperparams), "--results", str(tmp_path / "results")]) == 2
-    assert "envzoo's keys for Stable-Baselines3" in capsys.readouterr().err
+    assert f"{key.split(':')[0]} " in capsys.readouterr().err  # the error names the key
 
 
 @pytest.mark.parametrize("env_id", ["envzoo/ServerlessCluster-v1", "envzoo/MarketMakingArena-v1"])
