@@ -105,13 +105,12 @@ class SB3Learner:
         return int(self.model.num_timesteps)
 
     def learn(self, steps: int) -> None:
-        if self._multiplier is None:
-            self.model.learn(total_timesteps=steps, reset_num_timesteps=False)
-        else:
+        callback = None
+        if self._multiplier is not None:
             from envzoo.train.lagrangian import MultiplierUpdate
 
-            self.model.learn(total_timesteps=steps, reset_num_timesteps=False,
-                             callback=MultiplierUpdate(self._multiplier))
+            callback = MultiplierUpdate(self._multiplier)
+        self.model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback)
 
     def save(self, folder: Path) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
