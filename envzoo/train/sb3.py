@@ -13,7 +13,6 @@ Needs the ``train`` extra; ``import envzoo`` never imports this module.
 
 from __future__ import annotations
 
-import importlib
 from functools import partial
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import envzoo
 from envzoo.core.extras import require
 from envzoo.core.policy import MaskedTrainedPolicy, TrainedPolicy
 from envzoo.leaderboard.results import RunResult
+from envzoo.registry import load_attr
 from envzoo.text.choice import AdmissibleChoice, AdmissibleChoicePolicy, offers_admissible_commands
 from envzoo.train.hyperparams import TrainConfig
 from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
@@ -173,9 +173,8 @@ def _policy(name: str):
     ``module:Class`` name points to (``envzoo.train.slot_scorer:SlotScorerPolicy``)."""
     if ":" not in name:
         return name
-    module, _, attribute = name.partition(":")
     try:
-        return getattr(importlib.import_module(module), attribute)
+        return load_attr(name)
     except (ImportError, AttributeError) as error:
         raise TrainingError(f"policy {name!r} names no class ({error}); give an SB3 policy name such as "
                             f"MlpPolicy or module:Class") from error
