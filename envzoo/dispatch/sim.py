@@ -11,9 +11,11 @@ free again at its station. Under ``service_model="exponential"`` a unit is inste
 exponential time from the dispatch (the hypercube and Erlang models' assumption).
 
 Every row draws from its own generator seeded with its episode key, so a row never depends on
-the batch it runs in. A decision and the run to the next epoch are one compiled kernel
-(:func:`_decide_row`) over the rows' arrays and the row's ``numpy.random.Generator`` (numba draws
-numpy's numbers from it); the observation of every row is another (:func:`_observe_rows`).
+the batch it runs in. Every row's decision and its run to the next epoch are one compiled call
+(:func:`_decide_rows`, :func:`_decide_row` per row) over the rows' arrays and the rows'
+``numpy.random.Generator`` objects, handed to numba once as a typed list (numba draws numpy's
+numbers from them; reading a generator anew at each call costs more than a decision); the
+observation of every row is another (:func:`_observe_rows`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba.typed import List
 
 from envzoo.core.compiled import kernel
 from envzoo.dispatch.generator import hour_of, incident_process, next_call
@@ -67,6 +70,7 @@ class DispatchSim:
         self.counts = np.zeros((batch, 5), dtype=np.int64)
         self.zone_sum_min, self.zone_count = np.zeros((batch, zones)), np.zeros((batch, zones))
         self.generators = [np.random.default_rng(0) for _ in range(batch)]
+        self._generator_list = List(self.generators)  # the same objects, as the kernels take them
         self.queue = np.zeros((batch, max(params.queue_capacity, 1), 3))
         self.queue_length = np.zeros(batch, dtype=np.int64)
         self.records = np.zeros((batch, 64, 4))
@@ -89,20 +93,30 @@ class DispatchSim:
     relocations = property(lambda self: self.counts[:, RELOCATIONS])
 
     # ------------------------------------------------------------------ episodes
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_generator_list"]  # numba's typed list does not pickle; it is rebuilt from the generators
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._generator_list = List(self.generators)
+
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
         """Start the episodes of ``rows`` (indices) from one key each, up to their first call."""
+        rows = np.asarray(rows, dtype=np.int64)
         for row, key in zip(rows, keys):
-            self.generators[row] = np.random.default_rng(int(key))
-            self.time[row] = 0.0
-            self.free_at[row] = 0.0
-            self.home[row] = self.params.unit_station
-            self.booked_s[row] = 0.0
-            self.log_index[row] = 0
-            self.counts[row] = 0
-            self.zone_sum_min[row], self.zone_count[row] = 0.0, 0.0
-            self.queue_length[row] = 0
-            _start_row(self._region, self._process, self.generators[row], row, self.time, self.free_at, self.call,
-                       self.has_call, self.next, self.log_index, self.counts, self.queue, self.queue_length)
+            self.generators[row] = self._generator_list[row] = np.random.default_rng(int(key))
+        self.time[rows] = 0.0
+        self.free_at[rows] = 0.0
+        self.home[rows] = self.params.unit_station
+        self.booked_s[rows] = 0.0
+        self.log_index[rows] = 0
+        self.counts[rows] = 0
+        self.zone_sum_min[rows], self.zone_count[rows] = 0.0, 0.0
+        self.queue_length[rows] = 0
+        _start_rows(rows, self._region, self._process, self._generator_list, self.time, self.free_at, self.call,
+                    self.has_call, self.next, self.log_index, self.counts, self.queue, self.queue_length)
 
     # ------------------------------------------------------------------ queries
     def free_units(self, row: int) -> np.ndarray:
@@ -135,24 +149,28 @@ class DispatchSim:
         return mask
 
     # ------------------------------------------------------------------ decisions
-    def decide(self, row: int, choice: int, relocation: tuple[int, int] | None = None) -> dict[str, float]:
-        """Apply ``choice`` (a unit index, or U to hold) to the row's call, then ``relocation``
-        (unit, station: a free unit drives to that station, its new home; None or unit U: none),
-        and run to the next decision epoch. Returns the step's ``response_min`` (turnout + drive
-        of a dispatch, and the queue's waiting until the next epoch), ``lost`` (calls lost),
+    def decide(self, choices: np.ndarray, relocations: np.ndarray | None = None) -> np.ndarray:
+        """Apply every row's choice (``choices`` (B,): a unit index, or U to hold) to its call, then
+        its relocation (``relocations`` (B, 2) of (unit, station): a free unit drives to that
+        station, its new home; None or unit U: none), and run every row to its next decision
+        epoch. Returns (B, len(OUTCOME)), per row: ``response_min`` (turnout + drive of a
+        dispatch, and the queue's waiting until the next epoch), ``lost`` (calls lost),
         ``inefficiency_min``, ``optimal`` (1 for a dispatch of the fastest free unit),
         ``dispatched``, ``refused`` (a choice the mask forbids: the call is held where there is
         room, else lost; a relocation of a unit that is not free: not done), ``driving_min``
         (minutes on the road of the dispatched and the relocated unit) and
         ``worst_zone_change_min`` (the change of the worst zone's mean response time)."""
-        if self.served[row] == self.records.shape[1]:  # room for this decision's record
+        if (self.served == self.records.shape[1]).any():  # room for this decision's records
             self.records = np.concatenate([self.records, np.zeros_like(self.records)], axis=1)
-        unit, station = relocation if relocation is not None else (self.params.n_units, 0)
-        _decide_row(self._region, self._process, self.generators[row], row, int(choice), int(unit), int(station),
-               self.time, self.free_at, self.home, self.booked_s, self.call, self.has_call, self.next,
-               self.log_index, self.counts, self.zone_sum_min, self.zone_count, self.queue, self.queue_length,
-               self.records, self._outcome)
-        return dict(zip(OUTCOME, self._outcome.tolist()))
+        if relocations is None:
+            relocations = np.zeros((self.batch, 2), np.int64)
+            relocations[:, 0] = self.params.n_units
+        outcomes = np.zeros((self.batch, len(OUTCOME)))
+        choices, relocations = np.ascontiguousarray(choices, np.int64), np.ascontiguousarray(relocations, np.int64)
+        _decide_rows(self._region, self._process, self._generator_list, choices, relocations, self.time, self.free_at,
+                     self.home, self.booked_s, self.call, self.has_call, self.next, self.log_index, self.counts,
+                     self.zone_sum_min, self.zone_count, self.queue, self.queue_length, self.records, outcomes)
+        return outcomes
 
     def observe(self) -> np.ndarray:
         """(B, F) float32, every row's observation (zero for a row without a call): per unit
@@ -210,7 +228,7 @@ def _worst_zone_min(zone_sum_min, zone_count, row):
     return worst if worst > -np.inf else 0.0
 
 
-@kernel
+@kernel(inline=True)
 def _start_row(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
                queue_length):
     """Draw the row's first call and run to it (the queue is empty: nothing waits before it)."""
@@ -218,6 +236,14 @@ def _start_row(region, process, generator, row, time, free_at, call, has_call, p
     log_index[row] += 1
     _advance(region, process, generator, row, time, free_at, call, has_call, pending, log_index, counts, queue,
              queue_length)
+
+
+@kernel
+def _start_rows(rows, region, process, generators, time, free_at, call, has_call, pending, log_index, counts, queue,
+                queue_length):
+    for row in rows:
+        _start_row(region, process, generators[row], row, time, free_at, call, has_call, pending, log_index, counts,
+                   queue, queue_length)
 
 
 @kernel
@@ -269,6 +295,16 @@ def _advance(region, process, generator, row, time, free_at, call, has_call, pen
 
 
 @kernel
+def _decide_rows(region, process, generators, choices, relocations, time, free_at, home, booked_s, call, has_call,
+                 pending, log_index, counts, zone_sum_min, zone_count, queue, queue_length, records, outcomes):
+    """Every row's decision (see :meth:`DispatchSim.decide`), its outcome written to its row of ``outcomes``."""
+    for row in range(choices.size):
+        _decide_row(region, process, generators[row], row, choices[row], relocations[row, 0], relocations[row, 1],
+                    time, free_at, home, booked_s, call, has_call, pending, log_index, counts, zone_sum_min,
+                    zone_count, queue, queue_length, records, outcomes[row])
+
+
+@kernel(inline=True)
 def _decide_row(region, process, generator, row, choice, relocated, station, time, free_at, home, booked_s, call,
                 has_call, pending, log_index, counts, zone_sum_min, zone_count, queue, queue_length, records,
                 outcome):

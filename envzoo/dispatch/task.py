@@ -17,7 +17,19 @@ from envzoo.dispatch.params import (
     make_agencies_params,
     make_params,
 )
-from envzoo.dispatch.sim import CALL_FEATURES, NODE, SEVERITY, UNIT_FEATURES, DispatchSim
+from envzoo.dispatch.sim import (
+    CALL_FEATURES,
+    NODE,
+    OUT_DRIVING,
+    OUT_INEFFICIENCY,
+    OUT_LOST,
+    OUT_REFUSED,
+    OUT_RESPONSE,
+    OUT_WORST_ZONE,
+    SEVERITY,
+    UNIT_FEATURES,
+    DispatchSim,
+)
 
 METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
            "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
@@ -60,21 +72,16 @@ class DispatchTask(Task):
     def decide(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every row's decision with its checked action, run to the row's next decision epoch:
         the scalar rewards (B,), the vector rewards (B, 3) and the refusals (B,) (the cost)."""
-        sim, p = self.sim, self.params
-        vector = np.zeros((self.batch, 3))
-        reward = np.zeros(self.batch)
-        refused = np.zeros(self.batch)
-        for row in range(self.batch):
-            out = sim.decide(row, *self._decision(actions[row]))
-            response = out["response_min"] + out["lost"] * p.lost_call_penalty_min
-            vector[row] = (-response, -out["worst_zone_change_min"], -out["driving_min"])
-            reward[row] = -response - p.precision_weight * out["inefficiency_min"]
-            refused[row] = out["refused"]
-        return reward, vector, refused
+        p = self.params
+        out = self.sim.decide(*self._decisions(np.asarray(actions)))
+        response = out[:, OUT_RESPONSE] + out[:, OUT_LOST] * p.lost_call_penalty_min
+        vector = np.stack([-response, -out[:, OUT_WORST_ZONE], -out[:, OUT_DRIVING]], axis=1)
+        reward = -response - p.precision_weight * out[:, OUT_INEFFICIENCY]
+        return reward, vector, out[:, OUT_REFUSED]
 
-    def _decision(self, action) -> tuple:
-        """The simulator's ``decide`` arguments for one row's action."""
-        return (int(action),)
+    def _decisions(self, actions: np.ndarray) -> tuple:
+        """The simulator's ``decide`` arguments for every row's action."""
+        return (actions,)
 
     def action_mask(self) -> np.ndarray:
         """(B, mask) bool: ``info["action_mask"]``."""
@@ -117,8 +124,8 @@ class RelocateTask(DispatchTask):
         self.action_hint = (f"Action (d, r, s): d < {units} sends unit d, d = {units} holds the call; then free "
                             f"unit r < {units} moves to station s < {stations} (r = {units}: no move).")
 
-    def _decision(self, action) -> tuple:
-        return int(action[0]), (int(action[1]), int(action[2]))
+    def _decisions(self, actions: np.ndarray) -> tuple:
+        return actions[:, 0], actions[:, 1:]
 
     def action_mask(self) -> np.ndarray:
         """(B, (U + 1) + (U + 1) + S): the dispatch mask, then the free units and "no move", then

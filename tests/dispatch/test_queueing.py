@@ -22,7 +22,7 @@ def run_nearest(task: DispatchTask, calls: int, seed: int = 7) -> None:
     while sim.arrived[0] < calls:
         free = sim.free_units(0)
         choice = int(np.argmin(np.where(free, sim.unit_travel_s(0), np.inf))) if free.any() else task.params.n_units
-        sim.decide(0, choice)
+        sim.decide(np.array([choice]))
 
 
 @pytest.fixture(scope="module")
