@@ -66,6 +66,7 @@ class BazaarTask(AgentsTask):
     """The sellers of one market, one agent each (the Sybil operator one agent for all its identities)."""
 
     reward_space = REWARD_SPACE
+    metrics_at_episode_end = True  # the EAS and its accounts cost more than a compiled round
 
     def __init__(self, params: BazaarParams):
         p = params

@@ -126,6 +126,25 @@ def test_money_is_conserved_and_no_market_beats_the_first_best(scenario):
     assert metrics["trades"] > 0
 
 
+@pytest.mark.parametrize("scenario", ["crash", "lemon"])
+def test_the_metrics_come_at_the_episode_end_and_on_request(scenario):
+    from envzoo.core.rollout import run_episode
+
+    env = BazaarMOEnv(max_cycles=12, scenario=scenario)
+    policy = (policies.Deceptive if scenario == "lemon" else policies.Undercutting)(env)
+    observations, infos = env.reset(seed=4)
+    while env.agents:
+        observations, _, _, _, infos = env.step(policy(observations, infos))
+        if env.agents:
+            assert all("metrics" not in info for info in infos.values())
+            assert env.episode_metrics()[0]["trades"] == env.task.market.trades
+    assert [info["metrics"] for info in infos.values()] == env.episode_metrics()
+    assert infos[env.possible_agents[-1]]["metrics"]["trades"] == env.task.market.trades > 0
+    # an evaluation cut before the end asks the env for the metrics of the episode so far
+    cut = run_episode(env, policy, seed=4, max_steps=5)
+    assert cut.length == 5 and cut.metrics == env.episode_metrics()[0] and cut.metrics["trades"] > 0
+
+
 def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
     env = BazaarEnv(max_cycles=30, n_firms=4)
     env.reset(seed=11)
