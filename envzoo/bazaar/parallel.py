@@ -106,7 +106,8 @@ class BazaarEnv(TaskParallelEnv):
 
     ## Metrics
 
-    ``infos[agent]["metrics"]``, the same for every agent, over the episode so far:
+    ``infos[agent]["metrics"]`` at the episode's end, the same for every agent (at any time
+    ``env.episode_metrics()`` gives them over the episode so far, one dict per agent):
 
     - ``eas``: ``weights · (stability, integrity, welfare, profitability)``;
     - ``stability``: ``exp(-price_volatility / volatility_scale)``, 0 once the market collapsed;

@@ -113,61 +113,27 @@ class BazaarMarket:
         return shuffled[np.argsort(price[shuffled], kind="stable")]
 
     # ------------------------------------------------------------------ the Lemon Market
-    def expected_quality(self, claim: np.ndarray) -> np.ndarray:
-        """What a buyer expects of each identity's item: with reputation, its claim weighted by the
-        identity's feedback score and the market's average otherwise; without reputation claims
-        are cheap talk and only the market's average counts."""
-        if not self.params.reputation:
-            return np.full(len(claim), self.market_belief)
-        trust = self.reputation()
-        return trust * claim + (1 - trust) * self.market_belief
-
     def reputation(self) -> np.ndarray:
-        """Each identity's feedback score: the posterior mean of honest dealing, from the prior
-        Beta(1, 1) (a newcomer scores 0.5) or, with skeptical buyers, Beta(0, 2) (a newcomer scores 0)."""
-        prior = 2 * self.params.newcomer_trust
-        return (prior + self.honest_sales) / (2 + self.sales)
+        """Each identity's feedback score (:func:`feedback_scores`)."""
+        return feedback_scores(self.params.newcomer_trust, self.honest_sales, self.sales)
 
     def _lemon_round(self, orders: np.ndarray) -> dict[str, np.ndarray]:
         p, rng = self.params, self.rng
-        relaunch = orders[:, 3] >= 0.5  # a fresh identity: its feedback is gone
-        self.sales[relaunch] = 0
-        self.honest_sales[relaunch] = 0
-        listed, price, claim = orders[:, 0] >= 0.5, orders[:, 1], orders[:, 2]
-        quality, cost = self.item_quality, p.quality_value * self.item_quality
         buyers = int(rng.poisson(p.buyers_per_round))
         premium = rng.uniform(*p.buyer_premium, buyers)
-        # first best: the most eager buyers get the best items (rearrangement inequality)
-        pairs = min(buyers, len(quality))
-        best = np.sort(quality)[::-1][:pairs] * (np.sort(premium)[::-1][:pairs] - 1) * p.quality_value
-        self.first_best += best[best > 0].sum()
-        expected = self.expected_quality(claim)
-        available = listed.copy()
-        sold = np.zeros(len(price))
-        surplus = 0.0
-        for b in premium:
-            # each buyer, in arrival order, takes the listing of highest expected surplus if it is >= 0
-            # (ties, which continuous prices make rare, go to the first identity in table order)
-            gain = np.where(available, p.quality_value * b * expected - price, -np.inf)
-            best_listing = int(np.argmax(gain))
-            if not gain[best_listing] >= 0:
-                continue
-            available[best_listing] = False
-            sold[best_listing] = 1
-            surplus += p.quality_value * b * quality[best_listing] - price[best_listing]
-            self.gains_from_trade += p.quality_value * (b - 1) * quality[best_listing]
-        fraud = sold * (quality < claim - p.fraud_tolerance)
-        self.sales += sold
-        self.honest_sales += sold - fraud
-        self.fraudulent += int(fraud.sum())
-        self.delivered_quality += (sold * quality).sum()
-        if sold.any():
-            mean_quality = (sold * quality).sum() / sold.sum()
-            self.market_belief += p.belief_rate * (mean_quality - self.market_belief)
-        profit = sold * (price - cost)
+        accounts = np.empty((len(LEMON_ACCOUNTS), len(orders)))
+        first_best, surplus, self.gains_from_trade, frauds, units, self.market_belief = _lemon_round_after_draws(
+            premium, orders, self.item_quality, self.sales, self.honest_sales, float(p.quality_value),
+            float(p.newcomer_trust), p.reputation, float(self.market_belief), float(p.fraud_tolerance),
+            float(p.belief_rate), accounts, self.gains_from_trade)
+        sold, fraud, profit = accounts[LEMON_SOLD], accounts[LEMON_FRAUD], accounts[LEMON_PROFIT]
+        self.first_best += first_best
+        self.fraudulent += int(frauds)
+        self.delivered_quality += units
+        price = orders[:, 1].copy()
         # the market price of differentiated items: a price per unit of delivered quality (a hedonic index)
-        self._record(price, sold, profit, surplus, (sold * quality).sum())
-        self.last_price, self.last_claim, self.last_listed = price.copy(), claim.copy(), listed.astype(float)
+        self._record(price, sold, profit, surplus, units)
+        self.last_price, self.last_claim, self.last_listed = price, orders[:, 2].copy(), accounts[LEMON_LISTED]
         self.last_consumers = buyers
         self._draw_items()
         return {"profit": profit, "fraud": fraud, "consumer_surplus": surplus}
@@ -259,3 +225,86 @@ def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max
         cash[firm] += profit[firm]
         active[firm] = active[firm] and cash[firm] >= 0  # bankrupt firms leave the market
     return first_best, surplus, gains_from_trade, numpy_sum(fixed, 0, firms)
+
+
+#: Rows of the Lemon Market kernel's per-identity accounts of a round (``listed`` and ``sold`` 0 or 1).
+LEMON_ACCOUNTS = ("listed", "sold", "fraud", "profit")
+LEMON_LISTED, LEMON_SOLD, LEMON_FRAUD, LEMON_PROFIT = range(len(LEMON_ACCOUNTS))
+
+
+@kernel
+def feedback_scores(newcomer_trust, honest_sales, sales):
+    """Each identity's feedback score: the posterior mean of honest dealing, from the prior
+    Beta(1, 1) (a newcomer scores ``newcomer_trust`` 0.5) or, with skeptical buyers, Beta(0, 2)
+    (a newcomer scores 0)."""
+    prior = 2 * newcomer_trust
+    return (prior + honest_sales) / (2 + sales)
+
+
+@kernel
+def _lemon_round_after_draws(premium, orders, quality, sales, honest_sales, quality_value, newcomer_trust, reputation,
+                             belief, fraud_tolerance, belief_rate, accounts, gains_from_trade):
+    """The Lemon Market's round after its draws: buyers' ``premium`` in arrival order, the
+    identities' ``orders`` (list, price, claim, relaunch) and items of ``quality``. Wipes the
+    feedback (``sales``, ``honest_sales``) of relaunched identities, then adds the round's;
+    writes every identity's :data:`LEMON_ACCOUNTS` of the round into ``accounts``; returns the
+    round's first-best gains from trade, the buyers' surplus, the episode's ``gains_from_trade``
+    with the round's trades added, the round's fraudulent sales, the quality it delivered and the
+    buyers' new ``belief``: every sum in numpy's order of additions
+    (:func:`~envzoo.core.compiled.numpy_sum`), as the array code that this kernel replaced added."""
+    n = quality.size
+    listed, sold = accounts[LEMON_LISTED], accounts[LEMON_SOLD]
+    fraud, profit = accounts[LEMON_FRAUD], accounts[LEMON_PROFIT]
+    for identity in range(n):
+        if orders[identity, 3] >= 0.5:  # a fresh identity: its feedback is gone
+            sales[identity] = 0.0
+            honest_sales[identity] = 0.0
+        listed[identity] = 1.0 if orders[identity, 0] >= 0.5 else 0.0
+        sold[identity] = 0.0
+    # first best: the most eager buyers get the best items (rearrangement inequality)
+    pairs = min(premium.size, n)
+    best_items, most_eager = np.sort(quality)[::-1], np.sort(premium)[::-1]
+    gains, positive = np.empty(pairs), 0
+    for pair in range(pairs):
+        gain = best_items[pair] * (most_eager[pair] - 1) * quality_value
+        if gain > 0:
+            gains[positive] = gain
+            positive += 1
+    first_best = numpy_sum(gains, 0, positive)
+    # what a buyer expects of each identity's item: with reputation, its claim weighted by the
+    # identity's feedback score and the market's average otherwise; without reputation claims
+    # are cheap talk and only the market's average counts
+    expected = np.full(n, belief)
+    if reputation:
+        trust = feedback_scores(newcomer_trust, honest_sales, sales)
+        for identity in range(n):
+            expected[identity] = trust[identity] * orders[identity, 2] + (1 - trust[identity]) * belief
+    surplus = 0.0
+    for b in premium:
+        # each buyer, in arrival order, takes the unsold listing of highest expected surplus if it
+        # is >= 0 (ties, which continuous prices make rare, go to the first identity in table order)
+        worth, best_listing, best_gain = quality_value * b, -1, -np.inf
+        for identity in range(n):
+            if listed[identity] == 1 and sold[identity] == 0:
+                gain = worth * expected[identity] - orders[identity, 1]
+                if gain > best_gain:
+                    best_listing, best_gain = identity, gain
+        if best_gain < 0:  # no listing left, or none worth its price
+            continue
+        sold[best_listing] = 1.0
+        surplus += worth * quality[best_listing] - orders[best_listing, 1]
+        gains_from_trade += quality_value * (b - 1) * quality[best_listing]
+    delivered = np.empty(n)
+    frauds = trades = 0.0
+    for identity in range(n):
+        fraud[identity] = sold[identity] * (1.0 if quality[identity] < orders[identity, 2] - fraud_tolerance else 0.0)
+        sales[identity] += sold[identity]
+        honest_sales[identity] += sold[identity] - fraud[identity]
+        delivered[identity] = sold[identity] * quality[identity]
+        profit[identity] = sold[identity] * (orders[identity, 1] - quality_value * quality[identity])
+        frauds += fraud[identity]  # whole numbers: exact in any order
+        trades += sold[identity]
+    units = numpy_sum(delivered, 0, n)
+    if trades:
+        belief += belief_rate * (units / trades - belief)
+    return first_best, surplus, gains_from_trade, frauds, units, belief

@@ -13,6 +13,7 @@ from envzoo.bazaar.sim import (
     IDENTITY_FEATURES,
     LEMON_MARKET_FEATURES,
     BazaarMarket,
+    feedback_scores,
 )
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Transition
@@ -65,6 +66,7 @@ class BazaarTask(AgentsTask):
     """The sellers of one market, one agent each (the Sybil operator one agent for all its identities)."""
 
     reward_space = REWARD_SPACE
+    metrics_at_episode_end = True  # the EAS and its accounts cost more than a compiled round
 
     def __init__(self, params: BazaarParams):
         p = params
@@ -89,6 +91,9 @@ class BazaarTask(AgentsTask):
             self.action_hint = "each identity acts [list (>= 0.5 lists), price, quality claim, relaunch (>= 0.5)]"
         super().__init__(params, p.n_agents)
         self.observation_space, self.action_space = self.observation_spaces[0], self.action_spaces[0]
+        # every seller identity's order, one row each (an operator's rows in its identities' order)
+        self.orders_space = spaces.Box(np.vstack([space.low for space in self.action_spaces]),
+                                       np.vstack([space.high for space in self.action_spaces]), dtype=np.float32)
         self.market = BazaarMarket(params)
 
     make_params = staticmethod(make_params)
@@ -99,12 +104,13 @@ class BazaarTask(AgentsTask):
 
     def check_agent_actions(self, actions: list) -> np.ndarray:
         """The agents' actions, checked, as one order row per seller identity."""
-        if self.params.is_crash and all(type(a) is np.ndarray and a.dtype.kind in "iuf"
-                                       and a.shape == self.action_space.shape for a in actions):
-            # The common case: every firm's order (the firms share one space) checked at once; the
-            # agent-by-agent check below names the agent of an order that does not fit.
+        if all(type(action) is np.ndarray and action.dtype == actions[0].dtype and action.dtype.kind in "iuf"
+               and action.shape == space.shape for action, space in zip(actions, self.action_spaces)):
+            # The common case: every identity's order (of one type, so joined as they are) checked
+            # at once; the agent-by-agent check below names the agent of an order that does not fit.
+            orders = np.concatenate(actions, axis=None).reshape(self.orders_space.shape)
             try:
-                return check_box_action(self.action_space, actions, self.action_hint, batch=self.batch)
+                return check_box_action(self.orders_space, orders, self.action_hint)
             except InvalidActionError:
                 pass
         checked = [check_action(space, action, f"(agent {agent}) {self.action_hint}")
@@ -132,19 +138,11 @@ class BazaarTask(AgentsTask):
             _firm_observations(m.cost, m.cash, m.last_price, m.last_capacity, m.last_sold, m.active,
                                float(p.max_price), float(m.last_market_price), float(m.last_consumers), out)
             return list(out)
-        # every agent's table of identities (mine, its item's quality: private), then the market's features
-        identities = len(m.owner)
-        out = np.empty((self.batch, identities, len(IDENTITY_FEATURES)))
-        mine = m.owner == np.arange(self.batch)[:, None]
-        out[:, :, 0] = mine
-        out[:, :, 1] = mine * m.item_quality
-        out[:, :, 2:] = np.stack([m.reputation(), m.sales, m.last_price, m.last_claim, m.last_sold, m.last_listed],
-                                 axis=-1)
-        market = [m.market_belief, m.last_market_price, m.last_trades, m.last_listed.sum()]
-        rows = np.empty((self.batch, out[0].size + len(market)), np.float32)
-        rows[:, :out[0].size] = out.reshape(self.batch, -1)
-        rows[:, out[0].size:] = market
-        return list(rows)
+        out = np.empty((self.batch, self.observation_space.shape[0]), np.float32)
+        _lemon_observations(m.owner, m.item_quality, p.newcomer_trust, m.honest_sales, m.sales, m.last_price,
+                            m.last_claim, m.last_sold, m.last_listed, float(m.market_belief),
+                            float(m.last_market_price), float(m.last_trades), out)
+        return list(out)
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The episode's KPIs so far, the same for every agent."""
@@ -194,3 +192,29 @@ def _firm_observations(cost, cash, last_price, last_capacity, last_sold, active,
         out[firm, 3], out[firm, 4] = last_capacity[firm], last_sold[firm]
         out[firm, 5], out[firm, 6], out[firm, 7] = lowest, mean, market_price
         out[firm, 8], out[firm, 9] = consumers, rivals
+
+
+_IDENTITY_WIDTH = len(IDENTITY_FEATURES)
+
+
+@kernel
+def _lemon_observations(owner, item_quality, newcomer_trust, honest_sales, sales, last_price, last_claim, last_sold,
+                        last_listed, market_belief, market_price, trades, out):
+    """Every Lemon Market agent's observation into ``out`` (agents, 8 * identities + 4): its table
+    of identities (:data:`~envzoo.bazaar.sim.IDENTITY_FEATURES`; whether the agent runs the
+    identity and its item's quality are private, 0 on other agents' rows), then the market's
+    :data:`~envzoo.bazaar.sim.LEMON_MARKET_FEATURES` (the listings summed in numpy's order)."""
+    identities = owner.size
+    reputation = feedback_scores(newcomer_trust, honest_sales, sales)
+    market = (market_belief, market_price, trades, numpy_sum(last_listed, 0, identities))
+    width = _IDENTITY_WIDTH * identities
+    for agent in range(out.shape[0]):
+        row = out[agent]
+        for identity in range(identities):
+            mine = owner[identity] == agent
+            at = _IDENTITY_WIDTH * identity
+            row[at], row[at + 1] = 1.0 if mine else 0.0, item_quality[identity] if mine else 0.0
+            row[at + 2], row[at + 3], row[at + 4] = reputation[identity], sales[identity], last_price[identity]
+            row[at + 5], row[at + 6], row[at + 7] = last_claim[identity], last_sold[identity], last_listed[identity]
+        for feature in range(len(market)):
+            out[agent, width + feature] = market[feature]

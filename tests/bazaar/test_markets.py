@@ -1,8 +1,8 @@
 """The Agent Bazaar's markets against theory: Bertrand competition drives prices to marginal cost,
 a lemons market without reputation unravels as Akerlof predicts and reputation restores trade,
 money is conserved (profits + consumer surplus = gains from trade - fixed costs), and the Crash's
-allocation matches a consumer-by-consumer second implementation, and the compiled round and
-observations add up as the array code they replaced."""
+allocation matches a consumer-by-consumer second implementation, and both markets' compiled rounds
+and observations add up as the array code they replaced."""
 
 from __future__ import annotations
 
@@ -126,6 +126,25 @@ def test_money_is_conserved_and_no_market_beats_the_first_best(scenario):
     assert metrics["trades"] > 0
 
 
+@pytest.mark.parametrize("scenario", ["crash", "lemon"])
+def test_the_metrics_come_at_the_episode_end_and_on_request(scenario):
+    from envzoo.core.rollout import run_episode
+
+    env = BazaarMOEnv(max_cycles=12, scenario=scenario)
+    policy = (policies.Deceptive if scenario == "lemon" else policies.Undercutting)(env)
+    observations, infos = env.reset(seed=4)
+    while env.agents:
+        observations, _, _, _, infos = env.step(policy(observations, infos))
+        if env.agents:
+            assert all("metrics" not in info for info in infos.values())
+            assert env.episode_metrics()[0]["trades"] == env.task.market.trades
+    assert [info["metrics"] for info in infos.values()] == env.episode_metrics()
+    assert infos[env.possible_agents[-1]]["metrics"]["trades"] == env.task.market.trades > 0
+    # an evaluation cut before the end asks the env for the metrics of the episode so far
+    cut = run_episode(env, policy, seed=4, max_steps=5)
+    assert cut.length == 5 and cut.metrics == env.episode_metrics()[0] and cut.metrics["trades"] > 0
+
+
 def test_the_crash_allocates_consumers_as_a_consumer_by_consumer_market_would():
     env = BazaarEnv(max_cycles=30, n_firms=4)
     env.reset(seed=11)
@@ -207,6 +226,101 @@ def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
             assert out[i].tobytes() == np.array(expected, np.float32).tobytes()
 
 
+def _array_lemon_round(premium, orders, quality, sales, honest_sales, quality_value, newcomer_trust, reputation,
+                       belief, fraud_tolerance, belief_rate, gains_from_trade):
+    """The Lemon Market's round after its draws as array code computes it (what the kernel replaced)."""
+    sales, honest_sales = sales.copy(), honest_sales.copy()
+    relaunch = orders[:, 3] >= 0.5
+    sales[relaunch] = 0
+    honest_sales[relaunch] = 0
+    listed, price, claim = orders[:, 0] >= 0.5, orders[:, 1], orders[:, 2]
+    pairs = min(len(premium), len(quality))
+    best = np.sort(quality)[::-1][:pairs] * (np.sort(premium)[::-1][:pairs] - 1) * quality_value
+    first_best = best[best > 0].sum()
+    if reputation:
+        trust = (2 * newcomer_trust + honest_sales) / (2 + sales)
+        expected = trust * claim + (1 - trust) * belief
+    else:
+        expected = np.full(len(claim), belief)
+    available, sold, surplus = listed.copy(), np.zeros(len(price)), 0.0
+    for b in premium:
+        gain = np.where(available, quality_value * b * expected - price, -np.inf)
+        best_listing = int(np.argmax(gain))
+        if not gain[best_listing] >= 0:
+            continue
+        available[best_listing] = False
+        sold[best_listing] = 1
+        surplus += quality_value * b * quality[best_listing] - price[best_listing]
+        gains_from_trade += quality_value * (b - 1) * quality[best_listing]
+    fraud = sold * (quality < claim - fraud_tolerance)
+    sales += sold
+    honest_sales += sold - fraud
+    units = (sold * quality).sum()
+    if sold.any():
+        belief += belief_rate * (units / sold.sum() - belief)
+    accounts = np.stack([listed.astype(float), sold, fraud, sold * (price - quality_value * quality)])
+    return accounts, sales, honest_sales, (first_best, surplus, gains_from_trade, fraud.sum(), units, belief)
+
+
+def _array_lemon_observations(owner, item_quality, reputation, sales, last_price, last_claim, last_sold, last_listed,
+                              market_belief, market_price, trades, agents):
+    """Every Lemon Market agent's observation as array code computes it (what the kernel replaced)."""
+    out = np.empty((agents, len(owner), 8))
+    mine = owner == np.arange(agents)[:, None]
+    out[:, :, 0] = mine
+    out[:, :, 1] = mine * item_quality
+    out[:, :, 2:] = np.stack([reputation, sales, last_price, last_claim, last_sold, last_listed], axis=-1)
+    market = [market_belief, market_price, trades, last_listed.sum()]
+    rows = np.empty((agents, out[0].size + len(market)), np.float32)
+    rows[:, :out[0].size] = out.reshape(agents, -1)
+    rows[:, out[0].size:] = market
+    return rows
+
+
+def test_the_compiled_lemon_market_adds_up_as_the_array_code_to_the_last_bit():
+    from envzoo.bazaar.sim import _lemon_round_after_draws
+    from envzoo.bazaar.task import _lemon_observations
+
+    rng = np.random.default_rng(1)
+    outcomes = set()
+    for trial in range(300):
+        identities = int(rng.integers(1, 300))  # more than 128: numpy's pairwise sums of the round's quality
+        premium = rng.uniform(1.2, 1.8, int(rng.integers(0, 400)))
+        orders = rng.uniform(0, 1, (identities, 4)) ** [0.3, 1, 1, 4]  # mostly listed, seldom relaunched
+        if trial % 3:  # few prices and claims, fresh identities: equal expected surpluses, the first in table order
+            orders[:, 1], orders[:, 2] = rng.choice([2.0, 4.0, 6.0], identities), rng.choice([0.5, 0.9], identities)
+        else:
+            orders[:, 1] *= 20
+        quality = rng.uniform(0, 1, identities) * rng.choice([1.0, 0.1], identities)
+        sales = rng.integers(0, 9, identities).astype(float) * (trial % 3 == 0)
+        honest_sales = np.floor(sales * rng.uniform(0, 1, identities))
+        settings = (10.0, float(rng.choice([0.0, 0.5])), bool(trial % 4), float(rng.uniform(0, 1)), 0.1, 0.3)
+        if trial % 3 == 0 and premium.size:  # prices at the first buyer's expected value: a gain of 0 to the last bit
+            orders[:, 3] = 0
+            trust = (2 * settings[1] + honest_sales) / (2 + sales) if settings[2] else 0.0
+            orders[:, 1] = 10.0 * premium[0] * (trust * orders[:, 2] + (1 - trust) * settings[3])
+        expected = _array_lemon_round(premium, orders, quality, sales, honest_sales, *settings, 12.345)
+        accounts = np.empty((4, identities))
+        new_sales, new_honest_sales = sales.copy(), honest_sales.copy()
+        sums = _lemon_round_after_draws(premium, orders, quality, new_sales, new_honest_sales, *settings, accounts,
+                                        12.345)
+        assert accounts.tobytes() == expected[0].tobytes()
+        assert new_sales.tobytes() == expected[1].tobytes() and new_honest_sales.tobytes() == expected[2].tobytes()
+        assert sums == expected[3]
+        outcomes.add((sums[3] > 0, bool(accounts[1].all()), accounts[1].sum() < accounts[0].sum()))
+        owner = np.minimum(np.arange(identities), int(rng.integers(1, identities + 1)) - 1)
+        agents, newcomer_trust = owner[-1] + 1, settings[1]
+        reputation = (2 * newcomer_trust + new_honest_sales) / (2 + new_sales)
+        out = np.empty((agents, 8 * identities + 4), np.float32)
+        state = (orders[:, 1], orders[:, 2], accounts[1], accounts[0], sums[5], 3.25, float(accounts[1].sum()))
+        _lemon_observations(owner, quality, newcomer_trust, new_honest_sales, new_sales, *state, out)
+        assert out.tobytes() == _array_lemon_observations(owner, quality, reputation, new_sales, *state,
+                                                          agents).tobytes()
+    # rounds with and without fraud, with every listing sold and with buyers who found none worth it
+    assert {outcome[0] for outcome in outcomes} == {False, True} and (False, True, False) in outcomes
+    assert any(outcome[2] for outcome in outcomes)
+
+
 # ---------------------------------------------------------------------- errors
 @pytest.mark.parametrize("kwargs, message", [
     ({"scenario": "flea"}, "scenario must be one of"),
@@ -250,6 +364,30 @@ def test_firm_orders_of_any_number_type_are_the_same_orders():
     assert checked.dtype == np.float64 and checked.tolist() == [[3.5, 40.0], [4.0, 30.0], [2.25, 12.0]]
     assert env.task.check_agent_actions([np.asarray(order, np.float32) for order in orders]).tolist() == \
         checked.tolist()
+
+
+@pytest.mark.parametrize("bad", [np.array([1.0, 25.0, 0.5, 0.0], np.float32), np.array([1.0, 3.0, np.nan, 0.0]),
+                                 np.array([-0.5, 3.0, 0.5, 0.0], np.float32)])
+def test_a_seller_order_outside_the_space_is_rejected_naming_the_seller(bad):
+    env = BazaarEnv(scenario="lemon")
+    env.reset(seed=0)
+    actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    actions["seller_2"] = bad
+    with pytest.raises(InvalidActionError, match="seller_2"):
+        env.step(actions)
+
+
+def test_seller_orders_of_any_number_type_are_the_same_orders_the_operators_rows_after_the_sellers():
+    env = BazaarEnv(scenario="lemon", n_honest=2, n_sybil=3)
+    orders = [np.array([1, 3.5, 0.75, 0], np.float32), np.array([0, 4, 1, 1]),
+              np.array([[1, 2.5, 0.5, 0], [0, 1, 0.25, 1], [1, 6, 1, 0]], np.float32)]
+    checked = env.task.check_agent_actions(orders)
+    assert checked.dtype == np.float64 and checked.tolist() == [[1, 3.5, 0.75, 0], [0, 4, 1, 1], [1, 2.5, 0.5, 0],
+                                                                [0, 1, 0.25, 1], [1, 6, 1, 0]]
+    for dtype in (np.float32, np.float64, np.int64):  # one type for every agent: the orders checked in one call
+        same_type = [np.asarray(order, dtype) for order in orders]
+        expected = checked.astype(dtype).astype(np.float64)  # whole numbers where the orders are integers
+        assert env.task.check_agent_actions(same_type).tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("scenario", ["crash", "lemon"])
