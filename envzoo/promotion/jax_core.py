@@ -8,7 +8,10 @@ the draw's elements 0 (churn), 1 (active days) and 2 (a new user's segment), use
 uniform u of each. The allocation is totalled in numpy's order of additions
 (:func:`envzoo.core.jax_compiled.numpy_sum`), so an allocation is refused exactly where the CPU
 core refuses it. So on the CPU in float64 a trajectory equals the compiled core's to the rounding
-of ``exp`` and ``**`` (and of XLA's fused multiply-adds). Every argument of the three ids is
+of ``exp`` and ``**`` and of XLA's fused multiply-adds and divisions by a constant (made as a
+multiplication by its reciprocal: a retained share of 5 users is one unit in the last place
+apart); the differences seen are at most 1.1e-16, and no churn or activity draw fell on the
+other side of its threshold. Every argument of the three ids is
 supported; the preset's segments and the bonus menu ride in ``params``, the cohort size (a shape)
 and whether there is an episode cost limit (``PromotionBudget-v0``: another observation and two
 more metrics) are the static config.
