@@ -100,7 +100,7 @@ def _step_and_split(env: JaxEnv):
 
 
 def _membership(space: spaces.Space):
-    """A jitted test that a batch of actions lies in ``space`` (Box or Discrete)."""
+    """A jitted test that a batch of actions lies in ``space`` (Box, Discrete or MultiDiscrete)."""
     if isinstance(space, spaces.Box):
         low, high = jnp.asarray(space.low), jnp.asarray(space.high)
 
@@ -111,4 +111,7 @@ def _membership(space: spaces.Space):
     if isinstance(space, spaces.Discrete):
         return jax.jit(lambda a: jnp.issubdtype(a.dtype, jnp.integer)
                        & jnp.all((a >= space.start) & (a < space.start + space.n)))
-    raise TypeError(f"JAX vector envs check Box and Discrete action spaces, not {space}")
+    if isinstance(space, spaces.MultiDiscrete):
+        start, stop = jnp.asarray(space.start), jnp.asarray(space.start + space.nvec)
+        return jax.jit(lambda a: jnp.issubdtype(a.dtype, jnp.integer) & jnp.all((a >= start) & (a < stop)))
+    raise TypeError(f"JAX vector envs check Box, Discrete and MultiDiscrete action spaces, not {space}")

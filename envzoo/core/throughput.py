@@ -157,13 +157,17 @@ def jax_scan_rate(env_id: str, num_envs: int, steps: int, seed: int = 0, repeats
 
 
 def _device_sampler(space):
-    """``sample(key, n)``: n uniformly random actions of a Box (finite bounds) or Discrete space."""
+    """``sample(key, n)``: n uniformly random actions of a Box (finite bounds), Discrete or
+    MultiDiscrete space."""
     import jax
     import jax.numpy as jnp
     from gymnasium import spaces
 
     if isinstance(space, spaces.Discrete):
         return lambda key, n: jax.random.randint(key, (n,), space.start, space.start + space.n)
+    if isinstance(space, spaces.MultiDiscrete):
+        start, stop = jnp.asarray(space.start), jnp.asarray(space.start + space.nvec)
+        return lambda key, n: jax.random.randint(key, (n, *space.shape), start, stop)
     if isinstance(space, spaces.Box) and space.is_bounded():
         low, high = jnp.asarray(space.low, jnp.float64), jnp.asarray(space.high, jnp.float64)
         return lambda key, n: jax.random.uniform(key, (n, *space.shape), jnp.float64, low, high)

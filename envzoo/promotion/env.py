@@ -82,7 +82,10 @@ class PromotionEnv(TaskEnv):
 
     - v0: initial version.
     - v1: the spend (``info["cost"]`` and the spend metrics) counts the bonuses paid
-      to users who churn in the period; v0 left them out.
+      to users who churn in the period; v0 left them out. A JAX core
+      (``envzoo.promotion.jax_core``, extra ``jax``: ``envzoo.jax.make`` and
+      ``gymnasium.make_vec(..., backend="jax")``) was added without changing an episode: it draws
+      the same random numbers and follows the same episodes as the CPU core.
     """
 
     task_class = PromotionTask
@@ -151,5 +154,6 @@ class PromotionBudgetEnv(PromotionEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. A JAX core (``envzoo.promotion.jax_core``, extra ``jax``) was added
+      without changing an episode; its episode cost limit, costs and metrics are the CPU core's.
     """

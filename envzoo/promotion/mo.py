@@ -22,7 +22,9 @@ class PromotionMOEnv(TaskMOEnv):
 
     - v0: initial version.
     - v1: the spend (``info["cost"]`` and the spend metrics) counts the bonuses paid
-      to users who churn in the period; v0 left them out.
+      to users who churn in the period; v0 left them out. A JAX core
+      (``envzoo.promotion.jax_core``, extra ``jax``) was added without changing an episode; its
+      vector reward is float32, as this face's.
     """
 
     task_class = PromotionTask

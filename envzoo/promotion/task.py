@@ -18,6 +18,16 @@ from envzoo.promotion.sim import PromotionSim
 USER_FEATURES = 4
 
 
+def observation_space(params: PromotionParams) -> spaces.Box:
+    """One cohort's observation: :data:`USER_FEATURES` per user, then the budget or the remaining limit."""
+    return spaces.Box(0.0, np.inf, (params.cohort_size * USER_FEATURES + 1,), np.float32)
+
+
+def action_space(params: PromotionParams) -> spaces.MultiDiscrete:
+    """One bonus level per user."""
+    return spaces.MultiDiscrete(np.full(params.cohort_size, len(params.bonuses)))
+
+
 class PromotionTask(Task):
     """B cohorts (``Promotion-v1`` and its vector and multi-objective faces); see its docstring."""
 
@@ -29,8 +39,8 @@ class PromotionTask(Task):
         super().__init__(params, batch)
         self.sim = PromotionSim(params, batch)
         users = params.cohort_size
-        self.observation_space = spaces.Box(0.0, np.inf, (users * USER_FEATURES + 1,), np.float32)
-        self.action_space = spaces.MultiDiscrete(np.full(users, len(params.bonuses)))
+        self.observation_space = observation_space(params)
+        self.action_space = action_space(params)
         self.action_hint = (f"One bonus level per user (cohort_size = {users}), level i pays bonuses[i] of "
                             f"{params.bonuses}; an allocation above the budget {params.budget} is refused whole.")
         if params.cost_limit is not None:
