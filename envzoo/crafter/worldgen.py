@@ -32,7 +32,7 @@ NOISE_SCALE = 1.43
 _UNIFORMS_PER_CELL = 7
 
 
-@kernel(inline=True)
+@kernel  # called, not inlined: its 192 inlined copies in generate doubled generate's compile time
 def _gradient(key, z, ix, iy):
     """The unit gradient at lattice point (ix, iy) of noise layer z."""
     h = splitmix64_one(key ^ splitmix64_one(np.uint64(z) * np.uint64(0x9E3779B97F4A7C15)
