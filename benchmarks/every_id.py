@@ -10,7 +10,8 @@ The goals are the speed issue's, on a 2-core machine: every single env of an own
 10,000 steps/s or more, every PettingZoo face at 5,000 parallel steps/s, the native vector envs
 at 1,000,000 env-steps/s for the light cores (Avellaneda–Stoikov, portfolio, trading) and 200,000
 for the heavy ones (serverless, the limit-order-book replay, orbital). Ids run on an external
-engine (SUMO, Godot, TextWorld, TextWorldExpress) have no goal: their speed is the engine's.
+engine (SUMO, Godot, TextWorld, TextWorldExpress) have no goal, their speed being the engine's,
+and only their single env is measured (their vector envs start N engines).
 """
 
 import argparse
@@ -26,7 +27,8 @@ ENGINE_IDS = {"envzoo/TextWorld-v0", "envzoo/TextWorldExpress-v0"}
 LIGHT_VECTOR_GOAL, HEAVY_VECTOR_GOAL = 1_000_000, 200_000
 VECTOR_GOALS = {"trading": LIGHT_VECTOR_GOAL, "portfolio": LIGHT_VECTOR_GOAL, "serverless": HEAVY_VECTOR_GOAL,
                 "orbital": HEAVY_VECTOR_GOAL}
-MARKET_MAKING_VECTOR_GOALS = {"envzoo/MarketMakingAS-v1": LIGHT_VECTOR_GOAL, "envzoo/MarketMaking-v1": HEAVY_VECTOR_GOAL,
+MARKET_MAKING_VECTOR_GOALS = {"envzoo/MarketMakingAS-v1": LIGHT_VECTOR_GOAL,
+                              "envzoo/MarketMaking-v1": HEAVY_VECTOR_GOAL,
                               "envzoo/MarketMakingMO-v1": HEAVY_VECTOR_GOAL}
 SINGLE_GOAL, PARALLEL_GOAL = 10_000, 5_000
 
@@ -67,7 +69,9 @@ def main() -> None:
             print(f"| {env_id} | not run: extra {entry.extra!r} missing | | | |", flush=True)
             continue
         single_goal, vector_goal = goals(entry)
-        modes = ("single", "native", "jax-scan")
+        engine = entry.domain in ENGINES or entry.id in ENGINE_IDS
+        # An engine's vector env is N engine processes or games: its single env says enough.
+        modes = ("single",) if engine else ("single", "native", "jax-scan")
         rates = bench(env_id, args.num_envs, args.steps, modes=modes, max_seconds=args.max_seconds)["steps_per_s"]
         goal_text = " / ".join("–" if goal is None else f"{goal:,}" for goal in (single_goal, vector_goal))
         print(f"| {env_id} | {cell(rates.get('single'), single_goal)} | {cell(rates.get('native'), vector_goal)} "
