@@ -43,6 +43,7 @@ from jax import lax
 
 from envzoo.core import jax_rng
 from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.core.jax_arithmetic import numpy_sum
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
 from envzoo.serverless.generator import BURSTY, CONSTANT, DIURNAL, SPIKE, STEP, TRACE, WORKLOADS
@@ -532,27 +533,3 @@ def share_capacity(wanted, free):
     ahead = (rest[None, :] < rest[:, None]) | ((rest[None, :] == rest[:, None]) & (index[None, :] < index[:, None]))
     granted = jnp.minimum(base + (ahead.sum(axis=1) < leftover), wanted)
     return jnp.where(total <= free, wanted, granted)
-
-
-def numpy_sum(values):
-    """``compiled.numpy_sum`` over the last axis (of static length): numpy's pairwise order of
-    additions, so that a window's sum is the CPU kernel's bit for bit."""
-    n = values.shape[-1]
-    if n < 8:
-        total = jnp.zeros(values.shape[:-1])
-        for i in range(n):
-            total = total + values[..., i]
-        return total
-    if n > 128:
-        half = n // 2
-        half -= half % 8
-        return numpy_sum(values[..., :half]) + numpy_sum(values[..., half:])
-    whole = n - n % 8
-    partial = values[..., :8]
-    for i in range(8, whole, 8):
-        partial = partial + values[..., i:i + 8]
-    p = [partial[..., j] for j in range(8)]
-    total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
-    for j in range(whole, n):
-        total = total + values[..., j]
-    return total
