@@ -37,3 +37,14 @@ def test_ziggurat_normals_match_numpy_through_the_wedges_and_the_tail():
     expected = np.random.default_rng(5).standard_normal(count)
     assert np.sum(np.abs(expected) > 3.6541528853610088) > 3
     np.testing.assert_allclose(np.asarray(drawn), expected, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 1000, 2**31 + 5])
+def test_an_integer_drawn_instead_of_the_key_is_numpys(n):
+    # key_from_generator and integers(n) from generators in the same state (fresh, seeded alike).
+    # n = 2^31 + 5 rejects about half of the first draws: the redraw from the key's high bits.
+    seeds = range(400)
+    keys = np.array([np.random.default_rng(s).integers(0, 2**63, dtype=np.uint64) for s in seeds], dtype=np.uint64)
+    expected = [np.random.default_rng(s).integers(n) for s in seeds]
+    drawn = jax.jit(jax.vmap(lambda key: jax_pcg64.integer_instead_of_key(key, n)))(jnp.asarray(keys))
+    np.testing.assert_array_equal(np.asarray(drawn), expected)

@@ -96,7 +96,7 @@ class Tape(NamedTuple):
 def device_tape(tape: tuple) -> Tape:
     """:class:`Tape` of a compiled core's tape."""
     padded = {TRADE_PRICE, TRADE_SIZE, TRADE_SIDE}
-    return Tape(*(jnp.asarray(np.append(array, array[:1] * 0) if k in padded else array)
+    return Tape(*(jnp.asarray(np.append(array, np.zeros(1, array.dtype)) if k in padded else array)
                   for k, array in enumerate(tape)))
 
 
