@@ -251,8 +251,9 @@ def integer_instead_of_key(key, n: int):
     draw a 64-bit one): the key is ``x >> 1`` (Lemire's method for the range 2^63), the integer
     Lemire's method on the low 32 bits of ``x``, redrawn from its high 32 bits (``key >> 31``)
     where rejected. The key lacks the lowest bit of ``x``, taken as 0 here: the integer differs
-    from numpy's only where that bit moves ``(x mod 2^32)·n`` across a multiple of 2^32 — a chance
-    of n / 2^32 per draw — or where the redraw is rejected too ((n / 2^32)² per draw)."""
+    from numpy's only where that bit moves ``(x mod 2^32)·n`` across a multiple of 2^32 or across
+    the rejection threshold (< n), or where the redraw is rejected too — chances below 3n / 2^32
+    and (n / 2^32)² per draw: never seen for the few choices (days) the cores draw."""
     key = jnp.asarray(key, jnp.uint64)
     n = jnp.uint64(n)
     threshold = (jnp.uint64(2**32) - n) % n

@@ -25,7 +25,7 @@ class MarketMakingEnv(TaskEnv):
     core's to 1e-9, with every argument. Its limits (:mod:`envzoo.marketmaking.lob.jax_core`):
     no ``options={"day": d}`` (``start_day`` instead), a market order short of depth is skipped
     and flagged rather than raised, and a training day equals the CPU's but with a chance of
-    n / 2^32 per reset (n training days).
+    3n / 2^32 per reset (n training days).
 
     Clocks (:mod:`envzoo.marketmaking.lob.clocks`, computed per day):
 

@@ -14,7 +14,7 @@ argument of ``MarketMaking-v1`` is supported.
 
 Resets: in ``split="train"`` the day is the one the CPU env draws with ``np_random.integers``
 from the generator that hands the JAX env its episode key (:func:`envzoo.core.jax_pcg64.integer_instead_of_key`:
-the same day but with a chance of n / 2^32 per reset, n the number of training days); in
+the same day but with a chance below 3n / 2^32 per reset, n the number of training days); in
 ``split="test"`` the test days are played in turn, the first after a seeded reset, as on the CPU
 (``JaxVectorEnv.reset`` restarts the cycle even without a seed). ``options={"day": d}`` has no
 JAX twin: :meth:`MarketMakingJaxEnv.start_day` starts any day. A market order that meets too
