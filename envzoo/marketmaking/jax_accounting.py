@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from envzoo.core import jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.finance.jax_performance import sharpe_ratio, welford_step
 from envzoo.marketmaking.accounting import (
+    ACCOUNT_FIELDS,
     AVERAGE_PRICE,
     BOUGHT,
     CASH,
@@ -24,11 +25,6 @@ from envzoo.marketmaking.accounting import (
     MAKER_BUYS,
     MAKER_FEES,
     MAKER_SELLS,
-    MARK_EQUITY,
-    MARK_FEES,
-    MARK_INVENTORY,
-    MARK_REALIZED,
-    MARK_SPREAD,
     METRICS,
     REALIZED,
     RUN_ABS_INVENTORY_MAX,
@@ -55,6 +51,13 @@ from envzoo.marketmaking.accounting import (
 )
 
 
+def _with(account, **values):
+    """The row with the fields ``values`` (by name, lower case as in ACCOUNT_FIELDS) replaced: one
+    stack of every field, which the compiler fuses into one loop (a chain of ``.at[].set`` is
+    one update of the row each)."""
+    return jnp.stack([values.get(name, account[k]) for k, name in enumerate(ACCOUNT_FIELDS)])
+
+
 def apply_fill(account, side, price, quantity, fee, maker: bool, mid):
     """The accounting row after one fill of ``side`` (±1.0); ``maker`` (static) tells a limit
     order's fill from a market order's."""
@@ -65,30 +68,33 @@ def apply_fill(account, side, price, quantity, fee, maker: bool, mid):
     realized = closed * (price - average) * jnp.where(position > 0, 1.0, -1.0)
     reduced = position + side * closed
     opened = quantity - closed
-    inventory = jnp.where(opening, position + side * quantity, jnp.where(opened > 0, side * opened, reduced))
-    average = jnp.where(opening, (held * average + quantity * price) / (held + quantity),
-                        jnp.where(opened > 0, price, jnp.where(reduced == 0, 0.0, average)))
     buys = side > 0
-    account = (account.at[AVERAGE_PRICE].set(average).at[INVENTORY].set(inventory)
-               .at[REALIZED].add(jnp.where(opening, 0.0, realized))
-               .at[CASH].add(-(side * quantity * price + fee)).at[FEES].add(fee))
+    bought = jnp.where(buys, quantity, 0.0)
+    one_buy, one_sell = jnp.where(buys, 1.0, 0.0), jnp.where(buys, 0.0, 1.0)
+    changes = dict(
+        inventory=jnp.where(opening, position + side * quantity, jnp.where(opened > 0, side * opened, reduced)),
+        average_price=jnp.where(opening, (held * average + quantity * price) / (held + quantity),
+                                jnp.where(opened > 0, price, jnp.where(reduced == 0, 0.0, average))),
+        realized=account[REALIZED] + jnp.where(opening, 0.0, realized),
+        cash=account[CASH] - (side * quantity * price + fee), fees=account[FEES] + fee,
+        bought=account[BOUGHT] + bought, sold=account[SOLD] + jnp.where(buys, 0.0, quantity))
     if maker:
-        bought = jnp.where(buys, quantity, 0.0)
-        account = (account.at[MAKER_FEES].add(fee).at[SPREAD_CAPTURED].add(side * quantity * (mid - price))
-                   .at[MAKER_BUYS].add(jnp.where(buys, 1.0, 0.0)).at[MAKER_SELLS].add(jnp.where(buys, 0.0, 1.0))
-                   .at[STEP_MAKER_BOUGHT].add(bought).at[STEP_MAKER_SOLD].add(quantity - bought))
+        changes.update(maker_fees=account[MAKER_FEES] + fee,
+                       spread_captured=account[SPREAD_CAPTURED] + side * quantity * (mid - price),
+                       maker_buys=account[MAKER_BUYS] + one_buy, maker_sells=account[MAKER_SELLS] + one_sell,
+                       step_maker_bought=account[STEP_MAKER_BOUGHT] + bought,
+                       step_maker_sold=account[STEP_MAKER_SOLD] + (quantity - bought))
     else:
-        account = (account.at[TAKER_FEES].add(fee).at[TAKER_BUYS].add(jnp.where(buys, 1.0, 0.0))
-                   .at[TAKER_SELLS].add(jnp.where(buys, 0.0, 1.0)).at[STEP_TAKEN].add(quantity))
-    return account.at[BOUGHT].add(jnp.where(buys, quantity, 0.0)).at[SOLD].add(jnp.where(buys, 0.0, quantity))
+        changes.update(taker_fees=account[TAKER_FEES] + fee, taker_buys=account[TAKER_BUYS] + one_buy,
+                       taker_sells=account[TAKER_SELLS] + one_sell, step_taken=account[STEP_TAKEN] + quantity)
+    return _with(account, **changes)
 
 
 def mark_step(account, mid):
     """The row whose step starts now, at ``mid``."""
-    return (account.at[MARK_INVENTORY].set(account[INVENTORY]).at[MARK_REALIZED].set(account[REALIZED])
-            .at[MARK_FEES].set(account[FEES]).at[MARK_EQUITY].set(account[CASH] + account[INVENTORY] * mid)
-            .at[MARK_SPREAD].set(account[SPREAD_CAPTURED]).at[STEP_MAKER_BOUGHT].set(0.0)
-            .at[STEP_MAKER_SOLD].set(0.0).at[STEP_TAKEN].set(0.0))
+    return _with(account, mark_inventory=account[INVENTORY], mark_realized=account[REALIZED],
+                 mark_fees=account[FEES], mark_equity=account[CASH] + account[INVENTORY] * mid,
+                 mark_spread=account[SPREAD_CAPTURED], step_maker_bought=0.0, step_maker_sold=0.0, step_taken=0.0)
 
 
 def update_running(running, step, pnl):

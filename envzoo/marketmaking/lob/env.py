@@ -24,7 +24,7 @@ class MarketMakingEnv(TaskEnv):
     ``gymnasium.make_vec(id, num_envs=N, backend="jax")``; on the CPU its trajectories equal this
     core's to 1e-9, with every argument. Its limits (:mod:`envzoo.marketmaking.lob.jax_core`):
     no ``options={"day": d}`` (``start_day`` instead), a market order short of depth is skipped
-    and flagged rather than raised, and a training day equals the CPU's but with a chance of
+    and flagged rather than raised, and a training day equals the CPU's but for a chance below
     3n / 2^32 per reset (n training days).
 
     Clocks (:mod:`envzoo.marketmaking.lob.clocks`, computed per day):

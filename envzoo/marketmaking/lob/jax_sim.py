@@ -126,7 +126,8 @@ def reset(tape: Tape, c, start) -> SimState:
 
 # ---------------------------------------------------------------------- the book
 def _book(tape: Tape, u):
-    """Prices and sizes (2, K) of the book sides the bid and the ask rest on, at update ``u``."""
+    """Prices and sizes (2, K) of the book sides the bid and the ask rest on, at update ``u``
+    (gathered once per update: the functions below take them as ``book``)."""
     return jnp.stack([tape.bid_price[u], tape.ask_price[u]]), jnp.stack([tape.bid_size[u], tape.ask_size[u]])
 
 
@@ -145,9 +146,9 @@ def _size_at(prices, sizes, index, price):
     return jnp.where(index < 0, jnp.inf, jnp.where(jnp.abs(level_price - price) <= _TOLERANCE * price, size, 0.0))
 
 
-def _level_sizes(tape: Tape, u, price):
-    """:func:`~.sim._level_size` of each side's ``price`` (2,) at update ``u``."""
-    prices, sizes = _book(tape, u)
+def _level_sizes(book, price):
+    """:func:`~.sim._level_size` of each side's ``price`` (2,) on ``book``."""
+    prices, sizes = book
     return _size_at(prices, sizes, _level_index(prices, SIGN * price + _TOLERANCE * price), price)
 
 
@@ -160,10 +161,10 @@ def level_prices(tape: Tape, u, levels):
     return jnp.where(shown.any(axis=1), jnp.take_along_axis(prices, deepest[:, None], axis=1)[:, 0], prices[:, -1])
 
 
-def _crosses(tape: Tape, u, price):
+def _crosses(book, price):
     """:func:`~.sim._crosses` of each side's ``price`` (post-only)."""
-    return jnp.stack([price[0] >= tape.ask_price[u, 0] * (1 - _TOLERANCE),
-                      -price[1] >= -(tape.bid_price[u, 0] * (1 + _TOLERANCE))])
+    best = book[0][:, 0]
+    return jnp.stack([price[0] >= best[1] * (1 - _TOLERANCE), -price[1] >= -(best[0] * (1 + _TOLERANCE))])
 
 
 def _floor_lots(quantity, lot):
@@ -179,20 +180,20 @@ def _rooms(c, account):
 
 
 # ---------------------------------------------------------------------- orders
-def _activate(tape: Tape, c, orders, account, u, which, price):
+def _activate(book, c, orders, account, which, price):
     """:func:`~.sim._activate`: the orders of the sides ``which`` (2,) become ``price`` (NaN:
-    cancelled) with the book of update ``u``."""
+    cancelled) with ``book``."""
     orders = orders.at[:, PENDING].set(jnp.where(which, 0.0, orders[:, PENDING]))
     orders = orders.at[:, ACTIVE].set(jnp.where(which, 0.0, orders[:, ACTIVE]))
     wanted = which & ~jnp.isnan(price)
-    crosses = _crosses(tape, u, price)
+    crosses = _crosses(book, price)
     size = jnp.minimum(c[ORDER_SIZE], _rooms(c, account))
     refused = wanted & ~crosses & ~(size > 0)
     posted = wanted & ~crosses & (size > 0)
     account = account.at[REJECTED].add(jnp.sum(jnp.where(wanted & crosses, 1.0, 0.0)))
     account = account.at[REFUSED].add(jnp.sum(jnp.where(refused, 1.0, 0.0)))
     new = (orders.at[:, ACTIVE].set(1.0).at[:, PRICE].set(price).at[:, SIZE].set(size).at[:, REMAINING].set(size)
-           .at[:, QUEUE].set(_level_sizes(tape, u, price)))
+           .at[:, QUEUE].set(_level_sizes(book, price)))
     return jnp.where(posted[:, None], new, orders), account
 
 
@@ -209,7 +210,7 @@ def quote(tape: Tape, c, s: SimState, price) -> SimState:
     u = s.now
     change = _changes(s.orders, price)
     orders = s.orders.at[:, PENDING].set(jnp.where(change, s.orders[:, PENDING], 0.0))
-    activated, activated_account = _activate(tape, c, orders, s.account, u, change, price)
+    activated, activated_account = _activate(_book(tape, u), c, orders, s.account, change, price)
     at = jnp.maximum(jnp.searchsorted(tape.time, tape.time[u] + c[LATENCY_NS].astype(jnp.int64)), u + 1)
     in_flight = (orders.at[:, PENDING].set(jnp.where(change, 1.0, orders[:, PENDING]))
                  .at[:, PENDING_PRICE].set(jnp.where(change, price, orders[:, PENDING_PRICE]))
@@ -272,10 +273,10 @@ class Segment(NamedTuple):
     through: Any
 
 
-def _segment_start(tape: Tape, config: ExecutionConfig, orders, first) -> Segment:
-    """:func:`~.sim._side_start` of both sides for a segment after update ``first``."""
+def _segment_start(book, config: ExecutionConfig, orders) -> Segment:
+    """:func:`~.sim._side_start` of both sides for a segment after the update of ``book``."""
     price = orders[:, PRICE]
-    previous = _level_sizes(tape, first, price) if config.queue_model == "probabilistic" else jnp.full(2, jnp.inf)
+    previous = _level_sizes(book, price) if config.queue_model == "probabilistic" else jnp.full(2, jnp.inf)
     zero = jnp.zeros(2)
     return Segment(active=orders[:, ACTIVE] > 0, price=price, limit=SIGN * price + _TOLERANCE * price,
                    remaining=orders[:, REMAINING], queue=orders[:, QUEUE], cumulative=zero, lowest=jnp.full(2, jnp.inf),
@@ -307,10 +308,10 @@ def _queue_ahead(config: ExecutionConfig, front, previous, level, traded):
     return jnp.minimum(jnp.where(moves, moved, front), level)
 
 
-def _update_sides(tape: Tape, c, config: ExecutionConfig, seg: Segment, u, traded):
-    """:func:`~.sim._side_update` of both sides at update ``u`` with the volumes ``traded`` (2,)
-    that hit them: the running values after it and the quantities filled at it."""
-    prices, sizes = _book(tape, u)
+def _update_sides(book, c, config: ExecutionConfig, seg: Segment, traded):
+    """:func:`~.sim._side_update` of both sides at the update of ``book`` with the volumes
+    ``traded`` (2,) that hit them: the running values after it and the quantities filled at it."""
+    prices, sizes = book
     level = _size_at(prices, sizes, _level_index(prices, seg.limit), seg.price)
     if config.queue_model == "probabilistic":
         seg = seg._replace(ahead=_queue_ahead(config, seg.ahead, seg.previous, level, traded), previous=level)
@@ -319,7 +320,7 @@ def _update_sides(tape: Tape, c, config: ExecutionConfig, seg: Segment, u, trade
         lowest = jnp.minimum(seg.lowest, level + cumulative)
         seg = seg._replace(cumulative=cumulative, lowest=lowest, ahead=jnp.minimum(seg.queue, lowest) - cumulative)
     quantity = jnp.minimum(jnp.maximum(-seg.ahead, 0.0), seg.remaining)
-    opposite_best = jnp.stack([tape.ask_price[u, 0], tape.bid_price[u, 0]])
+    opposite_best = prices[::-1, 0]
     through = seg.through | (SIGN * opposite_best <= seg.limit)  # the opposite best reached the order
     quantity = _floor_lots(jnp.where(through, seg.remaining, quantity), c[LOT_SIZE])
     new = jnp.where(seg.active, quantity - seg.filled, 0.0)
@@ -356,7 +357,8 @@ def process(tape: Tape, c, config: ExecutionConfig, s: SimState, to) -> SimState
         hits = r.seg.active & (trade_side == jnp.arange(2)) & (SIGN * tape.trade_price[r.t] <= r.seg.limit)
         after_trade = r._replace(t=r.t + 1, traded=r.traded + jnp.where(hits, tape.trade_size[r.t], 0.0))
         # else the end of update u: the fills (valued against the mid of the book they hit, u − 1's), the bid first
-        seg, new = _update_sides(tape, c, config, r.seg, u, r.traded)
+        book = _book(tape, u)
+        seg, new = _update_sides(book, c, config, r.seg, r.traded)
         account = r.account
         for side in range(2):
             price, quantity = seg.price[side], new[side]
@@ -366,15 +368,15 @@ def process(tape: Tape, c, config: ExecutionConfig, s: SimState, to) -> SimState
         # a segment ends where a request takes effect or at the last update
         due = (r.orders[:, PENDING] > 0) & (r.orders[:, PENDING_AT] == u)
         ended = _segment_end(r.orders, seg)
-        ended, ended_account = _activate(tape, c, ended, account, u, due, r.orders[:, PENDING_PRICE])
+        ended, ended_account = _activate(book, c, ended, account, due, r.orders[:, PENDING_PRICE])
         ends = (u == to) | due.any()
         after_update = _Replay(
             orders=jnp.where(ends, ended, r.orders), account=jnp.where(ends, ended_account, account), u=u, t=r.t,
-            traded=jnp.zeros(2), seg=select(ends, _segment_start(tape, config, ended, u), seg))
+            traded=jnp.zeros(2), seg=select(ends, _segment_start(book, config, ended), seg))
         return select(r.t < tape.trade_start[u + 1], after_trade, after_update)
 
     start = _Replay(s.orders, s.account, s.now, tape.trade_start[s.now + 1], jnp.zeros(2),
-                    _segment_start(tape, config, s.orders, s.now))
+                    _segment_start(_book(tape, s.now), config, s.orders))
     end = lax.while_loop(going_on, one_event, start)
     return s._replace(orders=end.orders, account=end.account, now=end.u)
 
