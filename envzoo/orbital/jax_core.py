@@ -52,8 +52,8 @@ import numpy as np
 from jax import lax
 
 from envzoo.core import jax_pcg64, jax_rng
-from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.core.jax_arithmetic import numpy_sum
+from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.orbital.collision import _EXP_UNDERFLOW, quadrature_nodes
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION

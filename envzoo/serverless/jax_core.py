@@ -42,8 +42,8 @@ from gymnasium import spaces
 from jax import lax
 
 from envzoo.core import jax_rng
-from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.core.jax_arithmetic import numpy_sum
+from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
 from envzoo.serverless.generator import BURSTY, CONSTANT, DIURNAL, SPIKE, STEP, TRACE, WORKLOADS
