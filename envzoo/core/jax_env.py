@@ -99,6 +99,13 @@ class JaxEnv:
         state = EnvState(self.reset_episode(jax_rng.episode_key(key), params), jnp.int64(0))
         return self.observe(state.core, params), state
 
+    def reset_after(self, key, finished, params):
+        """``(observation, state)`` of the episode that follows the one whose core state is
+        ``finished`` (the autoreset of :meth:`step`): a new episode drawn from ``key``
+        (:meth:`reset`). A core whose next episode depends on the last one (the market maker's
+        test days, played in turn) overrides it."""
+        return self.reset(key, params)
+
     def step(self, key, state: EnvState, action, params=None):
         """One step with autoreset: ``(observation, state, reward, done, info)``.
 
@@ -117,7 +124,7 @@ class JaxEnv:
         final_obs = self.observe(core, params)
         info = {"terminated": outcome.terminated, "truncated": truncated, "cost": outcome.cost,
                 "metrics": self.metrics(core, params), "final_obs": final_obs}
-        next_obs, next_state = self.reset(key, params)
+        next_obs, next_state = self.reset_after(key, core, params)
 
         def where_done(fresh, going_on):
             return jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, going_on)

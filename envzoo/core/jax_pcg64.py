@@ -240,3 +240,23 @@ def next_normal(s: PCG64State):
 def standard_normal(s: PCG64State, count: int):
     """``Generator.standard_normal(count)``."""
     return _repeat(next_normal, s, count)
+
+
+def integer_instead_of_key(key, n: int):
+    """``generator.integers(n)`` (``0 < n < 2**32``) of the generator whose
+    :func:`~envzoo.core.rng.key_from_generator` drew ``key``, had it drawn the integer instead,
+    for the CPU cores that draw such an integer where the JAX core is handed the episode key.
+
+    Both draws consume the generator's next 64-bit output ``x`` (the generator fresh, or its last
+    draw a 64-bit one): the key is ``x >> 1`` (Lemire's method for the range 2^63), the integer
+    Lemire's method on the low 32 bits of ``x``, redrawn from its high 32 bits (``key >> 31``)
+    where rejected. The key lacks the lowest bit of ``x``, taken as 0 here: the integer differs
+    from numpy's only where that bit moves ``(x mod 2^32)·n`` across a multiple of 2^32 or across
+    the rejection threshold (< n), or where the redraw is rejected too — chances below 3n / 2^32
+    and (n / 2^32)² per draw: never seen for the few choices (days) the cores draw."""
+    key = jnp.asarray(key, jnp.uint64)
+    n = jnp.uint64(n)
+    threshold = (jnp.uint64(2**32) - n) % n
+    scaled = ((key << jnp.uint64(1)) & _M32) * n
+    redrawn = (key >> jnp.uint64(31)) * n
+    return jnp.where((scaled & _M32) < threshold, redrawn, scaled) >> jnp.uint64(32)

@@ -52,6 +52,7 @@ import numpy as np
 from jax import lax
 
 from envzoo.core import jax_pcg64, jax_rng
+from envzoo.core.jax_arithmetic import numpy_sum
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.orbital.collision import _EXP_UNDERFLOW, quadrature_nodes
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
@@ -388,25 +389,6 @@ def _plane_sigmas(c00, c10, c11):
     return jnp.sqrt(high), jnp.sqrt(low)
 
 
-def _block_sum(values):
-    """numpy's sum over the last axis (static length ≤ 128): eight partial sums, then the rest."""
-    n = values.shape[-1]
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total = total + values[..., i]
-        return total
-    partial = [values[..., i] for i in range(8)]
-    whole = n - n % 8
-    for start in range(8, whole, 8):
-        partial = [partial[i] + values[..., start + i] for i in range(8)]
-    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5])
-                                                                        + (partial[6] + partial[7]))
-    for j in range(whole, n):
-        total = total + values[..., j]
-    return total
-
-
 _UNIT_NODES, _UNIT_WEIGHTS, _COS_THETA, _SIN_THETA = (np.asarray(a) for a in quadrature_nodes(PC_RADIAL_NODES,
                                                                                                PC_ANGULAR_NODES))
 
@@ -425,7 +407,7 @@ def _foster(miss_radial, miss_cross, c00, c01, c11, radius):
     exponent = -quadratic / 2
     kept = exponent >= _EXP_UNDERFLOW
     density = jnp.where(kept, jnp.exp(jnp.where(kept, exponent, 0.0)) / normalisation[..., None, None], 0.0)
-    angular_sums = _block_sum(density) * (2 * np.pi / PC_ANGULAR_NODES)
+    angular_sums = numpy_sum(density) * (2 * np.pi / PC_ANGULAR_NODES)
     return _einsum_dot(angular_sums, rho_weights)
 
 
@@ -670,7 +652,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
         s = s._replace(max_pc=jnp.maximum(s.max_pc, jnp.max(s.pc)),
                        off_slot_s=jnp.where(offset > params.slot_tolerance, s.off_slot_s + dt, s.off_slot_s))
         collision = hits > 0
-        risk = -_block_sum(decades) - params.collision_penalty * jnp.where(collision, 1.0, 0.0)
+        risk = -numpy_sum(decades) - params.collision_penalty * jnp.where(collision, 1.0, 0.0)
         fuel, slot = -burnt, -offset / 1000.0
         if self.vector_reward:
             reward = jnp.stack([risk, fuel, slot])

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envzoo.core import jax_rng
-from envzoo.core.jax_compiled import numpy_sum
+from envzoo.core.jax_arithmetic import numpy_sum
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.promotion.sim import DAYS
 from envzoo.promotion.task import PromotionTask, action_space, observation_space

@@ -42,7 +42,7 @@ from gymnasium import spaces
 from jax import lax
 
 from envzoo.core import jax_rng
-from envzoo.core.jax_compiled import numpy_sum
+from envzoo.core.jax_arithmetic import numpy_sum
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S

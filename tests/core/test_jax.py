@@ -30,6 +30,11 @@ OTHER_CONFIGS = {
         {"reward": "rolling_sharpe", "split": "test", "test_start": "2022-01-01", "exact_cost": False},
         {"reward": "return_minus_turnover", "assets": ("MSFT", "KO", "XOM"), "n_assets": 2, "window": 3},
     ],
+    "envzoo/MarketMaking-v1": [{"updates_per_day": 3000, "days": 3, "latency_ns": 500_000_000,
+                                "queue_model": "probabilistic", "max_position": 2, "clock": "time", "interval_s": 2.0,
+                                "reward": "differential_sharpe", "maker_fee": -0.0002}],
+    "envzoo/MarketMakingMO-v1": [{"updates_per_day": 3000, "days": 3, "split": "test", "reward": "cartea_jaimungal",
+                                  "clock": "volume", "volume": 20.0, "max_position": 1}],
     "envzoo/PortfolioMO-v0": [{"risk": "downside", "data": "factor-etfs", "n_assets": 3, "allow_short": True,
                                "max_leverage": 2.0, "observation": "flat"}],
     "envzoo/Trading-v1": [

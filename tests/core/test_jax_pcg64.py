@@ -37,3 +37,25 @@ def test_ziggurat_normals_match_numpy_through_the_wedges_and_the_tail():
     expected = np.random.default_rng(5).standard_normal(count)
     assert np.sum(np.abs(expected) > 3.6541528853610088) > 3
     np.testing.assert_allclose(np.asarray(drawn), expected, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 1000, 2**30 + 1])
+def test_an_integer_drawn_instead_of_the_key_is_numpys(n):
+    # key_from_generator and integers(n) from generators in the same state (fresh, seeded alike).
+    seeds = range(400)
+    keys = np.array([np.random.default_rng(s).integers(0, 2**63, dtype=np.uint64) for s in seeds], dtype=np.uint64)
+    expected = np.array([np.random.default_rng(s).integers(n) for s in seeds])
+    drawn = np.asarray(jax.jit(jax.vmap(lambda key: jax_pcg64.integer_instead_of_key(key, n)))(jnp.asarray(keys)))
+    if n < 2**20:  # the bit the key lacks matters with a chance of about n / 2^32: never here
+        np.testing.assert_array_equal(drawn, expected)
+        return
+    # n = 2^30 + 1 rejects a quarter of the first draws, then redraws from the key's high bits. The
+    # bit the key lacks (the generator's, read here) and a second rejection decide too: where the
+    # key holds what numpy used, the integers are numpy's, the redrawn ones included.
+    lost_bit = np.array([int(np.random.default_rng(s).bit_generator.random_raw()) & 1 for s in seeds])
+    threshold = (2**32 - n) % n
+    first_rejected = np.array([(((int(k) << 1) & 0xFFFFFFFF) * n) & 0xFFFFFFFF < threshold for k in keys])
+    redraw_rejected = np.array([((int(k) >> 31) * n) & 0xFFFFFFFF < threshold for k in keys])
+    known = (lost_bit == 0) & ~(first_rejected & redraw_rejected)
+    np.testing.assert_array_equal(drawn[known], expected[known])
+    assert (first_rejected & known).sum() > 20  # the redraw was taken, and right

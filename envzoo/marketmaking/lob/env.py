@@ -19,6 +19,14 @@ class MarketMakingEnv(TaskEnv):
     ``MarketMaking-v1``'s native vector env (``gymnasium.make_vec``) is the same core at B = N. The market does not react to the agent (replay without impact). An episode is one
     UTC day of the stream.
 
+    A JAX backend (extra ``jax``) plays the same episodes, jit- and vmap-able:
+    ``envzoo.jax.make("envzoo/MarketMaking-v1")`` (and ``MarketMakingMO-v1``) or
+    ``gymnasium.make_vec(id, num_envs=N, backend="jax")``; on the CPU its trajectories equal this
+    core's to 1e-9, with every argument. Its limits (:mod:`envzoo.marketmaking.lob.jax_core`):
+    no ``options={"day": d}`` (``start_day`` instead), a market order short of depth is skipped
+    and flagged rather than raised, and a training day equals the CPU's but for a chance below
+    3n / 2^32 per reset (n training days).
+
     Clocks (:mod:`envzoo.marketmaking.lob.clocks`, computed per day):
 
     - ``"event"`` (default, the paper's): act when ``|mid / mid_ref − 1| ≥ threshold``, then

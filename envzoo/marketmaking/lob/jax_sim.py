@@ -1,0 +1,402 @@
+"""The execution core of ``MarketMaking-v1`` (:mod:`envzoo.marketmaking.lob.sim`) in JAX, for one
+market maker (``jax.vmap`` batches them): quotes, market orders and the replay of the book
+updates up to the next action point, by the rules of that module's docstring.
+
+The state is the compiled core's, row for row: the two orders (:data:`~.sim.ACTIVE` ..
+:data:`~.sim.PENDING_AT`, the bid first), the accounting row
+(:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`) and the clock. The stream rides along
+as :class:`Tape`, the compiled core's tape as device arrays.
+
+The replay is one ``lax.while_loop`` over the step's events — each trade, then the end of each
+book update — so that instances with different numbers of updates in their step share one loop
+under ``jax.vmap``. The compiled core replays a step in segments between the moments a request
+in flight takes effect (:func:`~.sim.process_row`); here a segment ends at the update where a
+request takes effect or at the step's last one, with the same running values per side, so the
+numbers are those of :func:`~.sim._fill_segment` operation for operation (trade volumes in the
+stream's order, market orders' sums in numpy's). Every rule of the compiled core is here; what
+cannot be done inside ``jit`` is raising: a market order that meets too little visible depth
+(:class:`~envzoo.marketmaking.accounting.InsufficientDepthError` on the CPU) is not executed and
+sets :attr:`SimState.failed`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from envzoo.core.jax_arithmetic import numpy_sum, rounded_product
+from envzoo.marketmaking.accounting import (
+    ACCOUNT_FIELDS,
+    CASH,
+    FEES,
+    INVENTORY,
+    MARK_EQUITY,
+    MARK_FEES,
+    MARK_INVENTORY,
+    MARK_REALIZED,
+    MARK_SPREAD,
+    PRICE_TOLERANCE,
+    REALIZED,
+    REFUSED,
+    REJECTED,
+    SPREAD_CAPTURED,
+    STEP_FIELDS,
+    STEP_MAKER_BOUGHT,
+    STEP_MAKER_SOLD,
+    STEP_TAKEN,
+)
+from envzoo.marketmaking.jax_accounting import apply_fill, mark_step
+from envzoo.marketmaking.lob.params import ExecutionConfig
+from envzoo.marketmaking.lob.sim import (
+    ACTIVE,
+    INITIAL_CASH,
+    LATENCY_NS,
+    LOT_SIZE,
+    MAKER_FEE,
+    MAX_INVENTORY,
+    N_ORDER_FIELDS,
+    ORDER_SIZE,
+    PENDING,
+    PENDING_AT,
+    PENDING_PRICE,
+    PRICE,
+    QUEUE,
+    REMAINING,
+    SIZE,
+    TAKER_FEE,
+    TRADE_PRICE,
+    TRADE_SIDE,
+    TRADE_SIZE,
+)
+
+#: Sign of each side's order, bid (a buy) then ask (a sell), as :data:`~.sim.SIDE_SIGN`.
+SIGN = jnp.array([1.0, -1.0])
+_TOLERANCE = PRICE_TOLERANCE
+
+
+class Tape(NamedTuple):
+    """The stream as :class:`~.sim.LobSim`'s kernels read it (``LobSim.tape``), on the device."""
+
+    time: Any         # (N,) int64 ns
+    mid: Any          # (N,)
+    bid_price: Any    # (N, K), best first
+    bid_size: Any
+    ask_price: Any
+    ask_size: Any
+    trade_price: Any  # (T + 1,): one padding trade, so that the index past the last trade reads something
+    trade_size: Any
+    trade_side: Any   # 0: the trade can fill a bid (a sell aggressor), 1: an ask
+    trade_start: Any  # (N + 1,): update u's trades are trade_start[u] .. trade_start[u + 1] − 1
+
+
+def device_tape(tape: tuple) -> Tape:
+    """:class:`Tape` of a compiled core's tape."""
+    padded = {TRADE_PRICE, TRADE_SIZE, TRADE_SIDE}
+    return Tape(*(jnp.asarray(np.append(array, np.zeros(1, array.dtype)) if k in padded else array)
+                  for k, array in enumerate(tape)))
+
+
+class SimState(NamedTuple):
+    """One maker: its orders (2, N_ORDER_FIELDS), accounting row, current update, the update its
+    step started at, and whether a market order met too little depth."""
+
+    orders: Any
+    account: Any
+    now: Any
+    step_started: Any
+    failed: Any
+
+
+def select(condition, new, old):
+    """``new`` where ``condition`` holds, else ``old`` (pytrees of the same structure)."""
+    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)
+
+
+def reset(tape: Tape, c, start) -> SimState:
+    """:func:`~.sim.reset_row`: at update ``start``, no orders, no inventory, the initial cash."""
+    orders = jnp.zeros((2, N_ORDER_FIELDS)).at[:, PRICE].set(jnp.nan).at[:, PENDING_PRICE].set(jnp.nan)
+    account = mark_step(jnp.zeros(len(ACCOUNT_FIELDS)).at[CASH].set(c[INITIAL_CASH]), tape.mid[start])
+    start = jnp.asarray(start, jnp.int64)
+    return SimState(orders, account, start, start, jnp.bool_(False))
+
+
+# ---------------------------------------------------------------------- the book
+def _book(tape: Tape, u):
+    """Prices and sizes (2, K) of the book sides the bid and the ask rest on, at update ``u``
+    (gathered once per update: the functions below take them as ``book``)."""
+    return jnp.stack([tape.bid_price[u], tape.ask_price[u]]), jnp.stack([tape.bid_size[u], tape.ask_size[u]])
+
+
+def _level_index(prices, limit):
+    """:func:`~.sim._level_index` of each side: the first level not strictly better than the
+    side's ``limit``, −1 beyond the deepest level of a full book."""
+    better = SIGN[:, None] * prices > limit[:, None]
+    return jnp.where(better[:, -1], -1, jnp.argmin(better, axis=1))
+
+
+def _size_at(prices, sizes, index, price):
+    """:func:`~.sim._size_at` of each side."""
+    at = jnp.maximum(index, 0)[:, None]
+    level_price = jnp.take_along_axis(prices, at, axis=1)[:, 0]
+    size = jnp.take_along_axis(sizes, at, axis=1)[:, 0]
+    return jnp.where(index < 0, jnp.inf, jnp.where(jnp.abs(level_price - price) <= _TOLERANCE * price, size, 0.0))
+
+
+def _level_sizes(book, price):
+    """:func:`~.sim._level_size` of each side's ``price`` (2,) on ``book``."""
+    prices, sizes = book
+    return _size_at(prices, sizes, _level_index(prices, SIGN * price + _TOLERANCE * price), price)
+
+
+def level_prices(tape: Tape, u, levels):
+    """:func:`~.sim.level_price` of the bid level and the ask level ``levels`` (2,) at update ``u``."""
+    prices = _book(tape, u)[0]
+    depth = prices.shape[1]
+    shown = (jnp.arange(depth)[None, :] <= levels[:, None]) & ~jnp.isnan(prices)
+    deepest = depth - 1 - jnp.argmax(shown[:, ::-1], axis=1)
+    return jnp.where(shown.any(axis=1), jnp.take_along_axis(prices, deepest[:, None], axis=1)[:, 0], prices[:, -1])
+
+
+def _crosses(book, price):
+    """:func:`~.sim._crosses` of each side's ``price`` (post-only)."""
+    best = book[0][:, 0]
+    return jnp.stack([price[0] >= best[1] * (1 - _TOLERANCE), -price[1] >= -(best[0] * (1 + _TOLERANCE))])
+
+
+def _floor_lots(quantity, lot):
+    """:func:`~envzoo.marketmaking.accounting.floor_lots_one` (``lot`` 0: no lot grid)."""
+    return jnp.where(lot > 0, jnp.floor(quantity / jnp.where(lot > 0, lot, 1.0) + 1e-9) * lot, quantity)
+
+
+def _rooms(c, account):
+    """:func:`~.sim._room` of each side under the inventory limit."""
+    cap = c[MAX_INVENTORY]
+    room = _floor_lots(jnp.maximum(cap - SIGN * account[INVENTORY], 0.0), c[LOT_SIZE])
+    return jnp.where(jnp.isfinite(cap), room, jnp.inf)
+
+
+# ---------------------------------------------------------------------- orders
+def _activate(book, c, orders, account, which, price):
+    """:func:`~.sim._activate`: the orders of the sides ``which`` (2,) become ``price`` (NaN:
+    cancelled) with ``book``."""
+    orders = orders.at[:, PENDING].set(jnp.where(which, 0.0, orders[:, PENDING]))
+    orders = orders.at[:, ACTIVE].set(jnp.where(which, 0.0, orders[:, ACTIVE]))
+    wanted = which & ~jnp.isnan(price)
+    crosses = _crosses(book, price)
+    size = jnp.minimum(c[ORDER_SIZE], _rooms(c, account))
+    refused = wanted & ~crosses & ~(size > 0)
+    posted = wanted & ~crosses & (size > 0)
+    account = account.at[REJECTED].add(jnp.sum(jnp.where(wanted & crosses, 1.0, 0.0)))
+    account = account.at[REFUSED].add(jnp.sum(jnp.where(refused, 1.0, 0.0)))
+    new = (orders.at[:, ACTIVE].set(1.0).at[:, PRICE].set(price).at[:, SIZE].set(size).at[:, REMAINING].set(size)
+           .at[:, QUEUE].set(_level_sizes(book, price)))
+    return jnp.where(posted[:, None], new, orders), account
+
+
+def _changes(orders, price):
+    """:func:`~.sim._changes` of each side."""
+    live = orders[:, ACTIVE] > 0
+    same = live & (jnp.abs(orders[:, PRICE] - price) <= _TOLERANCE * price)
+    return ~(same | (~live & jnp.isnan(price)))
+
+
+def quote(tape: Tape, c, s: SimState, price) -> SimState:
+    """:func:`~.sim.quote_row`: post, re-price or (NaN) cancel the bid and the ask (``price``, (2,))
+    at the current update, at once without latency, else as requests in flight."""
+    u = s.now
+    change = _changes(s.orders, price)
+    orders = s.orders.at[:, PENDING].set(jnp.where(change, s.orders[:, PENDING], 0.0))
+    activated, activated_account = _activate(_book(tape, u), c, orders, s.account, change, price)
+    at = jnp.maximum(jnp.searchsorted(tape.time, tape.time[u] + c[LATENCY_NS].astype(jnp.int64)), u + 1)
+    in_flight = (orders.at[:, PENDING].set(jnp.where(change, 1.0, orders[:, PENDING]))
+                 .at[:, PENDING_PRICE].set(jnp.where(change, price, orders[:, PENDING_PRICE]))
+                 .at[:, PENDING_AT].set(jnp.where(change, at, orders[:, PENDING_AT])))
+    immediate = c[LATENCY_NS] == 0
+    changed = change.any()
+    return s._replace(orders=jnp.where(changed, jnp.where(immediate, activated, in_flight), orders),
+                      account=jnp.where(changed & immediate, activated_account, s.account))
+
+
+def _take(tape: Tape, c, s: SimState, side, quantity) -> SimState:
+    """:func:`~.sim._take`: a market order of ``side`` (±1.0) for ``quantity`` at the current
+    update, walking the visible levels at the volume-weighted price; then the resting orders
+    capped to the inventory room. Not executed (``failed``) where the depth is too small."""
+    u = s.now
+    buy = side > 0
+    prices = jnp.where(buy, tape.ask_price[u], tape.bid_price[u])  # a buy walks the asks, a sell the bids
+    sizes = jnp.where(buy, tape.ask_size[u], tape.bid_size[u])
+    valid = jnp.isfinite(prices) & (sizes > 0)
+    prices, sizes = jnp.where(valid, prices, 0.0), jnp.where(valid, sizes, 0.0)
+    products, before = [], 0.0
+    for k in range(prices.shape[0]):  # in the book's order, as the compiled loop
+        products.append(jnp.minimum(jnp.maximum(quantity - before, 0.0), sizes[k]) * prices[k])
+        before = before + sizes[k]
+    depth, notional = numpy_sum(sizes), numpy_sum(jnp.stack(products))
+    enough = ~(depth < quantity * (1 - 1e-12))
+    account = apply_fill(s.account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape.mid[u])
+    remaining = jnp.minimum(s.orders[:, REMAINING], _rooms(c, account))
+    orders = s.orders.at[:, REMAINING].set(jnp.where(s.orders[:, ACTIVE] > 0, remaining, s.orders[:, REMAINING]))
+    orders = orders.at[:, ACTIVE].set(jnp.where(remaining > 0, orders[:, ACTIVE], 0.0))
+    return s._replace(orders=jnp.where(enough, orders, s.orders), account=jnp.where(enough, account, s.account),
+                      failed=s.failed | ~enough)
+
+
+def flatten(tape: Tape, c, s: SimState) -> SimState:
+    """:func:`~.sim.flatten_row`: close the inventory with a market order (nothing where flat)."""
+    inventory = s.account[INVENTORY]
+    flat = inventory == 0
+    taken = _take(tape, c, s, jnp.where(inventory > 0, -1.0, 1.0), jnp.where(flat, 1.0, jnp.abs(inventory)))
+    return select(flat, s, taken)
+
+
+# ---------------------------------------------------------------------- the replay
+class Segment(NamedTuple):
+    """The running values of :func:`~.sim._fill_segment` for both sides (each (2,)): whether the
+    side's order rests, its price and limit, its size left and queue ahead at the segment's
+    start; the cumulative volume, running minimum, queue ahead x, previous level size, quantity
+    filled and whether the book moved through the order."""
+
+    active: Any
+    price: Any
+    limit: Any
+    remaining: Any
+    queue: Any
+    cumulative: Any
+    lowest: Any
+    ahead: Any
+    previous: Any
+    filled: Any
+    through: Any
+
+
+def _segment_start(book, config: ExecutionConfig, orders) -> Segment:
+    """:func:`~.sim._side_start` of both sides for a segment after the update of ``book``."""
+    price = orders[:, PRICE]
+    previous = _level_sizes(book, price) if config.queue_model == "probabilistic" else jnp.full(2, jnp.inf)
+    zero = jnp.zeros(2)
+    return Segment(active=orders[:, ACTIVE] > 0, price=price, limit=SIGN * price + _TOLERANCE * price,
+                   remaining=orders[:, REMAINING], queue=orders[:, QUEUE], cumulative=zero, lowest=jnp.full(2, jnp.inf),
+                   ahead=orders[:, QUEUE], previous=previous, filled=zero, through=jnp.zeros(2, bool))
+
+
+def _queue_function(config: ExecutionConfig, x):
+    """:func:`~.sim._queue_power`: f(x) of the probabilistic queue model."""
+    if config.queue_function == "log":
+        return jnp.log1p(x)
+    if config.queue_power == 2.0:
+        return rounded_product(x * x)
+    if config.queue_power == 0.5:
+        return jnp.sqrt(x)
+    return x**config.queue_power
+
+
+def _queue_ahead(config: ExecutionConfig, front, previous, level, traded):
+    """:func:`~.sim._queue_ahead` (hftbacktest's ProbQueueModel, expected value) of each side."""
+    front = front - traded
+    decrease = previous - level - traded  # not explained by trades
+    moves = (0 < front) & (front < jnp.inf) & jnp.isfinite(previous) & jnp.isfinite(level) & (decrease > 0)
+    back = jnp.maximum(previous - front, 0.0)
+    f_back = _queue_function(config, back)
+    denominator = f_back + _queue_function(config, front)
+    p = jnp.where(denominator > 0, f_back / jnp.where(denominator > 0, denominator, 1.0), 1.0)
+    moved = (front - rounded_product((1.0 - p) * decrease)
+             + jnp.minimum(back - rounded_product(p * decrease), 0.0))
+    return jnp.minimum(jnp.where(moves, moved, front), level)
+
+
+def _update_sides(book, c, config: ExecutionConfig, seg: Segment, traded):
+    """:func:`~.sim._side_update` of both sides at the update of ``book`` with the volumes
+    ``traded`` (2,) that hit them: the running values after it and the quantities filled at it."""
+    prices, sizes = book
+    level = _size_at(prices, sizes, _level_index(prices, seg.limit), seg.price)
+    if config.queue_model == "probabilistic":
+        seg = seg._replace(ahead=_queue_ahead(config, seg.ahead, seg.previous, level, traded), previous=level)
+    else:
+        cumulative = seg.cumulative + traded
+        lowest = jnp.minimum(seg.lowest, level + cumulative)
+        seg = seg._replace(cumulative=cumulative, lowest=lowest, ahead=jnp.minimum(seg.queue, lowest) - cumulative)
+    quantity = jnp.minimum(jnp.maximum(-seg.ahead, 0.0), seg.remaining)
+    opposite_best = prices[::-1, 0]
+    through = seg.through | (SIGN * opposite_best <= seg.limit)  # the opposite best reached the order
+    quantity = _floor_lots(jnp.where(through, seg.remaining, quantity), c[LOT_SIZE])
+    new = jnp.where(seg.active, quantity - seg.filled, 0.0)
+    return seg._replace(filled=quantity, through=through), new
+
+
+def _segment_end(orders, seg: Segment):
+    """:func:`~.sim._side_end` of the sides whose order rested through the segment."""
+    done = seg.filled >= seg.remaining - rounded_product(1e-12 * orders[:, SIZE])
+    going_on = seg.active & ~done
+    orders = orders.at[:, ACTIVE].set(jnp.where(seg.active & done, 0.0, orders[:, ACTIVE]))
+    orders = orders.at[:, REMAINING].set(jnp.where(going_on, seg.remaining - seg.filled, orders[:, REMAINING]))
+    return orders.at[:, QUEUE].set(jnp.where(going_on, jnp.maximum(seg.ahead, 0.0), orders[:, QUEUE]))
+
+
+class _Replay(NamedTuple):
+    orders: Any
+    account: Any
+    u: Any        # the last update processed
+    t: Any        # the next trade
+    traded: Any   # (2,) volumes of update u + 1's trades so far that hit each side's order
+    seg: Segment
+
+
+def process(tape: Tape, c, config: ExecutionConfig, s: SimState, to) -> SimState:
+    """:func:`~.sim.process_row`: updates now+1 .. ``to`` (fills, queues, requests taking effect)."""
+    def going_on(r: _Replay):
+        return r.u < to
+
+    def one_event(r: _Replay):
+        u = r.u + 1  # the update being processed
+        # a trade of update u: its volume counts for the side it can fill, at or through the price
+        trade_side = tape.trade_side[r.t]
+        hits = r.seg.active & (trade_side == jnp.arange(2)) & (SIGN * tape.trade_price[r.t] <= r.seg.limit)
+        after_trade = r._replace(t=r.t + 1, traded=r.traded + jnp.where(hits, tape.trade_size[r.t], 0.0))
+        # else the end of update u: the fills (valued against the mid of the book they hit, u − 1's), the bid first
+        book = _book(tape, u)
+        seg, new = _update_sides(book, c, config, r.seg, r.traded)
+        account = r.account
+        for side in range(2):
+            price, quantity = seg.price[side], new[side]
+            filled = apply_fill(account, SIGN[side], price, quantity, c[MAKER_FEE] * price * quantity, True,
+                                tape.mid[u - 1])
+            account = jnp.where(quantity > 0, filled, account)
+        # a segment ends where a request takes effect or at the last update
+        due = (r.orders[:, PENDING] > 0) & (r.orders[:, PENDING_AT] == u)
+        ended = _segment_end(r.orders, seg)
+        ended, ended_account = _activate(book, c, ended, account, due, r.orders[:, PENDING_PRICE])
+        ends = (u == to) | due.any()
+        after_update = _Replay(
+            orders=jnp.where(ends, ended, r.orders), account=jnp.where(ends, ended_account, account), u=u, t=r.t,
+            traded=jnp.zeros(2), seg=select(ends, _segment_start(book, config, ended), seg))
+        return select(r.t < tape.trade_start[u + 1], after_trade, after_update)
+
+    start = _Replay(s.orders, s.account, s.now, tape.trade_start[s.now + 1], jnp.zeros(2),
+                    _segment_start(_book(tape, s.now), config, s.orders))
+    end = lax.while_loop(going_on, one_event, start)
+    return s._replace(orders=end.orders, account=end.account, now=end.u)
+
+
+def advance(tape: Tape, c, config: ExecutionConfig, s: SimState, to, terminal):
+    """:func:`~.sim.advance_row`: ``(state, step)`` after processing up to update ``to``, with the
+    step since the last one as a row of :data:`~envzoo.marketmaking.accounting.STEP_FIELDS`;
+    where ``terminal``, the resting orders and requests dropped and the inventory flattened."""
+    s = process(tape, c, config, s, to)
+    inventory = s.account[INVENTORY]
+    closing = s._replace(orders=s.orders.at[:, ACTIVE].set(0.0).at[:, PENDING].set(0.0))
+    s = select(terminal, flatten(tape, c, closing), s)
+    a, now, start = s.account, s.now, s.step_started
+    fields = {
+        "start": start, "end": now, "dt": (tape.time[now] - tape.time[start]) * 1e-9,
+        "mid_prev": tape.mid[start], "mid": tape.mid[now], "inventory_prev": a[MARK_INVENTORY],
+        "inventory": a[INVENTORY], "order_size": c[ORDER_SIZE], "realized": a[REALIZED] - a[MARK_REALIZED],
+        "fees": a[FEES] - a[MARK_FEES], "equity_change": a[CASH] + a[INVENTORY] * tape.mid[now] - a[MARK_EQUITY],
+        "spread_captured": a[SPREAD_CAPTURED] - a[MARK_SPREAD], "maker_buy_quantity": a[STEP_MAKER_BOUGHT],
+        "maker_sell_quantity": a[STEP_MAKER_SOLD], "taker_quantity": a[STEP_TAKEN],
+        "terminal": jnp.where(terminal, 1.0, 0.0), "terminal_inventory": jnp.where(terminal, inventory, 0.0)}
+    step = jnp.stack([jnp.asarray(fields[name], jnp.float64) for name in STEP_FIELDS])
+    return s._replace(step_started=now, account=mark_step(a, tape.mid[now])), step
