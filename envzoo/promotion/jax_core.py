@@ -6,7 +6,7 @@ Every formula follows ``sim._step_rows`` and :class:`~.task.PromotionTask` opera
 with the same draws: the first cohort's segments from uniforms 0..U-1 of draw 0, then per period
 the draw's elements 0 (churn), 1 (active days) and 2 (a new user's segment), user u taking
 uniform u of each. The allocation is totalled in numpy's order of additions
-(:func:`envzoo.core.jax_compiled.numpy_sum`), so an allocation is refused exactly where the CPU
+(:func:`envzoo.core.jax_arithmetic.numpy_sum`), so an allocation is refused exactly where the CPU
 core refuses it. So on the CPU in float64 a trajectory equals the compiled core's to the rounding
 of ``exp`` and ``**`` and of XLA's fused multiply-adds and divisions by a constant (made as a
 multiplication by its reciprocal: a retained share of 5 users is one unit in the last place
