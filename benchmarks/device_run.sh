@@ -35,3 +35,6 @@ stage ppo_serverless 150 "$PYTHON" baselines/ppo_jax.py envzoo/Serverless-v1 --t
     --out "$OUT/ppo_jax_Serverless-v1_device.json"
 stage throughput_heavy 120 "$PYTHON" benchmarks/jax_throughput.py --steps 10 --log2 $HEAVY_LOG2 --ids \
     envzoo/Serverless-v1 envzoo/CollisionAvoidance-v1
+# The cores added after the H200 run of 2026-12-04: promotion (light) and the limit-order-book replay.
+stage throughput_added 60 "$PYTHON" benchmarks/jax_throughput.py --steps 10 --log2 $HEAVY_LOG2 --ids \
+    envzoo/Promotion-v1 envzoo/MarketMaking-v1
