@@ -31,7 +31,7 @@ class MarketMakingEnv(TaskEnv):
 
     - ``"event"`` (default, the paper's): act when ``|mid / mid_ref − 1| ≥ threshold``, then
       ``mid_ref`` ← mid. Default ``threshold`` 1e-4 (1 bp, two ticks at 10 000), which gives
-      370-530 agent steps per default synthetic day (one per 40-55 book updates).
+      220-262 agent steps per day of the default synthetic stream (one per 76-91 book updates).
     - ``"tick"``: every book update; ``"time"``: every ``interval_s`` seconds;
       ``"volume"``: every ``volume`` units traded.
 

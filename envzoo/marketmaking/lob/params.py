@@ -151,7 +151,7 @@ class MarketMakingParams(QuoteActions):
 
 DEFAULT_LEVELS = (0, 4, 9, 14)
 #: Default event-clock threshold: 1e-4 (one basis point, two ticks of the synthetic book at
-#: 10 000) gives 370-530 agent steps per default synthetic day (one per 40-55 book updates).
+#: 10 000) gives 220-262 agent steps per default synthetic day (one per 76-91 book updates).
 DEFAULT_THRESHOLD = 1e-4
 
 _STREAM_CACHE: OrderedDict = OrderedDict()
