@@ -152,7 +152,8 @@ class BazaarEnv(TaskParallelEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. Since 2026-12-04 ``infos[agent]["metrics"]`` come on an episode's last
+      step only (``env.episode_metrics()`` at any time); trajectories are unchanged.
     """
 
     metadata = {"name": "bazaar_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
@@ -185,7 +186,8 @@ class BazaarMOEnv(TaskMOParallelEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. Since 2026-12-04 ``infos[agent]["metrics"]`` come on an episode's last
+      step only (``env.episode_metrics()`` at any time); trajectories are unchanged.
     """
 
     metadata = {"name": "bazaar_mo_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
