@@ -15,6 +15,8 @@ and only their single env is measured (their vector envs start N engines).
 """
 
 import argparse
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 
 import envzoo
 from envzoo.core.extras import missing_modules
@@ -49,6 +51,17 @@ def cell(rate: float | None, goal: int | None) -> str:
     return f"{rate:,.0f}{mark}"
 
 
+def measure(entry, args) -> dict[str, float]:
+    """The id's rates by mode: its single env, then (unless it runs on an external engine, whose
+    vector env is N engine processes or games) its native vector env and JAX scan."""
+    rates = bench(entry.id, args.num_envs, args.single_steps, modes=("single",),
+                  max_seconds=args.max_seconds)["steps_per_s"]
+    if not (entry.domain in ENGINES or entry.id in ENGINE_IDS):
+        rates |= bench(entry.id, args.num_envs, args.steps, modes=("native", "jax-scan"),
+                       max_seconds=args.max_seconds)["steps_per_s"]
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ids", nargs="+", default=[entry.id for entry in envzoo.list_envs()], metavar="ID")
@@ -70,13 +83,9 @@ def main() -> None:
             print(f"| {env_id} | not run: extra {entry.extra!r} missing | | | |", flush=True)
             continue
         single_goal, vector_goal = goals(entry)
-        # An engine's vector env is N engine processes or games: its single env says enough.
-        engine = entry.domain in ENGINES or entry.id in ENGINE_IDS
-        rates = bench(env_id, args.num_envs, args.single_steps, modes=("single",),
-                      max_seconds=args.max_seconds)["steps_per_s"]
-        if not engine:
-            rates |= bench(env_id, args.num_envs, args.steps, modes=("native", "jax-scan"),
-                           max_seconds=args.max_seconds)["steps_per_s"]
+        # Each id in a fresh process: nothing of the ids before it (JAX's threads, memory) stays.
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            rates = pool.submit(measure, entry, args).result()
         goal_text = " / ".join("–" if goal is None else f"{goal:,}" for goal in (single_goal, vector_goal))
         print(f"| {env_id} | {cell(rates.get('single'), single_goal)} | {cell(rates.get('native'), vector_goal)} "
               f"| {cell(rates.get('jax-scan'), None)} | {goal_text} |", flush=True)
