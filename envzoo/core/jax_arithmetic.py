@@ -1,7 +1,7 @@
-"""Arithmetic in the compiled kernels' order for the JAX cores: sums in numpy's order of
-additions (:func:`numpy_sum`, the twin of :func:`envzoo.core.compiled.numpy_sum`) and products
-rounded before they are added (:func:`rounded_product`), so that where a decision hangs on the
-last bit a JAX core decides as its compiled twin does."""
+"""Arithmetic the JAX cores share: sums in numpy's order of additions (:func:`numpy_sum`, the
+twin of :func:`envzoo.core.compiled.numpy_sum`) and products rounded before they are added
+(:func:`rounded_product`), so that where a decision hangs on the last bit a JAX core decides as
+its compiled twin does; and division guarded where its denominator may be nil (:func:`divide_where`)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,13 @@ def numpy_sum(values):
     for j in range(whole, n):
         total = total + values[..., j]
     return total
+
+
+def divide_where(numerator, denominator, condition, otherwise=0.0):
+    """``numerator / denominator`` where ``condition``, ``otherwise`` elsewhere, never dividing by
+    a denominator the condition rules out (its inf or NaN would reach the gradients of
+    ``jnp.where``'s other branch)."""
+    return jnp.where(condition, numerator / jnp.where(condition, denominator, 1.0), otherwise)
 
 
 def rounded_product(product):

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 
 from envzoo.core import jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
+from envzoo.core.jax_arithmetic import divide_where
 from envzoo.finance.performance import MAX_LOG_GROWTH, METRICS
 from envzoo.finance.rewards import DEVIATION_FLOOR
 
@@ -30,7 +31,7 @@ def sharpe_ratio(mean, std):
     """:func:`envzoo.finance.performance.sharpe_ratio` in JAX: mean / std, 0 where the spread is nil
     next to the mean."""
     meaningful = std > 1e-12 * (1.0 + jnp.abs(mean))
-    return jnp.where(meaningful, mean / jnp.where(meaningful, std, 1.0), 0.0)
+    return divide_where(mean, std, meaningful)
 
 
 class Performance(NamedTuple):
@@ -77,9 +78,9 @@ def metrics(p: Performance, periods_per_year, risk_free_rate=0.0) -> dict:
     downside = jnp.sqrt(p.downside / jnp.maximum(n, 1.0))
     scale = jnp.sqrt(periods_per_year)
     values = (fapv, annual_return, std * scale, scale * sharpe_ratio(mean_excess, std),
-              jnp.where(downside > 0, scale * (mean_excess / jnp.where(downside > 0, downside, 1.0)), 0.0),
+              scale * divide_where(mean_excess, downside, downside > 0),
               p.max_drawdown,
-              jnp.where(p.max_drawdown > 0, annual_return / jnp.where(p.max_drawdown > 0, p.max_drawdown, 1.0), 0.0))
+              divide_where(annual_return, p.max_drawdown, p.max_drawdown > 0))
     return dict(zip(METRICS, values))
 
 

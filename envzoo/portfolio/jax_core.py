@@ -23,6 +23,7 @@ import numpy as np
 from jax import lax
 
 from envzoo.core import jax_rng
+from envzoo.core.jax_arithmetic import divide_where
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.finance import jax_book
 from envzoo.finance import jax_performance as perf
@@ -120,7 +121,7 @@ class PortfolioJaxEnv(JaxEnv):
         else:
             total = action.sum()
             all_cash = jnp.zeros_like(action).at[0].set(1.0)
-            target = jnp.where(total > 0, action / jnp.where(total > 0, total, 1.0), all_cash)
+            target = divide_where(action, total, total > 0, all_cash)
             capped = jnp.minimum(target[1:], params.max_weight)
             target = jnp.concatenate([(target[0] + (target[1:] - capped).sum())[None], capped])
         if self.config.max_turnover is not None:

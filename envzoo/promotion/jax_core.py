@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envzoo.core import jax_rng
-from envzoo.core.jax_arithmetic import numpy_sum
+from envzoo.core.jax_arithmetic import divide_where, numpy_sum
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.promotion.sim import DAYS
 from envzoo.promotion.task import PromotionTask, action_space, observation_space
@@ -158,11 +158,11 @@ class PromotionJaxEnv(JaxEnv):
         budget = params.budget * periods  # a budget of 0 admits no spend: the ratio is then 0
         metrics = {"retention": jnp.where(s.period > 0, s.retained / (periods * self.config.cohort_size), 1.0),
                    "cohort_survival": s.original.mean(),
-                   "spend_per_budget": ratio(s.spend, budget),
-                   "cost_per_retained": ratio(s.spend, s.retained),
+                   "spend_per_budget": divide_where(s.spend, budget, budget > 0),
+                   "cost_per_retained": divide_where(s.spend, s.retained, s.retained > 0),
                    "refused_periods": s.refused}
         if self.config.cost_limit is not None:
-            metrics["spend_per_limit"] = ratio(s.spend, params.cost_limit)
+            metrics["spend_per_limit"] = divide_where(s.spend, params.cost_limit, params.cost_limit > 0)
             metrics["limit_exceeded"] = (s.spend > params.cost_limit + 1e-9).astype(jnp.float64)
         return metrics
 
@@ -182,9 +182,3 @@ def new_segments(uniforms, cumulative_shares):
     below = (cumulative_shares[None, :] < drawn[:, None]).sum(axis=1)
     return jnp.minimum(below, cumulative_shares.shape[0] - 1)
 
-
-def ratio(numerator, denominator):
-    """``numerator / denominator``, 0 where the denominator is not positive (the task's
-    ``np.divide(..., where=denominator > 0)`` over zeros)."""
-    positive = denominator > 0
-    return jnp.where(positive, numerator / jnp.where(positive, denominator, 1.0), 0.0)

@@ -42,7 +42,7 @@ from gymnasium import spaces
 from jax import lax
 
 from envzoo.core import jax_rng
-from envzoo.core.jax_arithmetic import numpy_sum
+from envzoo.core.jax_arithmetic import divide_where, numpy_sum
 from envzoo.core.jax_env import JaxEnv, Outcome
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
@@ -517,7 +517,7 @@ def quantile_of(counts, edges, q):
     k = jnp.minimum(jnp.sum(running < goal), counts.shape[0] - 1)
     inside = counts[k]
     before = running[k] - inside
-    fraction = jnp.clip(jnp.where(inside > 0, (goal - before) / jnp.where(inside > 0, inside, 1.0), 0.5), 0.0, 1.0)
+    fraction = jnp.clip(divide_where(goal - before, inside, inside > 0, 0.5), 0.0, 1.0)
     return jnp.where(total > 0, edges[k] * (edges[k + 1] / edges[k]) ** fraction, jnp.nan)
 
 

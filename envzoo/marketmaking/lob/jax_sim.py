@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from envzoo.core.jax_arithmetic import numpy_sum, rounded_product
+from envzoo.core.jax_arithmetic import divide_where, numpy_sum, rounded_product
 from envzoo.marketmaking.accounting import (
     ACCOUNT_FIELDS,
     CASH,
@@ -302,7 +302,7 @@ def _queue_ahead(config: ExecutionConfig, front, previous, level, traded):
     back = jnp.maximum(previous - front, 0.0)
     f_back = _queue_function(config, back)
     denominator = f_back + _queue_function(config, front)
-    p = jnp.where(denominator > 0, f_back / jnp.where(denominator > 0, denominator, 1.0), 1.0)
+    p = divide_where(f_back, denominator, denominator > 0, 1.0)
     moved = (front - rounded_product((1.0 - p) * decrease)
              + jnp.minimum(back - rounded_product(p * decrease), 0.0))
     return jnp.minimum(jnp.where(moves, moved, front), level)
