@@ -19,7 +19,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 import envzoo
-from envzoo.core.extras import missing_modules
+from envzoo.core.extras import missing_packages
 from envzoo.core.throughput import bench
 
 #: Ids whose step is an external engine's (their own benchmarks compare them with the engine).
@@ -79,7 +79,7 @@ def main() -> None:
         entry = envzoo.env_info(env_id)
         if entry.domain in args.skip_domains:
             continue
-        if entry.extra and missing_modules(entry.extra):
+        if entry.extra and missing_packages(entry.extra):
             print(f"| {env_id} | not run: extra {entry.extra!r} missing | | | |", flush=True)
             continue
         single_goal, vector_goal = goals(entry)

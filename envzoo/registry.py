@@ -50,7 +50,7 @@ from typing import Any
 import yaml
 
 from envzoo.core.errors import MissingExtraError, RegistryError
-from envzoo.core.extras import EXTRA_MODULES, SYSTEM_EXTRAS, install_command, missing_modules
+from envzoo.core.extras import SYSTEM_EXTRAS, extra_requirements, install_command, known_extras, missing_packages
 
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 #: libyaml's safe loader where PyYAML was built with it (about 10x faster at import), else Python's.
@@ -78,7 +78,7 @@ class _NeedsExtra:
     @property
     def installed(self) -> bool:
         """Whether the optional extra it needs is installed."""
-        return not missing_modules(self.extra)
+        return not missing_packages(self.extra)
 
     @property
     def install_hint(self) -> str | None:
@@ -152,7 +152,7 @@ class EnvEntry(_NeedsExtra):
         raise RegistryError(f"{self.id} has no reference policy {name!r}; known: {known}")
 
     def require_extra(self) -> None:
-        missing = missing_modules(self.extra)
+        missing = missing_packages(self.extra)
         if missing:
             system = install_command(self.extra) if self.extra in SYSTEM_EXTRAS else None
             raise MissingExtraError(self.extra, missing[0], self.id, install=system)
@@ -235,6 +235,11 @@ _OPTIONAL = {"vector_entry_point": str, "jax_entry_point": str, "kwargs": dict, 
              "policies": dict, "reward_scale": (int, float, list), "constraint": dict}
 
 
+def _unknown_extra(extra, known) -> str:
+    return (f"{extra!r} is not one of {sorted(known)}, the extras of envzoo's pyproject.toml as installed "
+            "(after adding an extra there, reinstall: pip install -e .)")
+
+
 def _fail(where: str, field_name: str, problem: str) -> RegistryError:
     return RegistryError(f"registry.yaml, entry {where}, field {field_name!r}: {problem}")
 
@@ -279,8 +284,8 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
                     f"only those have objectives (set such a kind or remove objectives)")
     if raw.get("max_episode_steps") is not None and raw["max_episode_steps"] < 1:
         raise _fail(where, "max_episode_steps", "must be >= 1")
-    if raw.get("extra") is not None and raw["extra"] not in {**EXTRA_MODULES, **SYSTEM_EXTRAS}:
-        raise _fail(where, "extra", f"{raw['extra']!r} is not one of {sorted({**EXTRA_MODULES, **SYSTEM_EXTRAS})}")
+    if raw.get("extra") is not None and raw["extra"] not in known_extras():
+        raise _fail(where, "extra", _unknown_extra(raw["extra"], known_extras()))
     policies = []
     for name, spec in (raw.get("policies") or {}).items():
         if isinstance(spec, str):
@@ -290,8 +295,8 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         extra_keys = set(spec) - {"entry_point", "kwargs", "extra", "env_kwargs"}
         if extra_keys:
             raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
-        if spec.get("extra") is not None and spec["extra"] not in EXTRA_MODULES:
-            raise _fail(where, f"policies.{name}.extra", f"{spec['extra']!r} is not one of {sorted(EXTRA_MODULES)}")
+        if spec.get("extra") is not None and spec["extra"] not in extra_requirements():
+            raise _fail(where, f"policies.{name}.extra", _unknown_extra(spec["extra"], extra_requirements()))
         for arguments in ("kwargs", "env_kwargs"):
             given = spec.get(arguments)
             if given is not None and not (isinstance(given, dict) and all(isinstance(k, str) for k in given)):

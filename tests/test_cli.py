@@ -33,8 +33,8 @@ def fake_registry(monkeypatch):
     single = dataclasses.replace(real[SERVERLESS], policies=real[SERVERLESS].policies[:1])
     needs_extra = dataclasses.replace(real["envzoo/ServerlessMO-v1"], extra="train")
     monkeypatch.setattr(envzoo.registry, "entries", lambda: {e.id: e for e in (single, needs_extra)})
-    monkeypatch.setattr(envzoo.registry, "missing_modules",
-                        lambda extra: ["stable_baselines3"] if extra == "train" else [])
+    monkeypatch.setattr(envzoo.registry, "missing_packages",
+                        lambda extra: ["stable-baselines3"] if extra == "train" else [])
     return single, needs_extra
 
 

@@ -19,7 +19,7 @@ class MissingExtraError(EnvzooError, ImportError):
         if install is not None:  # a system requirement: a program, not a Python module
             message = f"{what} needs the program {module!r}, which is not on PATH. Install it with: {install}"
         else:
-            message = (f"{what} needs the Python module {module!r}, which is not installed. "
+            message = (f"{what} needs the Python package {module!r}, which is not installed. "
                        f'Install it with: pip install "envzoo[{extra}]"')
         super().__init__(message)
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 import envzoo
-from envzoo.core.extras import missing_modules
+from envzoo.core.extras import missing_packages
 from envzoo.registry import EnvEntry
 
 #: Actions are drawn this many at a time, between timed stretches of stepping.
@@ -227,7 +227,7 @@ def bench(env_id: str, num_envs: int, steps: int = 100, seed: int = 0,
     jax_modes = [mode for mode in ("jax", "jax-scan") if mode in modes]
     if jax_modes and not entry.jax_entry_point:
         skipped.update({mode: f"{entry.id} has no JAX backend" for mode in jax_modes})
-    elif jax_modes and missing_modules("jax"):
+    elif jax_modes and missing_packages("jax"):
         skipped.update({mode: 'JAX is not installed (pip install "envzoo[jax]")' for mode in jax_modes})
     elif jax_modes:
         import gymnasium

@@ -103,7 +103,7 @@ def test_missing_extra_names_the_install_command(monkeypatch):
 
     entry = EnvEntry(id="envzoo/Fake-v0", kind="gymnasium", domain="fake", entry_point="x:Y",
                      summary="", metrics=(), extra="traffic")
-    monkeypatch.setattr(extras.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(extras, "installed_version", lambda distribution: None)
     with pytest.raises(MissingExtraError, match=r'pip install "envzoo\[traffic\]"'):
         entry.require_extra()
     assert not entry.installed

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.errors import MissingExtraError
-from envzoo.core.extras import missing_modules
+from envzoo.core.extras import missing_packages
 from envzoo.core.rng import keys_from
 from envzoo.text.games import GameTask
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
@@ -25,7 +25,7 @@ class TextWorldTask(GameTask):
     picture_title = "TEXTWORLD"
 
     def __init__(self, params: TextWorldParams, batch: int):
-        if missing_modules("text"):
+        if missing_packages("text"):
             raise MissingExtraError("text", "textworld", "envzoo/TextWorld-v0")
         super().__init__(params, batch)
         self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
