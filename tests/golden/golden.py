@@ -355,24 +355,27 @@ def check(key: str, records, recorded_digest: str, recorded: Trajectory | None) 
 
 
 def record(env_ids: list[str]) -> None:
-    """Write the digests and trajectories of ``env_ids`` (all installed ids if empty)."""
+    """Write the digests and trajectories of ``env_ids`` (all installed ids if empty), each id's
+    as soon as its cases are played."""
     digests = load()
-    by_id: dict[str, dict] = {}
+    by_id: dict[str, list] = {}
     for entry, policy, seed in cases():
         if (env_ids and entry.id not in env_ids) or not entry.installed:
             continue
-        if entry.policy(policy).extra and not entry.policy(policy).installed:
-            continue
-        key = case_id(entry.id, policy, seed)
-        records = play(entry, policy, seed)
-        new = digest(records)
-        status = "new" if key not in digests else ("same" if digests[key] == new else "CHANGED")
-        digests[key] = new
-        by_id.setdefault(entry.id, {})[(policy, seed)] = trajectory(records)
-        print(f"{key} {new[:16]} {status}", flush=True)
-    for env_id, recorded in by_id.items():
+        if not (entry.policy(policy).extra and not entry.policy(policy).installed):
+            by_id.setdefault(entry.id, []).append((entry, policy, seed))
+    for env_id, id_cases in by_id.items():
+        recorded = {}
+        for entry, policy, seed in id_cases:
+            key = case_id(env_id, policy, seed)
+            records = play(entry, policy, seed)
+            new = digest(records)
+            status = "new" if key not in digests else ("same" if digests[key] == new else "CHANGED")
+            digests[key] = new
+            recorded[(policy, seed)] = trajectory(records)
+            print(f"{key} {new[:16]} {status}", flush=True)
         _save_trajectories(env_id, recorded)
-    DIGESTS.write_text(json.dumps(dict(sorted(digests.items())), indent=1) + "\n")
+        DIGESTS.write_text(json.dumps(dict(sorted(digests.items())), indent=1) + "\n")
 
 
 if __name__ == "__main__":
