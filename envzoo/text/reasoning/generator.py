@@ -13,7 +13,7 @@ import numpy as np
 
 from envzoo.text.reasoning.code import CodeTask, extract_code, make_code_task
 from envzoo.text.reasoning.logic import make_puzzle, parse_names
-from envzoo.text.reasoning.sandbox import run_solution
+from envzoo.core.sandbox import run_solution
 
 INTEGER_FAMILIES = ("arithmetic", "linear_equation", "sorting", "sequence")
 FAMILIES = INTEGER_FAMILIES + ("logic", "code")
