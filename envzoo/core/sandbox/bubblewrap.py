@@ -10,8 +10,10 @@ file system made of:
   folder) and the shared libraries these link (as ``ldd`` lists them), read-only, at their own
   paths (so a Python under the home folder brings that one path of it, nothing else of it);
 - :mod:`.inside`, read-only, at ``/sandbox/inside.py``;
-- a minimal ``/dev`` (null, zero, random, urandom, tty) and no ``/proc``;
-- ``/tmp``: an empty tmpfs of :data:`SCRATCH_BYTES`, the only writable place.
+- a minimal ``/dev`` (null, zero, full, random, urandom, tty, an empty ``shm``), read-only, and
+  no ``/proc``;
+- ``/tmp``: an empty tmpfs of :data:`SCRATCH_BYTES`, the only writable place (the root that
+  ``bwrap`` builds the view in is remounted read-only).
 
 No network interface but a loopback of its own. It dies with its parent. The supervisor and
 every program load :mod:`.inside`'s seccomp filters. A :class:`Pool` keeps workers warm and
@@ -80,6 +82,7 @@ def command() -> list[str]:
         arguments += ["--tmpfs", site_packages, "--remount-ro", site_packages]
     arguments += ["--ro-bind", inside.__file__, INSIDE, "--dev", "/dev",
                   "--size", str(SCRATCH_BYTES), "--tmpfs", inside.SCRATCH, "--chdir", inside.SCRATCH,
+                  "--remount-ro", "/dev", "--remount-ro", "/",  # bwrap's own root and /dev: read-only too
                   interpreter, "-I", "-S", INSIDE, "supervise"]
     return arguments
 

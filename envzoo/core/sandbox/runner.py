@@ -55,14 +55,18 @@ class Outcome:
 
 
 def run_solution(source: str, inputs: list[list], wall_seconds: float = WALL_SECONDS,
-                 function: str = "solve") -> Outcome:
+                 function: str = "solve", pool: bubblewrap.Pool | None = None) -> Outcome:
     """``function(*arguments)`` of ``source`` for every ``arguments`` of ``inputs``, in the
-    sandbox (see the module's docstring for what happens without one)."""
+    sandbox: a worker of ``pool`` (default: this process's pool, one worker per CPU at most).
+    See the module's docstring for what happens without a sandbox."""
     request = _request(source, function, inputs, wall_seconds)
-    if unsafe_opt_out():
+    if pool is None and unsafe_opt_out():
         status, code, output = _run_unsandboxed(request)
     else:
-        status, _, code, output = _pool().run(dict(request, filter=True))
+        try:
+            status, _, code, output = (pool or _pool()).run(dict(request, filter=True))
+        except bubblewrap.WorkerFailed as error:  # the worker is replaced; the program gets the blame
+            return Outcome(None, failure=f"it broke the sandbox ({error})")
     return outcome(status, code, output, len(inputs), function, wall_seconds)
 
 
