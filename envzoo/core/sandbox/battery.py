@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from envzoo.core.sandbox import bubblewrap
-from envzoo.core.sandbox.runner import Outcome, run_solution
+from envzoo.core.sandbox.runner import Outcome, SandboxUnavailableError, run_solution, sandbox_problem
 
 #: Prepended to every program: ``attempt(action)`` is ``["done", result]`` or
 #: ``[exception name, errno]``.
@@ -236,3 +237,27 @@ def run_battery(attempts=ATTEMPTS, progress: Callable[[Verdict], None] | None = 
     finally:
         pool.close()
     return verdicts
+
+
+def check(stream=None) -> int:
+    """``envzoo sandbox check``: the battery against this machine's sandbox, one line per
+    attempt; 0 if every attempt was contained, else 1. No sandbox at all is a
+    :class:`SandboxUnavailableError` (the opt-out does not count: this checks the sandbox)."""
+    stream = stream or sys.stdout
+    problem = sandbox_problem()
+    if problem is not None:
+        raise SandboxUnavailableError(problem)
+    print(f"{bubblewrap.bwrap()}: {len(ATTEMPTS)} hostile programs, one after another in one warm worker", file=stream)
+
+    def show(verdict: Verdict) -> None:
+        mark = "contained" if verdict.contained else "ESCAPED  "
+        print(f"{mark} {verdict.attempt.name} ({verdict.seconds:.2f} s): {verdict.attempt.tries} -> "
+              f"{verdict.attempt.expected}", file=stream)
+        if not verdict.contained:
+            print(f"          got {verdict.outcome}", file=stream)
+        stream.flush()
+
+    verdicts = run_battery(progress=show)
+    contained = sum(verdict.contained for verdict in verdicts)
+    print(f"{contained} of {len(verdicts)} attempts contained", file=stream)
+    return 0 if contained == len(verdicts) else 1

@@ -7,6 +7,7 @@ import numpy as np
 
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.core.sandbox import require_sandbox
 from envzoo.text.metrics import object_array
 from envzoo.text.picture import TextPicture
 from envzoo.text.reasoning.generator import Question, make_question, verify
@@ -28,6 +29,8 @@ class ReasoningTask(TextPicture, Task):
 
     def __init__(self, params: ReasoningParams, batch: int):
         super().__init__(params, batch)
+        if "code" in params.families:  # its replies are programs: refuse now if no sandbox can run them
+            require_sandbox()
         self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
         self.action_space = text_space(MAX_REPLY_LENGTH)
         self.action_hint = "Reply with text ending in 'Answer: ...' (or \\boxed{...})."
