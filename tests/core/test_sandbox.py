@@ -4,6 +4,8 @@ what comes back from a program is checked here, not in the sandbox."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 import envzoo
@@ -72,3 +74,15 @@ def test_the_seccomp_filter_is_well_formed():
     assert inside.seccomp_filter(inside.PROGRAM_DENIED, "sparc64") is None
     for _, numbers in inside.ARCHITECTURES.values():  # every denied syscall has its number (but fork on aarch64)
         assert set(inside.PROGRAM_DENIED) - set(numbers) <= {"fork", "vfork"}
+
+
+def test_a_worker_outlives_the_thread_that_first_asked_for_it():
+    """bwrap --die-with-parent follows the starting thread: the pool starts workers from its own."""
+    pool = bubblewrap.Pool(1)
+    try:
+        thread = threading.Thread(target=run_solution, args=("def solve():\n    return 1\n", [[]]), kwargs={"pool": pool})
+        thread.start()
+        thread.join()
+        assert run_solution("def solve():\n    return 2\n", [[]], pool=pool).outputs == [2] and pool.started == 1
+    finally:
+        pool.close()

@@ -34,6 +34,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from envzoo.core.sandbox import inside
@@ -157,6 +158,9 @@ class Pool:
         self.idle: list[Worker] = []
         self.started = 0
         self.lock = threading.Condition()
+        # bwrap --die-with-parent ends a worker when the *thread* that started it ends: workers
+        # are started by this one thread, which lives as long as the pool, whatever thread asks.
+        self.spawner = ThreadPoolExecutor(1, thread_name_prefix="envzoo-sandbox")
 
     def run(self, request: dict) -> tuple[bytes, bool, int, bytes]:
         """:meth:`Worker.run` on a warm worker."""
@@ -182,7 +186,7 @@ class Pool:
                 return self.idle.pop()
             self.started += 1
         try:
-            return Worker()
+            return self.spawner.submit(Worker).result()
         except BaseException:
             with self.lock:
                 self.started -= 1
@@ -202,3 +206,4 @@ class Pool:
             self.started -= len(idle)
         for worker in idle:
             worker.close()
+        self.spawner.shutdown()
