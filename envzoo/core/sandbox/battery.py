@@ -122,10 +122,10 @@ ATTEMPTS = (
     Attempt("read a file of the host", "open(<a temporary file holding a secret>)", "no such file",
             "def solve():\n    return attempt(lambda: open(SECRET_FILE).read())", _missing),
     Attempt("read the caller's API keys", "os.environ, /proc/self/environ, /proc/<parent>/environ, /proc/1/environ",
-            "an environment of LANG and PWD only, and no /proc",
+            "an environment of LANG only and no /proc",
             "def solve():\n    return [dict(os.environ)] + [attempt(lambda p=p: open(p).read()) for p in\n"
             "        ('/proc/self/environ', f'/proc/{os.getppid()}/environ', '/proc/1/environ')]",
-            lambda o, h: _one(o) == [{"LANG": "C.UTF-8", "PWD": "/tmp"}] + [["FileNotFoundError", ENOENT]] * 3
+            lambda o, h: _one(o) == [{"LANG": "C.UTF-8"}] + [["FileNotFoundError", ENOENT]] * 3
             and h.token not in repr(o)),
     Attempt("write outside the folder", "write '/escape', into the standard library, into a host folder",
             "read-only file system, read-only file system, no such folder; the host folder unchanged",

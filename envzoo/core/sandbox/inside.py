@@ -353,6 +353,7 @@ def supervise() -> None:
         raise SystemExit("the supervisor runs only as process 1 of a sandbox's PID namespace")
     if not install_filter(WORKER_DENIED):
         raise SystemExit(f"no seccomp filter for this machine ({os.uname().machine})")
+    os.environ.pop("PWD", None)  # bwrap --chdir sets it; a program's environment is LANG only
     ours, theirs = socket.socketpair()
     if os.fork() == 0:
         ours.close()

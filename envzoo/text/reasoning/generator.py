@@ -6,7 +6,9 @@ sandbox)."""
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +67,15 @@ def verify(question: Question, reply: str) -> Verdict:
     if question.family == "logic":
         return Verdict(given is not None, given == frozenset(question.answer))
     return Verdict(given is not None, given == question.answer)
+
+
+def verify_all(questions: list[Question], replies) -> list[Verdict]:
+    """:func:`verify` of every (question, reply); the programs of a batch run concurrently, one
+    sandbox worker per CPU."""
+    if sum(question.code is not None for question in questions) < 2:
+        return [verify(question, reply) for question, reply in zip(questions, replies)]
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return list(pool.map(verify, questions, replies))
 
 
 def _verify_code(task: CodeTask, reply: str) -> Verdict:

@@ -10,7 +10,7 @@ from envzoo.core.rng import keys_from
 from envzoo.core.sandbox import require_sandbox
 from envzoo.text.metrics import object_array
 from envzoo.text.picture import TextPicture
-from envzoo.text.reasoning.generator import Question, make_question, verify
+from envzoo.text.reasoning.generator import Question, make_question, verify_all
 from envzoo.text.reasoning.params import ReasoningParams, make_params
 from envzoo.text.spaces import text_space
 
@@ -56,9 +56,8 @@ class ReasoningTask(TextPicture, Task):
 
     def step(self, actions) -> Transition:
         reward = np.zeros(self.batch)
-        for row, reply in enumerate(actions):
+        for row, verdict in enumerate(verify_all(self.questions, actions)):
             question = self.questions[row]
-            verdict = verify(question, reply)
             self.attempts[row] += 1
             self.unparsed[row] += not verdict.given
             self.solved[row] = verdict.correct
