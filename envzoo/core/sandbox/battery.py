@@ -34,7 +34,7 @@ def attempt(action):
     except BaseException as error:
         return [type(error).__name__, getattr(error, "errno", None)]
 """
-EPERM, ENOENT, EROFS, ENOSPC = 1, 2, 30, 28
+EPERM, ENOENT, EINVAL, EROFS, ENOSPC = 1, 2, 22, 30, 28
 SECRET_VARIABLES = ("OPENAI_API_KEY", "HF_TOKEN")
 
 
@@ -171,6 +171,12 @@ ATTEMPTS = (
             "                 lambda: libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)):\n"
             "        ctypes.set_errno(0)\n        results.append([call(), ctypes.get_errno()])\n    return results",
             lambda o, h: _one(o) == [[-1, EPERM]] * 3),
+    Attempt("use root's powers", "list its capabilities (bounding set); chown a file, setuid to another user",
+            "no capability at all; chown and setuid refused (EINVAL: no other user exists in its namespace)",
+            "import ctypes\ndef solve():\n    libc = ctypes.CDLL(None)\n"
+            "    return [[cap for cap in range(64) if libc.prctl(23, cap, 0, 0, 0) == 1],\n"
+            "            attempt(lambda: os.chown('.', 12345, 12345)), attempt(lambda: os.setuid(12345))]",
+            lambda o, h: _one(o) == [[], ["OSError", EINVAL], ["OSError", EINVAL]]),
     Attempt("os.system", "os.system('cat /etc/passwd')", "no shell starts (status 127)",
             "def solve():\n    return os.system('cat /etc/passwd')", lambda o, h: o.outputs == [127 << 8]),
     Attempt("subprocess", "subprocess.run(['/bin/sh', '-c', 'id'])", "permission denied",
