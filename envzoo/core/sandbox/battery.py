@@ -81,12 +81,17 @@ class Host:
             return False
 
     def only_runtime_in(self, folder: str, listing) -> bool:
-        """Whether ``listing`` of ``folder`` shows no more than the way to the Python runtime
-        (a Python installed under the home folder is bound at its own path)."""
+        """Whether ``listing`` of ``folder`` in the sandbox shows nothing of the host's ``folder``
+        but the way to the Python runtime (a Python installed under the home folder is bound at
+        its own path)."""
         prefix = folder.rstrip("/") + "/"
         allowed = {target[len(prefix):].split("/")[0] for _, target in bubblewrap.runtime_view()
                    if target.startswith(prefix)}
-        return isinstance(listing, list) and set(listing) <= allowed
+        try:
+            host = set(os.listdir(folder))
+        except OSError:
+            host = set()
+        return isinstance(listing, list) and not (set(listing) & host) - allowed
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def _refused(outcome: Outcome, host: Host) -> bool:
 ATTEMPTS = (
     Attempt("read a system file", "open('/etc/passwd')", "no such file: it is not in the sandbox's view",
             "def solve():\n    return attempt(lambda: open('/etc/passwd').read())", _missing),
-    Attempt("list the home folder", "os.listdir(home)", "no such folder, or only the path to the Python runtime",
+    Attempt("list the home folder", "os.listdir(home)", "no such folder, or none of its entries but the path to the Python runtime",
             "def solve():\n    return attempt(lambda: os.listdir(HOME))",
             lambda o, h: _missing(o, h) or (_one(o)[0] == "done" and h.only_runtime_in(h.home, _one(o)[1]))),
     Attempt("read the project checkout", "open(<checkout>/envzoo/__init__.py)", "no such file",
