@@ -4,7 +4,9 @@ what comes back from a program is checked here, not in the sandbox."""
 
 from __future__ import annotations
 
+import ast
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +88,43 @@ def test_a_worker_outlives_the_thread_that_first_asked_for_it():
         assert run_solution("def solve():\n    return 2\n", [[]], pool=pool).outputs == [2] and pool.started == 1
     finally:
         pool.close()
+
+
+#: Every module of envzoo that starts a program or runs code it did not import, and why that
+#: code is trusted. A new one runs what it did not write through envzoo.core.sandbox, or says
+#: here why it is trusted (docs/security.md).
+EXECUTES_CODE = {
+    "envzoo/core/sandbox/inside.py": "the sandbox's inside: the untrusted program runs here, in the sandbox",
+    "envzoo/core/sandbox/bubblewrap.py": "starts bwrap (the sandbox) and ldd",
+    "envzoo/text/reasoning/code.py": "runs our own reference solutions",
+    "envzoo/core/subprocess_vector.py": "unpickles the env that this process pickled for its worker",
+    "envzoo/godot/sim.py": "starts the Godot server on our game",
+    "envzoo/traffic/sumo.py": "starts SUMO",
+}
+
+
+def _executes_code(tree) -> bool:
+    """Whether a module calls exec/eval, os.system/popen/exec*/spawn*, pickle.load(s), or
+    imports subprocess or runpy."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+            if any(name.split(".")[0] in ("subprocess", "runpy") for name in names):
+                return True
+        if isinstance(node, ast.Call):
+            function = node.func
+            if isinstance(function, ast.Name) and function.id in ("exec", "eval"):
+                return True
+            if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and (
+                    (function.value.id == "os" and function.attr.startswith(("system", "popen", "exec", "spawn",
+                                                                               "posix_spawn")))
+                    or (function.value.id == "pickle" and function.attr in ("load", "loads"))):
+                return True
+    return False
+
+
+def test_code_the_zoo_did_not_write_runs_only_in_the_sandbox():
+    root = Path(envzoo.__file__).parent
+    found = {path.relative_to(root.parent).as_posix() for path in root.rglob("*.py")
+             if _executes_code(ast.parse(path.read_text(encoding="utf-8")))}
+    assert found == set(EXECUTES_CODE)
