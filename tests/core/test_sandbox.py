@@ -128,3 +128,23 @@ def test_code_the_zoo_did_not_write_runs_only_in_the_sandbox():
     found = {path.relative_to(root.parent).as_posix() for path in root.rglob("*.py")
              if _executes_code(ast.parse(path.read_text(encoding="utf-8")))}
     assert found == set(EXECUTES_CODE)
+
+
+def test_the_sandbox_gives_the_outcomes_the_unsandboxed_runner_gives(monkeypatch):
+    """Reasoning-v0's rewards do not change: the same outputs and error names, sandboxed or not,
+    for the reference solutions and for programs that raise or return wrong values."""
+    import numpy as np
+
+    from envzoo.text.reasoning.code import LEVELS, make_code_task
+
+    rng = np.random.default_rng(1)
+    tasks = [make_code_task(rng, level) for level in range(1, LEVELS + 1)]
+    programs = [(task.solution, task.inputs) for task in tasks]
+    programs += [("def solve(x):\n    return {'a': [x, (x, None)]} if x else 1 // 0\n", [[0], [3], ["s"]]),
+                 ("def solve(*args):\n    return {3}\n", [[1]])]  # not JSON: its repr
+    sandboxed = [run_solution(source, inputs) for source, inputs in programs]
+    monkeypatch.setenv(runner.UNSAFE_VARIABLE, "1")
+    with pytest.warns(RuntimeWarning):
+        unsandboxed = [run_solution(source, inputs) for source, inputs in programs]
+    assert [outcome.outputs for outcome in sandboxed[:LEVELS]] == [task.expected for task in tasks]
+    assert sandboxed == unsandboxed and sandboxed[LEVELS].errors == ("ZeroDivisionError",)
