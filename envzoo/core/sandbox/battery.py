@@ -176,12 +176,15 @@ ATTEMPTS = (
             "                 lambda: libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)):\n"
             "        ctypes.set_errno(0)\n        results.append([call(), ctypes.get_errno()])\n    return results",
             lambda o, h: _one(o) == [[-1, EPERM]] * 3),
-    Attempt("use root's powers", "list its capabilities (bounding set); chown a file, setuid to another user",
-            "no capability at all; chown and setuid refused (EINVAL: no other user exists in its namespace)",
+    Attempt("use root's powers", "read its capabilities (capget, the bounding set); chown a file, setuid",
+            "no capability at all, even when the caller is root; chown and setuid refused (EINVAL: no other "
+            "user exists in its namespace)",
             "import ctypes\ndef solve():\n    libc = ctypes.CDLL(None)\n"
-            "    return [[cap for cap in range(64) if libc.prctl(23, cap, 0, 0, 0) == 1],\n"
+            "    header, sets = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()\n"
+            "    return [libc.capget(header, sets), list(sets),\n"
+            "            [cap for cap in range(64) if libc.prctl(23, cap, 0, 0, 0) == 1],\n"
             "            attempt(lambda: os.chown('.', 12345, 12345)), attempt(lambda: os.setuid(12345))]",
-            lambda o, h: _one(o) == [[], ["OSError", EINVAL], ["OSError", EINVAL]]),
+            lambda o, h: _one(o) == [0, [0] * 6, [], ["OSError", EINVAL], ["OSError", EINVAL]]),
     Attempt("os.system", "os.system('cat /etc/passwd')", "no shell starts (status 127)",
             "def solve():\n    return os.system('cat /etc/passwd')", lambda o, h: o.outputs == [127 << 8]),
     Attempt("subprocess", "subprocess.run(['/bin/sh', '-c', 'id'])", "permission denied",
