@@ -56,8 +56,7 @@ def bwrap() -> str | None:
 def runtime_view() -> tuple[tuple[str, str], ...]:
     """(host path, sandbox path) of everything the interpreter needs: itself, its standard
     library and the shared libraries they link."""
-    interpreter = os.path.realpath(sys.executable)
-    stdlib = sysconfig.get_path("stdlib", vars={"installed_base": sys.base_prefix, "base": sys.base_prefix})
+    interpreter, stdlib = os.path.realpath(sys.executable), _stdlib()
     dynload = Path(sysconfig.get_path("platstdlib", vars={"platbase": sys.base_prefix,
                                                              "installed_platbase": sys.base_prefix})) / "lib-dynload"
     binaries = [interpreter] + [str(path) for path in sorted(dynload.glob("*.so"))]
@@ -70,6 +69,11 @@ def runtime_view() -> tuple[tuple[str, str], ...]:
     return tuple(view)
 
 
+def _stdlib() -> str:
+    """The standard library's folder (the base interpreter's, also in a virtual environment)."""
+    return sysconfig.get_path("stdlib", vars={"installed_base": sys.base_prefix, "base": sys.base_prefix})
+
+
 def command() -> list[str]:
     """The ``bwrap`` command line of a worker."""
     interpreter = os.path.realpath(sys.executable)
@@ -77,9 +81,8 @@ def command() -> list[str]:
                  "--clearenv", "--setenv", "LANG", "C.UTF-8", "--hostname", "sandbox"]
     for source, target in runtime_view():
         arguments += ["--ro-bind", source, target]
-    stdlib = runtime_view()[1][1]
     site_packages = sysconfig.get_path("purelib", vars={"base": sys.base_prefix})
-    if os.path.isdir(site_packages) and site_packages.startswith(stdlib + os.sep):  # hidden, not bound
+    if os.path.isdir(site_packages) and site_packages.startswith(_stdlib() + os.sep):  # hidden, not bound
         arguments += ["--tmpfs", site_packages, "--remount-ro", site_packages]
     arguments += ["--ro-bind", inside.__file__, INSIDE, "--dev", "/dev",
                   "--size", str(SCRATCH_BYTES), "--tmpfs", inside.SCRATCH, "--chdir", inside.SCRATCH,

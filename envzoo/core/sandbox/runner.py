@@ -5,7 +5,7 @@ Where it does not, :func:`run_solution` refuses (:class:`SandboxUnavailableError
 naming the package to install), unless the caller opted out explicitly: the environment variable
 ``ENVZOO_UNSAFE_NO_SANDBOX=1`` runs programs as before the sandbox existed, a plain ``python -I``
 in a temporary folder under resource limits only, which a hostile program escapes at once (it
-can read and write the user's files and use the network). The opt-out warns once per process.
+can read and write the user's files and use the network); it warns (a ``RuntimeWarning``).
 
 In both cases the program gets only its inputs; this process reads at most
 :data:`OUTPUT_BYTES` of what it answers, checks its form and returns it as an :class:`Outcome`,
@@ -77,7 +77,7 @@ def _request(source: str, function: str, inputs: list, wall_seconds: float) -> d
 
 
 def unsafe_opt_out() -> bool:
-    """Whether the user opted out of the sandbox (``ENVZOO_UNSAFE_NO_SANDBOX=1``); warns once."""
+    """Whether the user opted out of the sandbox (``ENVZOO_UNSAFE_NO_SANDBOX=1``), with a warning."""
     if os.environ.get(UNSAFE_VARIABLE) != "1":
         return False
     warnings.warn(f"{UNSAFE_VARIABLE}=1: untrusted programs run WITHOUT a sandbox; a hostile one can read and "
