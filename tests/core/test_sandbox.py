@@ -51,7 +51,8 @@ def test_without_a_sandbox_untrusted_code_is_refused_in_one_line(no_bwrap):
 def test_the_opt_out_runs_unsandboxed_and_says_so(no_bwrap, monkeypatch):
     monkeypatch.setenv(runner.UNSAFE_VARIABLE, "1")
     with pytest.warns(RuntimeWarning, match="WITHOUT a sandbox"):
-        outcome = run_solution("import os\ndef solve(x):\n    return [x * 2, os.path.exists('/etc/passwd')]", [[1], [2]])
+        outcome = run_solution("import os\ndef solve(x):\n    return [x * 2, os.path.exists('/etc/passwd')]",
+                               [[1], [2]])
     assert outcome.outputs == [[2, True], [4, True]]  # it sees the host: the reason the opt-out is loud
 
 
@@ -82,7 +83,8 @@ def test_a_worker_outlives_the_thread_that_first_asked_for_it():
     """bwrap --die-with-parent follows the starting thread: the pool starts workers from its own."""
     pool = bubblewrap.Pool(1)
     try:
-        thread = threading.Thread(target=run_solution, args=("def solve():\n    return 1\n", [[]]), kwargs={"pool": pool})
+        thread = threading.Thread(target=run_solution, args=("def solve():\n    return 1\n", [[]]),
+                                  kwargs={"pool": pool})
         thread.start()
         thread.join()
         assert run_solution("def solve():\n    return 2\n", [[]], pool=pool).outputs == [2] and pool.started == 1

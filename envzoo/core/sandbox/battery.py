@@ -119,7 +119,8 @@ def _refused(outcome: Outcome, host: Host) -> bool:
 ATTEMPTS = (
     Attempt("read a system file", "open('/etc/passwd')", "no such file: it is not in the sandbox's view",
             "def solve():\n    return attempt(lambda: open('/etc/passwd').read())", _missing),
-    Attempt("list the home folder", "os.listdir(home)", "no such folder, or none of its entries but the path to the Python runtime",
+    Attempt("list the home folder", "os.listdir(home)",
+            "no such folder, or none of its entries but the path to the Python runtime",
             "def solve():\n    return attempt(lambda: os.listdir(HOME))",
             lambda o, h: _missing(o, h) or (_one(o)[0] == "done" and h.only_runtime_in(h.home, _one(o)[1]))),
     Attempt("read the project checkout", "open(<checkout>/envzoo/__init__.py)", "no such file",

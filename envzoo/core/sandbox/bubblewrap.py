@@ -114,7 +114,8 @@ class Worker:
             self.process.stdin.write(len(payload).to_bytes(4, "big") + payload)
             self.process.stdin.flush()
             status, serving, code, length = inside.HEADER.unpack(self._read(inside.HEADER.size, deadline))
-            if status not in (inside.EXITED, inside.TIMED_OUT, inside.TOO_LARGE, inside.ENDED_WORKER) or length > limits["output_bytes"]:
+            known = (inside.EXITED, inside.TIMED_OUT, inside.TOO_LARGE, inside.ENDED_WORKER)
+            if status not in known or length > limits["output_bytes"]:
                 raise WorkerFailed(f"the sandbox answered a malformed header {status!r} {length}")
             return status, serving, code, self._read(length, deadline)
         except (OSError, ValueError) as error:
