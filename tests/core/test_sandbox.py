@@ -5,6 +5,7 @@ what comes back from a program is checked here, not in the sandbox."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from pathlib import Path
 
@@ -150,3 +151,27 @@ def test_the_sandbox_gives_the_outcomes_the_unsandboxed_runner_gives(monkeypatch
         unsandboxed = [run_solution(source, inputs) for source, inputs in programs]
     assert [outcome.outputs for outcome in sandboxed[:LEVELS]] == [task.expected for task in tasks]
     assert sandboxed == unsandboxed and sandboxed[LEVELS].errors == ("ZeroDivisionError",)
+
+
+
+def test_envzoo_sandbox_check_prints_each_attempt_and_exits_by_the_verdicts(monkeypatch, capsys):
+    from envzoo.cli import main
+
+    first = battery.ATTEMPTS[0]
+    monkeypatch.setattr(battery, "ATTEMPTS", (first,))
+    assert main(["sandbox", "check"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith(f"contained {first.name} (") and lines[-1] == "1 of 1 attempts contained"
+    escaping = dataclasses.replace(first, name="an attempt whose check fails", contained=lambda outcome, host: False)
+    monkeypatch.setattr(battery, "ATTEMPTS", (first, escaping))
+    assert main(["sandbox", "check"]) == 1
+    output = capsys.readouterr().out
+    assert "ESCAPED   an attempt whose check fails" in output and output.endswith("1 of 2 attempts contained\n")
+
+
+def test_envzoo_sandbox_check_without_a_sandbox_exits_2_in_one_line(no_bwrap, capsys):
+    from envzoo.cli import main
+
+    assert main(["sandbox", "check"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "apt-get install bubblewrap" in error

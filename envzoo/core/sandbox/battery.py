@@ -233,8 +233,10 @@ class Verdict:
     seconds: float
 
 
-def run_battery(attempts=ATTEMPTS, progress: Callable[[Verdict], None] | None = None) -> list[Verdict]:
-    """Run every attempt in one fresh warm worker, in order; ``progress`` sees each verdict."""
+def run_battery(attempts=None, progress: Callable[[Verdict], None] | None = None) -> list[Verdict]:
+    """Run every attempt (default: :data:`ATTEMPTS`) in one fresh warm worker, in order;
+    ``progress`` sees each verdict."""
+    attempts = ATTEMPTS if attempts is None else attempts
     pool = bubblewrap.Pool(1)
     verdicts = []
     try:
@@ -262,7 +264,8 @@ def check(stream=None) -> int:
     problem = sandbox_problem()
     if problem is not None:
         raise SandboxUnavailableError(problem)
-    print(f"{bubblewrap.bwrap()}: {len(ATTEMPTS)} hostile programs, one after another in one warm worker", file=stream)
+    print(f"{bubblewrap.bwrap()}: {len(ATTEMPTS)} hostile programs, one after another in one warm worker",
+          file=stream)
 
     def show(verdict: Verdict) -> None:
         mark = "contained" if verdict.contained else "ESCAPED  "
