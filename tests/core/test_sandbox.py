@@ -175,3 +175,13 @@ def test_envzoo_sandbox_check_without_a_sandbox_exits_2_in_one_line(no_bwrap, ca
     assert main(["sandbox", "check"]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "apt-get install bubblewrap" in error
+
+
+def test_a_bwrap_that_cannot_start_a_sandbox_is_refused_in_one_line(monkeypatch):
+    """As in a container whose seccomp profile forbids namespaces: bwrap is there but fails."""
+    monkeypatch.setattr(bubblewrap, "command", lambda: [bubblewrap.bwrap() or "bwrap", "--no-such-option"])
+    monkeypatch.setattr(runner, "_state", {})
+    monkeypatch.delenv(runner.UNSAFE_VARIABLE, raising=False)
+    with pytest.raises(SandboxUnavailableError, match="does not work here .*user namespaces") as refusal:
+        runner.require_sandbox()
+    assert "\n" not in str(refusal.value)

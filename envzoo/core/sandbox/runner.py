@@ -100,23 +100,26 @@ def require_sandbox() -> None:
 
 
 def _probe() -> str | None:
-    install = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
-               f"or set {UNSAFE_VARIABLE}=1 to run them unsandboxed at your own risk")
+    opt_out = f"or set {UNSAFE_VARIABLE}=1 to run them unsandboxed at your own risk"
     if sys.platform != "linux":
-        return f"untrusted programs run only in a Linux sandbox (bubblewrap), not on {sys.platform}; " + install
+        return (f"untrusted programs run only in a Linux sandbox (bubblewrap), not on {sys.platform}: run them in "
+                f"a Linux VM (docs: Security), {opt_out}")
     if bubblewrap.bwrap() is None:
-        return "untrusted programs run only in a sandbox and bubblewrap's bwrap is not on PATH: " + install
+        return ("untrusted programs run only in a sandbox and bubblewrap's bwrap is not on PATH: install bubblewrap "
+                f"(Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), {opt_out}")
     worker = None
     try:
         worker = bubblewrap.Worker()
         answer = worker.run(dict(_request("def solve():\n    return 1\n", "solve", [[]], WALL_SECONDS), filter=True))
-        if answer != (inside.EXITED, True, 0, b'[{"value": 1}]'):
-            return f"the bubblewrap sandbox does not work here (it answered {answer!r}): " + install
+        problem = None if answer == (inside.EXITED, True, 0, b'[{"value": 1}]') else f"it answered {answer!r}"
     except (OSError, bubblewrap.WorkerFailed) as error:
-        return f"the bubblewrap sandbox does not start here ({error}); " + install
+        problem = str(error)
     finally:
         if worker is not None:
             worker.close()
+    if problem is not None:
+        return (f"the bubblewrap sandbox does not work here ({problem}): it needs user namespaces and seccomp "
+                f"(docs: Security, What to install), {opt_out}")
     return None
 
 
