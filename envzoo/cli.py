@@ -16,6 +16,7 @@
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
                        [--metrics NAME ...]
+    envzoo sandbox check
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
@@ -26,6 +27,8 @@ a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a re
 policy as an offline dataset in Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
 ``animate`` writes each id's GIF of its ``rgb_array`` frames under its best reference policy (the
 docs pages show them). ``train`` and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+``sandbox check`` runs the hostile-program battery against the sandbox for untrusted code
+(:mod:`envzoo.core.sandbox.battery`).
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -759,7 +762,17 @@ def build_parser() -> argparse.ArgumentParser:
     scaffold.add_argument("--root", help="the folder that contains envzoo/ (default: this envzoo's source tree)")
     scaffold.add_argument("--summary", help="the one-line summary of its first id")
     scaffold.set_defaults(run=cmd_new_domain)
+
+    sandbox = commands.add_parser("sandbox", help="the sandbox for untrusted code (docs: Security)")
+    sandbox.add_argument("action", choices=["check"], help="check: run the hostile-program battery against it")
+    sandbox.set_defaults(run=cmd_sandbox)
     return parser
+
+
+def cmd_sandbox(args) -> int:
+    from envzoo.core.sandbox.battery import check
+
+    return check()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,3 +87,60 @@ def test_endpoint_errors_are_named():
         fake.close()
     with pytest.raises(ValueError, match="base_url"):
         ChatCompletionsAgent(env, "localhost:8000", model="m")
+
+
+THIEF = """\
+import os
+def solve(*args):
+    found = repr(dict(os.environ))
+    for path in ("/proc/self/environ", f"/proc/{os.getppid()}/environ", "/proc/1/environ"):
+        try:
+            found += open(path).read()
+        except OSError:
+            pass
+    for name in ("OPENAI_API_KEY", "HF_TOKEN"):  # a key found leaks through the feedback: an exception named after it
+        if os.environ.get(name):
+            raise type(os.environ[name].replace("-", "_"), (Exception,), {})()
+    return found
+"""
+
+
+def test_the_api_key_reaches_the_endpoint_only(monkeypatch, capsys, caplog):
+    """An agent holding a key, the key in the trainer's environment, and a model-written program
+    that looks for it: it is in the request's Authorization header and nowhere else, not in the
+    sandbox, the observations, the infos, the requests' bodies or anything printed or logged."""
+    import secrets
+
+    from envzoo.core.sandbox import run_solution, runner
+
+    key = "sk-test-" + secrets.token_hex(12)
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("HF_TOKEN", key)
+    monkeypatch.setattr(runner, "_state", {})  # sandbox workers started while the key is in the environment
+    seen = []
+    household = envzoo.make("envzoo/Household-v0")
+    observation, info = household.reset(seed=5)
+    fake = FakeModel(info["walkthrough"][:1])
+    try:
+        agent = ChatCompletionsAgent(household, fake.url, model="fake-model", api_key=key)
+        agent.reset(5)
+        seen += [household.step(agent(observation, info)), repr(agent)]
+    finally:
+        fake.close()
+    reasoning = envzoo.make("envzoo/Reasoning-v0", families="code")
+    seen.append(reasoning.reset(seed=0))
+    seen.append(reasoning.step(f"```python\n{THIEF}```"))
+    stolen = run_solution(THIEF, [[]])
+    seen.append(stolen)
+    seen += [[request["path"], request["body"]] for request in fake.requests]
+    captured = capsys.readouterr()
+    seen += [captured.out, captured.err, caplog.text]
+    runner._state["pool"].close()
+    assert fake.requests[0]["auth"] == f"Bearer {key}"
+    assert stolen.outputs is not None and "OPENAI_API_KEY" not in stolen.outputs[0]  # it ran, and found no key
+    assert key not in repr(seen) and key.replace("-", "_") not in repr(seen)
+    namespace = {}  # where the key is in its environment, the thief's feedback would carry it
+    exec(THIEF, namespace)
+    with pytest.raises(Exception) as leaked:
+        namespace["solve"]()
+    assert type(leaked.value).__name__ == key.replace("-", "_")

@@ -1,5 +1,5 @@
 """Small programming tasks: write ``solve(...)``; the answer is checked by running it on hidden
-tests in the sandbox (:mod:`.sandbox`) and comparing its outputs with a reference solution's.
+tests in the sandbox (:mod:`envzoo.core.sandbox`) and comparing its outputs with a reference solution's.
 
 Each task is a template of a level (two per level, harder algorithms higher up) with seeded
 parameters (a divisor, a shift, a step set...) and seeded test inputs. The reference solution
@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from envzoo.text.reasoning.sandbox import CPU_SECONDS, MEMORY_BYTES
+from envzoo.core.sandbox import CPU_SECONDS, MEMORY_BYTES
 
 TESTS = 8
 _CODE_BLOCK = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)

@@ -29,14 +29,19 @@ class ReasoningEnv(TaskEnv):
     puzzle is asked. ``code``: two task templates per level (sums and counts; Caesar shifts and
     top-k; run-length encoding and sliding maxima; bracket matching and digital roots; longest
     increasing subsequence and staircase counts) with seeded parameters and seeded tests; the
-    reply's last ```` ```python ```` block is run in a sandbox: ``python -I`` in a fresh
-    temporary folder with an empty environment, ``setrlimit`` limits of 2 s CPU time, 512 MiB
-    address space, 1 MiB written files, no new processes (not enforced for root), a 5 s
-    wall-clock timeout that kills the process group.
-    It gets the tests' inputs only; its outputs are compared here with a reference solution's,
-    so an infinite loop, a memory bomb or a crash is a clear wrong answer (reward 0), never a
-    hang. (The sandbox keeps runaway programs in check; it is not a security boundary against
-    a hostile one: no network namespace, POSIX only.)
+    reply's last ```` ```python ```` block is run in the sandbox for untrusted code
+    (:mod:`envzoo.core.sandbox`, docs/security.md): a warm bubblewrap worker with fresh
+    namespaces, a read-only view of the Python runtime and its standard library only, an empty
+    64 MiB scratch folder, no network, no environment but ``LANG``, seccomp filters (no
+    process, thread, socket or executable for the program), limits of 2 s CPU time, 512 MiB
+    address space, 1 MiB written files and 1 MiB of results, and a 5 s wall-clock kill. It gets
+    the tests' inputs only; its outputs are compared here with a reference solution's, so an
+    infinite loop, a memory bomb, a crash or an escape attempt is a clear wrong answer (reward
+    0), never a hang. A batch's programs run concurrently, one worker per CPU. Without a working
+    sandbox (no ``bwrap``; macOS) an env with the ``code`` family refuses at construction, naming
+    the package to install; ``ENVZOO_UNSAFE_NO_SANDBOX=1`` runs the programs unsandboxed (a
+    hostile one then reads your files and uses the network). ``envzoo sandbox check`` runs the
+    hostile-program battery on your machine.
 
     With ``attempts`` > 1 the task is multi-turn: a wrong answer is told so and the agent tries
     again.

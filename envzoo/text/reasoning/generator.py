@@ -6,14 +6,16 @@ sandbox)."""
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from envzoo.text.reasoning.code import CodeTask, extract_code, make_code_task
 from envzoo.text.reasoning.logic import make_puzzle, parse_names
-from envzoo.text.reasoning.sandbox import run_solution
+from envzoo.core.sandbox import run_solution
 
 INTEGER_FAMILIES = ("arithmetic", "linear_equation", "sorting", "sequence")
 FAMILIES = INTEGER_FAMILIES + ("logic", "code")
@@ -65,6 +67,15 @@ def verify(question: Question, reply: str) -> Verdict:
     if question.family == "logic":
         return Verdict(given is not None, given == frozenset(question.answer))
     return Verdict(given is not None, given == question.answer)
+
+
+def verify_all(questions: list[Question], replies) -> list[Verdict]:
+    """:func:`verify` of every (question, reply); the programs of a batch run concurrently, one
+    sandbox worker per CPU."""
+    if sum(question.code is not None for question in questions) < 2:
+        return [verify(question, reply) for question, reply in zip(questions, replies)]
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return list(pool.map(verify, questions, replies))
 
 
 def _verify_code(task: CodeTask, reply: str) -> Verdict:

@@ -7,9 +7,10 @@ import numpy as np
 
 from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.core.sandbox import require_sandbox
 from envzoo.text.metrics import object_array
 from envzoo.text.picture import TextPicture
-from envzoo.text.reasoning.generator import Question, make_question, verify
+from envzoo.text.reasoning.generator import Question, make_question, verify_all
 from envzoo.text.reasoning.params import ReasoningParams, make_params
 from envzoo.text.spaces import text_space
 
@@ -28,6 +29,8 @@ class ReasoningTask(TextPicture, Task):
 
     def __init__(self, params: ReasoningParams, batch: int):
         super().__init__(params, batch)
+        if "code" in params.families:  # its replies are programs: refuse now if no sandbox can run them
+            require_sandbox()
         self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
         self.action_space = text_space(MAX_REPLY_LENGTH)
         self.action_hint = "Reply with text ending in 'Answer: ...' (or \\boxed{...})."
@@ -53,9 +56,8 @@ class ReasoningTask(TextPicture, Task):
 
     def step(self, actions) -> Transition:
         reward = np.zeros(self.batch)
-        for row, reply in enumerate(actions):
+        for row, verdict in enumerate(verify_all(self.questions, actions)):
             question = self.questions[row]
-            verdict = verify(question, reply)
             self.attempts[row] += 1
             self.unparsed[row] += not verdict.given
             self.solved[row] = verdict.correct
