@@ -27,6 +27,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 from envzoo.core.extras import require
+from envzoo.core.user_files import looks_like_path
 
 #: Short names of the real-city networks in the eclipse-sumo wheel (paths under ``sumo/tools/game``).
 SHIPPED_NETWORKS = {
@@ -83,8 +84,11 @@ def network_path(network: str | os.PathLike) -> Path:
         return Path(sumo.SUMO_HOME) / "tools" / "game" / SHIPPED_NETWORKS[network]
     path = Path(network)
     if not path.is_file():
-        raise ValueError(f"network must be one of {sorted(SHIPPED_NETWORKS)} or the path of a SUMO .net.xml "
-                         f"(.net.xml.gz) or GraphML file; {str(network)!r} is neither")
+        message = (f"network must be one of {sorted(SHIPPED_NETWORKS)} or the path of a SUMO .net.xml "
+                   f"(.net.xml.gz) or GraphML file; {str(network)!r} is neither")
+        if looks_like_path(network):
+            raise FileNotFoundError(f"{message}: no such file (absolute: {path.absolute()})")
+        raise ValueError(message)
     if not (path.name.endswith((".net.xml", ".net.xml.gz", ".graphml", ".xml"))):
         raise ValueError(f"network file {path} must end in .net.xml, .net.xml.gz or .graphml")
     return path
