@@ -66,7 +66,7 @@ def test_graphml_network(tmp_path):
 def test_unknown_network_is_named(tmp_path):
     with pytest.raises(ValueError, match="berlin-drt.*neither"):
         load_atlas("atlantis")
-    with pytest.raises(FileNotFoundError, match="'.*my.net.xml' is neither.*no such file"):
+    with pytest.raises(FileNotFoundError, match="network: '.*my.net.xml' does not exist"):
         load_atlas(str(tmp_path / "my.net.xml"))
 
 
