@@ -18,8 +18,11 @@ EXAMPLES = {
     "envzoo/MarketMaking-v1": "book", "envzoo/MarketMakingMO-v1": "book",
     "envzoo/Serverless-v1": "trace", "envzoo/ServerlessMO-v1": "trace", "envzoo/ServerlessCluster-v1": "trace",
     "envzoo/Dispatch-v0": "city", "envzoo/DispatchRelocate-v0": "city", "envzoo/DispatchMO-v0": "city",
-    "envzoo/DispatchAgencies-v0": "city",
+    "envzoo/DispatchAgencies-v0": "city", "envzoo/CollisionAvoidance-v1": "satellite",
+    "envzoo/CollisionAvoidanceMO-v1": "satellite",
 }
+#: The module each kind of example's files needs.
+NEEDS = {"city": "sumolib", "satellite": "orekit_jpype"}
 
 _BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
@@ -86,7 +89,14 @@ def write_city(folder):
                   "severity": np.arange(len(nodes)) % 3}).to_csv(folder / "calls.csv", index=False)
 
 
-WRITERS = {"prices": write_prices, "book": write_book, "trace": write_trace, "city": write_city}
+def write_satellite(folder):
+    (folder / "my_satellite.tle").write_text(
+        "ISS (ZARYA)\n1 25544U 98067A   08264.51782528 -.00002182  00000-0 -11606-4 0  2927\n"
+        "2 25544  51.6416 247.4627 0006703 130.5360 325.0288 15.72125391563537\n")
+
+
+WRITERS = {"prices": write_prices, "book": write_book, "trace": write_trace, "city": write_city,
+           "satellite": write_satellite}
 
 
 def run(code: str, env_id: str):
@@ -97,11 +107,11 @@ def run(code: str, env_id: str):
 
 @pytest.mark.parametrize("env_id", sorted(EXAMPLES))
 def test_the_pages_example_of_a_users_files_runs(env_id, tmp_path, monkeypatch):
-    if EXAMPLES[env_id] == "city":
-        pytest.importorskip("sumolib")
+    if EXAMPLES[env_id] in NEEDS:
+        pytest.importorskip(NEEDS[EXAMPLES[env_id]])
     code = example_of(env_id)
     assert len(code.strip().splitlines()) == 5, code
-    monkeypatch.setenv("ENVZOO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ENVZOO_CACHE_DIR", str(tmp_path / "cache"))  # the atlas of my_city.net.xml
     (tmp_path / "empty").mkdir()
     monkeypatch.chdir(tmp_path / "empty")
     with pytest.raises(FileNotFoundError, match="does not exist|no such file"):  # it reads the user's files
