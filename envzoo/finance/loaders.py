@@ -127,13 +127,9 @@ def load_price_table(
     """
     path = Path(path)
     table, first_row, headers = _read_table(path)
-    asset_column = _find_column(table, ASSET_COLUMNS)
-    if asset_column is None:
-        if adjusted or fields is not None:
-            raise ValueError(f"{path}: a wide table has close prices only; adjusted and fields apply to long tables")
-        bars = _wide_bars(table, path, first_row, headers)
-    else:
-        bars = _long_bars(table, asset_column, path, first_row, adjusted)
+    if _find_column(table, ASSET_COLUMNS) is None and (adjusted or fields is not None):
+        raise ValueError(f"{path}: a wide table has close prices only; adjusted and fields apply to long tables")
+    bars = _table_bars(table, path, first_row, headers, adjusted)
     return align_bars(bars, where={asset: str(path) for asset in bars}, fields=fields,
                       periods_per_year=periods_per_year, max_fill=max_fill, source=str(path))
 
@@ -146,20 +142,21 @@ def load_prices(files: Mapping[str, PathLike] | PathLike, *, periods_per_year: f
     ``files`` is a mapping ``{asset: path}`` or a folder (one OHLCV file per asset, as in
     :func:`load_ohlcv`), or one file: an OHLCV file of one asset (any of the columns open, high,
     low, close, adj close, volume; close is required; the asset is named by the file name
-    without its suffixes), or a table of several assets, long or wide (:func:`load_price_table`). Where a file has an ``adj close`` column, the adjusted close is
-    the close (open, high and low scaled to match); ``periods_per_year`` and ``max_fill`` as in
-    :func:`load_ohlcv`.
+    without its suffixes), or a table of several assets, long or wide (:func:`load_price_table`).
+    Where a file has an ``adj close`` column, the adjusted close is the close (open, high and
+    low scaled to match); ``periods_per_year`` and ``max_fill`` as in :func:`load_ohlcv`.
     """
     if isinstance(files, Mapping) or Path(files).is_dir():
         return load_ohlcv(files, adjusted=None, periods_per_year=periods_per_year, max_fill=max_fill)
     ((asset, path),) = named_files(files, "price file").items()
-    table, first_row, _ = _read_table(path)
+    table, first_row, headers = _read_table(path)
     is_one_asset = any(name in table.columns for name in (*FIELDS, ADJ_CLOSE))
-    if _find_column(table, ASSET_COLUMNS) is not None or not is_one_asset:
-        return load_price_table(path, adjusted=None, periods_per_year=periods_per_year, max_fill=max_fill)
-    bars = {asset: _validated_bars(table, str(path), first_row, adjusted=None)}
-    return align_bars(bars, where={asset: str(path)}, periods_per_year=periods_per_year, max_fill=max_fill,
-                      source=str(path))
+    if _find_column(table, ASSET_COLUMNS) is None and is_one_asset:
+        bars = {asset: _validated_bars(table, str(path), first_row, adjusted=None)}
+    else:
+        bars = _table_bars(table, path, first_row, headers, adjusted=None)
+    return align_bars(bars, where={name: str(path) for name in bars}, periods_per_year=periods_per_year,
+                      max_fill=max_fill, source=str(path))
 
 
 def load_binance_klines(
@@ -324,6 +321,14 @@ def _asset_files(files) -> dict[str, Path]:
     if not isinstance(files, Mapping) and not Path(files).is_dir():
         raise FileNotFoundError(f"{files} is neither a folder nor a mapping {{asset: path}}")
     return named_files(files, "price file")
+
+
+def _table_bars(table, path, first_row, headers, adjusted) -> dict[str, pd.DataFrame]:
+    """Every asset's bars of a table of several assets: long with an asset column, else wide."""
+    asset_column = _find_column(table, ASSET_COLUMNS)
+    if asset_column is None:
+        return _wide_bars(table, path, first_row, headers)
+    return _long_bars(table, asset_column, path, first_row, adjusted)
 
 
 def _long_bars(table, asset_column, path, first_row, adjusted) -> dict[str, pd.DataFrame]:
