@@ -281,10 +281,10 @@ def workload_options(spec) -> dict:
     """The options of a workload given by name (``"diurnal"``), as a dict, or as the path of a
     trace (a file, a folder of day files, a mapping ``{day: file}``: ``{"kind": "trace",
     "path": spec}``)."""
-    if isinstance(spec, Mapping) and spec and all(isinstance(v, (str, os.PathLike)) for v in spec.values()) \
-            and "kind" not in spec:
-        return {"kind": "trace", "path": spec}
-    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec)):
+    day_files = (isinstance(spec, Mapping) and bool(spec) and "kind" not in spec
+                 and all(isinstance(path, (str, os.PathLike)) for path in spec.values()))
+    path = isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec))
+    if day_files or path:
         return {"kind": "trace", "path": spec}
     return {"kind": spec} if isinstance(spec, str) else dict(spec)
 

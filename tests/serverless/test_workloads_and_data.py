@@ -110,6 +110,9 @@ def test_the_envs_take_a_trace_path_as_workload(tmp_path):
     assert trace.kind == "trace" and trace.counts.shape == (1, 2 * 1440)
     env.reset(seed=0)
     env.step(0)
+    day1 = sorted(folder.glob("invocations*"))[0]
+    one_day = gym.make("envzoo/Serverless-v1", workload={"monday": day1}).unwrapped.task.sim.workload
+    assert one_day.counts.shape == (1, 1440) and one_day.counts[0, 0] == 60
     cluster = envzoo.make("envzoo/ServerlessCluster-v1", workload={"kind": "trace", "path": folder, "functions": 2},
                           mean_service_s=(1.0, 0.5))
     assert len(cluster.possible_agents) == 2

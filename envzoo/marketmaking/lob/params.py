@@ -16,8 +16,8 @@ from envzoo.marketmaking.accounting import on_grid
 from envzoo.marketmaking.lob.clocks import CLOCKS, action_points
 from envzoo.marketmaking.lob.data.convert import FORMATS, INPUT_KEYS, load_files
 from envzoo.marketmaking.lob.data.store import load_stream
-from envzoo.marketmaking.lob.data.tables import as_path_list
 from envzoo.marketmaking.lob.data.streams import slice_updates
+from envzoo.marketmaking.lob.data.tables import as_path_list
 from envzoo.marketmaking.lob.features import FeatureSpec, step_features
 from envzoo.marketmaking.lob.generator import synthetic_stream
 from envzoo.marketmaking.lob.stream import LobStream
