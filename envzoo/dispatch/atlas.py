@@ -27,6 +27,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 from envzoo.core.extras import require
+from envzoo.core.user_files import looks_like_path
 
 #: Short names of the real-city networks in the eclipse-sumo wheel (paths under ``sumo/tools/game``).
 SHIPPED_NETWORKS = {
@@ -76,6 +77,9 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(base) / "envzoo" / "dispatch"
 
 
+NETWORK_SUFFIXES = (".net.xml", ".net.xml.gz", ".graphml", ".xml")
+
+
 def network_path(network: str | os.PathLike) -> Path:
     """The file of ``network``: a name of :data:`SHIPPED_NETWORKS` or a path to a file."""
     if isinstance(network, str) and network in SHIPPED_NETWORKS:
@@ -83,9 +87,12 @@ def network_path(network: str | os.PathLike) -> Path:
         return Path(sumo.SUMO_HOME) / "tools" / "game" / SHIPPED_NETWORKS[network]
     path = Path(network)
     if not path.is_file():
-        raise ValueError(f"network must be one of {sorted(SHIPPED_NETWORKS)} or the path of a SUMO .net.xml "
-                         f"(.net.xml.gz) or GraphML file; {str(network)!r} is neither")
-    if not (path.name.endswith((".net.xml", ".net.xml.gz", ".graphml", ".xml"))):
+        choices = f"one of {sorted(SHIPPED_NETWORKS)} or the path of a SUMO .net.xml (.net.xml.gz) or GraphML file"
+        if looks_like_path(network) or str(network).endswith(NETWORK_SUFFIXES):
+            raise FileNotFoundError(f"network: {str(network)!r} does not exist (absolute: {path.absolute()}); "
+                                    f"network must be {choices}")
+        raise ValueError(f"network must be {choices}; {str(network)!r} is neither")
+    if not path.name.endswith(NETWORK_SUFFIXES):
         raise ValueError(f"network file {path} must end in .net.xml, .net.xml.gz or .graphml")
     return path
 

@@ -75,7 +75,8 @@ class DispatchEnv(TaskEnv):
     ## Arguments
 
     ``network`` (``"berlin-drt"``; or ``"ingolstadt"``, ``"braunschweig"``, ``"braunschweig-demo"``,
-    ``"a10kw"``, or a path), ``speed_factor`` (1), ``atlas_cache`` (None: the cache folder, see
+    ``"a10kw"``, or the path of a SUMO ``.net.xml`` / ``.net.xml.gz`` or GraphML file),
+    ``speed_factor`` (1), ``atlas_cache`` (None: the cache folder, see
     ``envzoo.dispatch.atlas.cache_dir``), ``stations`` and ``hospitals`` (bounding-box fractions),
     ``units_per_station`` ((1, 1, 1)), ``hospital_levels`` ((2, 1)), ``severity_hospital_level``
     ((2, 1, 1)), ``zone_grid`` ((3, 3)), ``zone_weights`` (None: even over junctions),
@@ -85,9 +86,21 @@ class DispatchEnv(TaskEnv):
     (1), ``service_model`` (``"road"`` or ``"exponential"``), ``service_mean_min`` (45),
     ``queue_capacity`` (10; 0 a loss system), ``congestion`` (24 hourly factors; None: free flow),
     ``start_hour`` (0), ``precision_weight`` (1), ``lost_call_penalty_min`` (60), ``incident_log``
-    (a CSV: ``time_s``, ``severity``, ``node`` or ``x`` and ``y``), ``render_mode`` (``"ansi"``, or
+    (a CSV or Parquet file: ``time_s``, ``severity``, ``node`` or ``x`` and ``y``, names matched
+    case-insensitively; replayed instead of the generated calls), ``render_mode`` (``"ansi"``, or
     ``"rgb_array"``: the region's map with its junctions, stations, hospitals, units (green free,
     orange busy) and calls (red), beside the mean response time and the queue through the episode).
+
+    A user's road network and incident log (a missing file is a ``FileNotFoundError`` naming it,
+    a missing column a ``ValueError`` naming it and the columns found):
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    env = gym.make("envzoo/Dispatch-v0", network="my_city.net.xml", incident_log="calls.csv")
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## References
 
@@ -148,7 +161,15 @@ class DispatchRelocateEnv(TaskEnv):
 
     ## Arguments
 
-    As ``Dispatch-v0``.
+    As ``Dispatch-v0``, including a user's network and incident log:
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    env = gym.make("envzoo/DispatchRelocate-v0", network="my_city.net.xml", incident_log="calls.csv")
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## References
 

@@ -20,6 +20,18 @@ class DispatchMOEnv(TaskMOEnv):
     change of the worst zone's mean response time, minutes: its sum over an episode is minus the
     worst zone's mean response), minus the dispatched unit's minutes on the road (a cost proxy).
 
+    ## Arguments
+
+    As ``Dispatch-v0``, including a user's network and incident log:
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids
+    env = mo_gym.make("envzoo/DispatchMO-v0", network="my_city.net.xml", incident_log="calls.csv")
+    observation, info = env.reset(seed=0)
+    observation, reward_vector, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
+
     ## Version History
 
     - v0: initial version.

@@ -58,7 +58,15 @@ class DispatchAgenciesEnv(TaskParallelEnv):
     ## Arguments
 
     ``station_agency`` ((0, 1, 1): the owner of every station), ``borrowing`` (True) and every
-    argument of ``Dispatch-v0``.
+    argument of ``Dispatch-v0``, including a user's network and incident log:
+
+    ```python
+    import envzoo
+    env = envzoo.make("envzoo/DispatchAgencies-v0", network="my_city.net.xml", incident_log="calls.csv")
+    observations, infos = env.reset(seed=0)
+    actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    observations, rewards, terminations, truncations, infos = env.step(actions)
+    ```
 
     ## Version History
 

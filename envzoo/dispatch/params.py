@@ -137,7 +137,8 @@ def make_params(network: str | os.PathLike = "berlin-drt", speed_factor: float =
     """The parameters from the env's keyword arguments, checked (see :class:`DispatchParams`;
     ``stations`` and ``hospitals`` are bounding-box fractions, ``zone_grid`` (columns, rows),
     ``zone_weights`` one weight per grid cell (row-major from the south-west; None: calls spread
-    evenly over the junctions), ``incident_log`` a CSV file (:func:`envzoo.dispatch.data.load_incident_log`))."""
+    evenly over the junctions), ``incident_log`` a CSV or Parquet file
+    (:func:`envzoo.dispatch.data.load_incident_log`))."""
     positive("speed_factor", speed_factor)
     atlas = load_atlas(network, float(speed_factor), atlas_cache)
     low, high = atlas.xy.min(axis=0), atlas.xy.max(axis=0)

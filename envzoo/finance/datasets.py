@@ -20,12 +20,14 @@ All are daily stock-market bars: ``periods_per_year`` = 252.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from envzoo.core.extras import require
-from envzoo.finance.loaders import align_bars, load_ohlcv, load_price_table
+from envzoo.core.user_files import looks_like_path
+from envzoo.finance.loaders import align_bars, load_ohlcv, load_price_table, load_prices
 from envzoo.finance.prices import PricePanel
 
 TRADING_DAYS = 252
@@ -66,7 +68,8 @@ def load_dataset(name: str) -> PricePanel:
     zipped install as well as from a source checkout.
     """
     if name not in DATASETS:
-        raise KeyError(f"unknown dataset {name!r}; shipped datasets: {', '.join(DATASETS)}")
+        raise KeyError(f"unknown dataset {name!r}; shipped datasets: {', '.join(DATASETS)}; "
+                       f"or give {USER_DATA}")
     spec = DATASETS[name]
     with resources.as_file(resources.files("envzoo").joinpath("data", spec.file)) as path:
         if spec.asset is None:
@@ -112,12 +115,20 @@ def _named_panel(name: str) -> PricePanel:
     return load_dataset(name)
 
 
+USER_DATA = ("the path of a CSV or Parquet file, a folder of them (one asset per file) or a mapping "
+             "{asset: file}")
+
+
 def resolve_panel(data) -> PricePanel:
-    """A PricePanel from a panel, a shipped dataset name (see :data:`DATASETS`), or
-    ``"synthetic-<preset>"`` (``"synthetic"`` alone: ``stocks-daily``), 5000 bars, seed 0."""
+    """A PricePanel from a panel, a shipped dataset name (see :data:`DATASETS`),
+    ``"synthetic-<preset>"`` (``"synthetic"`` alone: ``stocks-daily``; 5000 bars, seed 0), or a
+    user's files (:func:`~envzoo.finance.loaders.load_prices`): the path of a CSV or Parquet
+    file, a folder of them or a mapping ``{asset: file}``."""
     if isinstance(data, PricePanel):
         return data
+    if isinstance(data, Mapping) or (looks_like_path(data) and data not in DATASETS):
+        return load_prices(data)
     if not isinstance(data, str):
-        raise TypeError(f"data must be a PricePanel or a dataset name ({', '.join(DATASETS)}, "
-                        f"synthetic-<preset>), got {type(data).__name__}")
+        raise TypeError(f"data must be a PricePanel, a dataset name ({', '.join(DATASETS)}, "
+                        f"synthetic-<preset>) or {USER_DATA}; got {type(data).__name__}")
     return _named_panel(data)

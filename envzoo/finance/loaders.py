@@ -2,6 +2,7 @@
 
 Formats:
 
+* **Any of the layouts below** (:func:`load_prices`): what the finance envs' ``data`` takes.
 * **OHLCV files**, CSV (optionally gzip/zip/bz2/xz compressed) or Parquet, one per asset
   (:func:`load_ohlcv`, given ``{asset: path}`` or a folder), or **one table** for all assets
   (:func:`load_price_table`): *long* (columns date, asset/symbol/ticker, open, ..., close, ...)
@@ -49,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from envzoo.core.errors import DataFormatError
-from envzoo.core.extras import require
+from envzoo.core.user_files import named_files, normalised_name, read_table
 from envzoo.finance.prices import FIELDS, PricePanel
 from envzoo.finance.table_checks import cell_error, epoch_unit, numeric_column
 
@@ -60,8 +61,6 @@ ASSET_COLUMNS = ("asset", "symbol", "ticker")
 ADJ_CLOSE = "adj close"
 _ALIASES = {"adj close": ADJ_CLOSE, "adjclose": ADJ_CLOSE, "adjusted close": ADJ_CLOSE, "vol": "volume"}
 _PRICE_FIELDS = ("open", "high", "low", "close")
-_CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.zip", ".csv.bz2", ".csv.xz", ".zip")
-_PARQUET_SUFFIXES = (".parquet", ".pq")
 _DAY_NS = 86_400 * 10**9
 _YEAR_NS = 365 * _DAY_NS
 
@@ -79,7 +78,7 @@ BINANCE_COLUMNS = (
 def load_ohlcv(
     files: Mapping[str, PathLike] | PathLike,
     *,
-    adjusted: bool = False,
+    adjusted: bool | None = False,
     fields: Sequence[str] | None = None,
     periods_per_year: float | None = None,
     max_fill: int = 5,
@@ -95,6 +94,7 @@ def load_ohlcv(
         adjusted: use the ``adj close`` column as close, and multiply open, high and low by
             ``adj close / close`` so the bar stays consistent (yfinance's ``auto_adjust``
             convention; volume is left unadjusted). Every file then needs ``adj close``.
+            None adjusts the files that have ``adj close`` and reads the others as they are.
         fields: the OHLCV fields to keep (``close`` is always kept); every file must have them.
             None keeps the fields the files have, and raises if the files disagree.
         periods_per_year: bars per year; None infers it from the timestamps
@@ -112,7 +112,7 @@ def load_ohlcv(
 def load_price_table(
     path: PathLike,
     *,
-    adjusted: bool = False,
+    adjusted: bool | None = False,
     fields: Sequence[str] | None = None,
     periods_per_year: float | None = None,
     max_fill: int = 5,
@@ -127,15 +127,36 @@ def load_price_table(
     """
     path = Path(path)
     table, first_row, headers = _read_table(path)
-    asset_column = _find_column(table, ASSET_COLUMNS)
-    if asset_column is None:
-        if adjusted or fields is not None:
-            raise ValueError(f"{path}: a wide table has close prices only; adjusted and fields apply to long tables")
-        bars = _wide_bars(table, path, first_row, headers)
-    else:
-        bars = _long_bars(table, asset_column, path, first_row, adjusted)
+    if _find_column(table, ASSET_COLUMNS) is None and (adjusted or fields is not None):
+        raise ValueError(f"{path}: a wide table has close prices only; adjusted and fields apply to long tables")
+    bars = _table_bars(table, path, first_row, headers, adjusted)
     return align_bars(bars, where={asset: str(path) for asset in bars}, fields=fields,
                       periods_per_year=periods_per_year, max_fill=max_fill, source=str(path))
+
+
+def load_prices(files: Mapping[str, PathLike] | PathLike, *, periods_per_year: float | None = None,
+                max_fill: int = 5) -> PricePanel:
+    """A panel from a user's price files, whatever their layout: what a finance env's ``data``
+    argument takes as a path.
+
+    ``files`` is a mapping ``{asset: path}`` or a folder (one OHLCV file per asset, as in
+    :func:`load_ohlcv`), or one file: an OHLCV file of one asset (any of the columns open, high,
+    low, close, adj close, volume; close is required; the asset is named by the file name
+    without its suffixes), or a table of several assets, long or wide (:func:`load_price_table`).
+    Where a file has an ``adj close`` column, the adjusted close is the close (open, high and
+    low scaled to match); ``periods_per_year`` and ``max_fill`` as in :func:`load_ohlcv`.
+    """
+    if isinstance(files, Mapping) or Path(files).is_dir():
+        return load_ohlcv(files, adjusted=None, periods_per_year=periods_per_year, max_fill=max_fill)
+    ((asset, path),) = named_files(files, "price file").items()
+    table, first_row, headers = _read_table(path)
+    is_one_asset = any(name in table.columns for name in (*FIELDS, ADJ_CLOSE))
+    if _find_column(table, ASSET_COLUMNS) is None and is_one_asset:
+        bars = {asset: _validated_bars(table, str(path), first_row, adjusted=None)}
+    else:
+        bars = _table_bars(table, path, first_row, headers, adjusted=None)
+    return align_bars(bars, where={name: str(path) for name in bars}, periods_per_year=periods_per_year,
+                      max_fill=max_fill, source=str(path))
 
 
 def load_binance_klines(
@@ -245,7 +266,7 @@ def infer_periods_per_year(times) -> float:
     return 365.25 * _DAY_NS / step
 
 
-def read_bar_file(path: PathLike, *, adjusted: bool = False) -> pd.DataFrame:
+def read_bar_file(path: PathLike, *, adjusted: bool | None = False) -> pd.DataFrame:
     """One asset's validated bars from an OHLCV CSV or Parquet file (see :func:`load_ohlcv`).
 
     Returns a DataFrame indexed by sorted unique timestamps with float64 columns among
@@ -266,29 +287,16 @@ def read_bar_file(path: PathLike, *, adjusted: bool = False) -> pd.DataFrame:
 def _read_table(path: Path) -> tuple[pd.DataFrame, int, dict[str, str]]:
     """The table in ``path`` with normalised column names, the file row of its first data row, and
     the original header of each normalised name (wide tables name their assets by it)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"no such price file: {path}")
-    if path.name.lower().endswith(_PARQUET_SUFFIXES):
-        require("finance", "pyarrow")
-        table = pd.read_parquet(path)
-        if not isinstance(table.index, pd.RangeIndex):  # a time index saved by DataFrame.to_parquet
-            table = table.reset_index()
-        first_row = 1
-    else:
-        try:
-            table = pd.read_csv(path)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
-            raise DataFormatError(f"{path}: not a readable CSV file ({error})") from None
-        first_row = 2
+    table, first_row = read_table(path, "price file", parquet_extra="finance")
     headers = {name: str(original) for name, original in zip(_normalised_names(table.columns, path), table.columns)}
     table.columns = list(headers)
     return table.reset_index(drop=True), first_row, headers
 
 
 def _normalised_names(columns, path: Path) -> list[str]:
-    """Lower-case names with ``_``/``-`` as spaces and known aliases resolved; duplicates raise."""
-    names = [re.sub(r"[\s_\-]+", " ", str(c)).strip().lower() for c in columns]
-    names = [_ALIASES.get(n, n) for n in names]
+    """Normalised names (:func:`~envzoo.core.user_files.normalised_name`) with known aliases
+    resolved; duplicates raise."""
+    names = [_ALIASES.get(normalised_name(c), normalised_name(c)) for c in columns]
     seen = set()
     for original, name in zip(columns, names):
         if name in seen:
@@ -310,20 +318,17 @@ def _time_column(table: pd.DataFrame, where: str) -> str:
 
 
 def _asset_files(files) -> dict[str, Path]:
-    if isinstance(files, Mapping):
-        return {str(asset): Path(path) for asset, path in files.items()}
-    folder = Path(files)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder} is neither a folder nor a mapping {{asset: path}}")
-    suffixes = _CSV_SUFFIXES + _PARQUET_SUFFIXES
-    found = {}
-    for path in sorted(folder.iterdir()):
-        suffix = next((s for s in suffixes if path.name.lower().endswith(s)), None)
-        if path.is_file() and suffix:
-            found[path.name[: -len(suffix)]] = path
-    if not found:
-        raise DataFormatError(f"{folder}: no price files (*{', *'.join(suffixes)})")
-    return found
+    if not isinstance(files, Mapping) and not Path(files).is_dir():
+        raise FileNotFoundError(f"{files} is neither a folder nor a mapping {{asset: path}}")
+    return named_files(files, "price file")
+
+
+def _table_bars(table, path, first_row, headers, adjusted) -> dict[str, pd.DataFrame]:
+    """Every asset's bars of a table of several assets: long with an asset column, else wide."""
+    asset_column = _find_column(table, ASSET_COLUMNS)
+    if asset_column is None:
+        return _wide_bars(table, path, first_row, headers)
+    return _long_bars(table, asset_column, path, first_row, adjusted)
 
 
 def _long_bars(table, asset_column, path, first_row, adjusted) -> dict[str, pd.DataFrame]:
@@ -367,11 +372,14 @@ def _validated_bars(table: pd.DataFrame, where: str, first_row: int, adjusted: b
     return _sorted_unique(_parse_bars(table, where, rows, adjusted), where, _file_rows(None, None, rows))
 
 
-def _parse_bars(table: pd.DataFrame, where: str, rows: np.ndarray, adjusted: bool) -> pd.DataFrame:
-    """Validated bars, in file order; ``rows`` holds the file row number of each table row."""
+def _parse_bars(table: pd.DataFrame, where: str, rows: np.ndarray, adjusted: bool | None) -> pd.DataFrame:
+    """Validated bars, in file order; ``rows`` holds the file row number of each table row;
+    ``adjusted`` None adjusts where the table has an ``adj close`` column."""
     time_column = _time_column(table, where)
     if "close" not in table.columns:
         raise DataFormatError(f"{where}: missing required column 'close'; columns are {list(table.columns)}")
+    if adjusted is None:
+        adjusted = ADJ_CLOSE in table.columns
     if adjusted and ADJ_CLOSE not in table.columns:
         raise DataFormatError(f"{where}: adjusted=True needs an 'adj close' column; columns are {list(table.columns)}")
     times = _parse_times(table[time_column], where, rows, time_column)

@@ -111,13 +111,15 @@ def split_period(times: np.ndarray, split: str, first_usable: int, episode_steps
     if split == "train":
         first, last = first_usable, split_at - 1
         if last - first < episode_steps:
-            raise ValueError(f"the train period (before {start_date}) has {max(last - first, 0)} steps after the "
-                             f"first {first_usable} bars of history, fewer than episode_steps = {episode_steps}: "
-                             "move test_start later or shorten episode_steps")
+            raise ValueError(f"too few bars for episode_steps = {episode_steps}: the train period (before "
+                             f"{start_date}) needs {first_usable + episode_steps + 1} bars ({first_usable} of "
+                             f"history, then {episode_steps + 1}), the data have {split_at} there ({T} bars in "
+                             "all): move test_start later, shorten episode_steps or give more data")
     else:
         first, last = max(split_at, first_usable), T - 1
         if last - first < 1:
-            raise ValueError(f"the test period (from {start_date}) has no step: move test_start earlier")
+            raise ValueError(f"the test period (from {start_date}) has no step: it needs {first + 2 - split_at} or "
+                             f"more bars, the data have {T - split_at} there: move test_start earlier")
     return first, last, start_date
 
 

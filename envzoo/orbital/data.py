@@ -1,4 +1,5 @@
-"""A real conjunction as an episode: the encounter of a CCSDS Conjunction Data Message (CDM).
+"""A user's orbital data: a real conjunction as an episode (the encounter of a CCSDS
+Conjunction Data Message, CDM), and the two-line element set of a TLE file.
 
 A CDM (read by Orekit's ``CdmParser``, :func:`envzoo.orbital.orekit.cdm.read_cdm`) gives the
 two objects' states at the time of closest approach (TCA) in EME2000 and their 6×6 covariances
@@ -18,6 +19,8 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
+
+from envzoo.core.user_files import existing_file
 
 
 @dataclass(frozen=True)
@@ -59,3 +62,16 @@ def load_cdm_encounter(path: str | os.PathLike, tca_s: float) -> CdmEncounter:
         primary_covariance_rtn=_position_covariance(path, f"object 1 ({primary.name})", primary.covariance_rtn),
         debris_covariance_rtn=_position_covariance(path, f"object 2 ({debris.name})", debris.covariance_rtn),
     )
+
+
+def read_tle_file(path: str | os.PathLike) -> tuple[str, str]:
+    """The two lines of the two-line element set in the text file at ``path`` (a name line
+    before them, as Celestrak's files have, is skipped). A missing file is a
+    ``FileNotFoundError`` naming it; a file without exactly one set is a ``ValueError``."""
+    path = existing_file(path, "tle")
+    lines = [line.rstrip() for line in path.read_text().splitlines() if line.strip()]
+    element_lines = [line for line in lines if line[:2] in ("1 ", "2 ")]
+    if [line[0] for line in element_lines] != ["1", "2"]:
+        raise ValueError(f"{path}: a TLE file holds one two-line element set (a line starting '1 ', then one "
+                         f"starting '2 ', optionally after a name line); found {len(element_lines)} such lines")
+    return element_lines[0], element_lines[1]

@@ -151,7 +151,9 @@ class CollisionAvoidanceEnv(TaskEnv):
       object 2 is the first estimate, with the CDM's RTN position covariance; the truth is
       drawn from that covariance per episode. The Pc uses object 1's covariance from the CDM
       instead of ``primary_sigma_m``. ``scenario.primary`` and the encounter ranges are unused.
-    - ``tle``: ``(line1, line2)`` of a two-line element set: the slot (and the primary's start)
+    - ``tle``: ``(line1, line2)`` of a two-line element set, or the path of a TLE file (one set,
+      optionally after a name line, as Celestrak's files have; a missing file is a
+      ``FileNotFoundError`` naming it): the slot (and the primary's start)
       is the TLE's state at its epoch from Orekit's SGP4/SDP4 (``TLEPropagator``), converted
       from TEME to EME2000, instead of ``scenario.primary``; the debris are designed around it
       as usual. Works with either backend; needs the ``orbital`` extra (Orekit reads the TLE). A
@@ -166,6 +168,16 @@ class CollisionAvoidanceEnv(TaskEnv):
       550 km, ``"4x4+drag"`` ends 740 m from ``"j2"``, drag's part 3.6 m; a step takes a few
       milliseconds, up to a few times ``"j2"``'s (quick, noisy runs). ``backend="numpy"`` supports ``"j2"`` only and
       raises ``ValueError`` for the others.
+
+    A user's files: a satellite's TLE (from Celestrak, say) as the slot, or a CDM's encounter:
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids (tle and cdm need the orbital extra: Orekit reads them)
+    env = gym.make("envzoo/CollisionAvoidance-v1", tle="my_satellite.tle")  # or cdm="my_conjunction.cdm"
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## References
 

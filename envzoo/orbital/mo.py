@@ -29,7 +29,15 @@ class CollisionAvoidanceMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``CollisionAvoidance-v1``.
+    As ``CollisionAvoidance-v1``, including a user's TLE or CDM file:
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids (tle and cdm need the orbital extra: Orekit reads them)
+    env = mo_gym.make("envzoo/CollisionAvoidanceMO-v1", tle="my_satellite.tle")
+    observation, info = env.reset(seed=0)
+    observation, reward_vector, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Version History
 

@@ -13,6 +13,8 @@ import numpy as np
 
 from envzoo.core.arguments import forwards_to
 from envzoo.core.checks import non_negative, positive
+from envzoo.core.user_files import looks_like_path
+from envzoo.orbital.data import read_tle_file
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import KeplerianElements
 from envzoo.orbital.propagation import DEFAULT_MAX_STEP, GravityModel
@@ -181,7 +183,7 @@ class CollisionAvoidanceParams:
             lines = self.tle if isinstance(self.tle, tuple) else ()
             if len(lines) != 2 or not all(isinstance(line, str) for line in lines):
                 raise TypeError(f"tle must be the two lines of a two-line element set, (line1, line2) as "
-                                f"strings, got {self.tle!r}")
+                                f"strings, or the path of a TLE file, got {self.tle!r}")
             if self.cdm is not None:
                 raise ValueError("give either tle (the slot's orbit) or cdm (a whole encounter), not both")
         if self.observation not in OBSERVATIONS:
@@ -268,6 +270,10 @@ def make_params(**kwargs) -> CollisionAvoidanceParams:
         kwargs["scenario"] = _scenario_from(kwargs["scenario"])
     if isinstance(kwargs.get("tracking"), dict):
         kwargs["tracking"] = TrackingParams(**kwargs["tracking"])
+    tle = kwargs.get("tle")
+    if isinstance(tle, os.PathLike) or (isinstance(tle, str) and (looks_like_path(tle) or tle.lower().endswith(
+            (".tle", ".txt")))):
+        kwargs["tle"] = read_tle_file(tle)
     for name in ("maneuver_mps", "tle"):
         if isinstance(kwargs.get(name), list):
             kwargs[name] = tuple(kwargs[name])

@@ -21,9 +21,25 @@ class PortfolioEnv(TaskEnv):
     Data (``data``): ``"sp500-stocks"`` (default: 20 S&P 500 stocks, daily adjusted close,
     1990–2022, shipped from skfolio), ``"factor-etfs"`` (5 factor ETFs, 2014–2022, skfolio),
     ``"sp500-index"`` / ``"nasdaq-index"`` (daily OHLCV, shipped
-    from arch), ``"synthetic-crypto-30m"`` / ``"synthetic-stocks-daily"`` (generated), or any
-    :class:`~envzoo.finance.prices.PricePanel` (see :mod:`envzoo.finance.loaders` for CSV,
-    Parquet and Binance klines).
+    from arch), ``"synthetic-crypto-30m"`` / ``"synthetic-stocks-daily"`` (generated), any
+    :class:`~envzoo.finance.prices.PricePanel` (see :mod:`envzoo.finance.loaders` for Binance
+    klines), or a user's files (:func:`envzoo.finance.loaders.load_prices`): the path of a CSV or
+    Parquet file (one asset's bars, with columns such as Date, Open, High, Low, Close, Adj Close
+    and Volume matched case-insensitively, the asset named by the file; or one table of several
+    assets with a Ticker or Symbol column), a folder of such files (one asset each) or a mapping
+    ``{asset: file}``. Only a date and a close column are required; Adj Close, where present, is
+    the close (open, high and low scaled to match). A missing file is a ``FileNotFoundError``
+    naming it, a missing column a ``ValueError`` naming it and the columns found, and data too
+    short for ``episode_steps`` a ``ValueError`` saying how many bars are needed and how many
+    there are:
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    env = gym.make("envzoo/Portfolio-v1", data="my_stocks/", n_assets=3, window=20)
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Action Space
 

@@ -24,7 +24,16 @@ class PortfolioMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``Portfolio-v1`` (``reward`` is ignored).
+    As ``Portfolio-v1`` (``reward`` is ignored), including a user's data files as ``data`` (a CSV or Parquet file, a
+    folder or a mapping ``{asset: file}``; see ``Portfolio-v1``):
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids
+    env = mo_gym.make("envzoo/PortfolioMO-v0", data="my_stocks/", n_assets=3, window=20)
+    observation, info = env.reset(seed=0)
+    observation, reward_vector, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Version History
 

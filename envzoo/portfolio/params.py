@@ -72,7 +72,8 @@ def make_params(data="sp500-stocks", features=None, window: int = 50, n_assets: 
         raise ValueError("features must include 'close' (the observation is normalised by it)")
     n_assets = panel.n_assets if n_assets is None else int(n_assets)
     if not 1 <= n_assets <= panel.n_assets:
-        raise ValueError(f"n_assets must lie in [1, {panel.n_assets}] (assets in the data), got {n_assets}")
+        raise ValueError(f"n_assets must lie in [1, {panel.n_assets}] (assets in the data), got {n_assets}: "
+                         f"pass n_assets={panel.n_assets} or fewer with this data")
     if window < 2:
         raise ValueError(f"window must be >= 2 bars, got {window}")
     if reward not in REWARDS:

@@ -9,45 +9,48 @@ downloaded from its publisher); point the loader at your copy.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from envzoo.core.errors import DataFormatError
+from envzoo.core.user_files import named_files, normalised_name, read_table
 from envzoo.serverless.generator import Trace
 
 ID_COLUMNS = ("HashOwner", "HashApp", "HashFunction", "Trigger")
 MINUTES = 1440
+#: How the trace's invocation files are named (its folder also holds durations and memory files).
+INVOCATION_FILES = "invocations_per_function"
 
 
 def read_azure_invocations(path: str | Path) -> pd.DataFrame:
-    """Read and validate one day's invocation file; index = HashFunction, columns 1..1440.
+    """Read and validate one day's invocation file (CSV, or Parquet with the same columns; column
+    names matched case-insensitively); index = HashFunction, columns 1..1440.
 
-    Raises :class:`DataFormatError` naming the file, row and column of the first problem.
+    Raises ``FileNotFoundError`` naming a missing file and :class:`DataFormatError` naming the
+    file, row and column of the first problem.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such Azure invocation file: {path}")
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise DataFormatError(f"{path}: not a readable CSV file ({error})") from None
+    table, first_row = read_table(path, "Azure invocation file", parquet_extra="dataset",
+                                  dtype=str, keep_default_na=False)
     expected = list(ID_COLUMNS) + [str(m) for m in range(1, MINUTES + 1)]
     header = list(table.columns)
     for position, (want, got) in enumerate(zip(expected, header + [None] * len(expected))):
-        if want != got:
+        if got is None or normalised_name(want) != normalised_name(got):
             raise DataFormatError(f"{path}: header column {position + 1} should be {want!r}, found "
                                   f"{got!r} (expected {ID_COLUMNS} then minutes 1..{MINUTES})")
     if len(header) != len(expected):
         raise DataFormatError(f"{path}: {len(header)} header columns, expected {len(expected)}")
+    table.columns = expected
     minute_columns = expected[len(ID_COLUMNS):]
     counts = table[minute_columns].apply(pd.to_numeric, errors="coerce")
     bad = counts.isna() | (counts < 0) | (counts != np.floor(counts))
     if bad.to_numpy().any():
         row, column = np.argwhere(bad.to_numpy())[0]
         raise DataFormatError(
-            f"{path}: row {row + 2} (HashFunction {table['HashFunction'].iloc[row]!r}), column "
+            f"{path}: row {row + first_row} (HashFunction {table['HashFunction'].iloc[row]!r}), column "
             f"{minute_columns[column]!r}: {table[minute_columns[column]].iloc[row]!r} is not a "
             "non-negative integer count")
     counts.index = table["HashFunction"]
@@ -56,7 +59,7 @@ def read_azure_invocations(path: str | Path) -> pd.DataFrame:
 
 
 def load_azure_invocations(
-    paths: str | Path | list[str | Path],
+    paths: str | Path | list[str | Path] | Mapping[str, str | Path],
     functions: list[str] | int = 1,
     scale: float = 1.0,
     start_minute: int | None = 0,
@@ -64,13 +67,22 @@ def load_azure_invocations(
     """A :class:`~envzoo.serverless.generator.Trace` workload from Azure invocation files.
 
     Args:
-        paths: one day's file, or several consecutive days (concatenated in the given order).
+        paths: one day's file; several consecutive days (concatenated in the given order) as a
+            list of files, a mapping ``{day: file}`` or a folder (its ``.csv`` and ``.parquet``
+            files in the order of their names, only the ``invocations_per_function*`` ones where
+            there are such, so the trace's unpacked folder gives its days d01 ... d14 in order).
         functions: a list of ``HashFunction`` values, or ``k`` to take the ``k`` functions with
             the most invocations (one per simulated function, in that order).
         scale: multiplies every rate (to fit a trace to a cluster's size).
         start_minute: the minute episodes start at; None draws one at each reset.
     """
-    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if isinstance(paths, (str, os.PathLike, Mapping)):
+        paths = list(named_files(paths, "Azure invocation file").values())
+        invocations = [p for p in paths if p.name.startswith(INVOCATION_FILES)]
+        paths = invocations or paths  # the trace's folder also holds durations and memory files
+    paths = list(paths)
+    if not paths:
+        raise ValueError("the trace needs at least one Azure invocation file")
     days = [read_azure_invocations(p) for p in paths]
     if isinstance(functions, int):
         if functions < 1:

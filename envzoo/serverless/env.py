@@ -87,9 +87,15 @@ class ServerlessEnv(TaskEnv):
     ## Arguments
 
     - ``workload``: ``"constant"``, ``"diurnal"`` (default), ``"step"``, ``"spike"``,
-      ``"bursty"``, ``"trace"``, a dict such as ``{"kind": "spike", "factor": 8}``, or a
-      :class:`~envzoo.serverless.generator.Workload` (for traces see
-      :func:`envzoo.serverless.data.load_azure_invocations`).
+      ``"bursty"``, ``"trace"``, a dict such as ``{"kind": "spike", "factor": 8}``, a
+      :class:`~envzoo.serverless.generator.Workload`, or a user's Azure Functions 2019
+      invocation trace (:func:`envzoo.serverless.data.load_azure_invocations`): the path of a
+      day's CSV or Parquet file, of a folder of days (the trace's unpacked folder: its
+      ``invocations_per_function*`` files in name order) or a mapping ``{day: file}``; with
+      options as ``{"kind": "trace", "path": ..., "functions": 3, "scale": 0.5,
+      "start_minute": None}`` (the busiest ``functions``, rates × ``scale``, a random start
+      minute). A missing file is a ``FileNotFoundError`` naming it, a wrong header a
+      ``ValueError`` naming the column.
     - ``concurrency_levels``: the limits the actions choose from (0 = unlimited).
     - ``initial_level``: index of the level at reset (default: last).
     - ``reward_weights``: weights of (throughput, latency, cost).
@@ -100,6 +106,16 @@ class ServerlessEnv(TaskEnv):
       ``{"stable_window_s": 30}`` or ``{"enabled": False, "initial_scale": 4}``.
     - ``latency_tags``: tagged-request slots for the latency percentiles (32).
     - ``render_mode``: ``"ansi"``.
+
+    Replaying a user's trace (the folder of the downloaded trace, or one day's file):
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    env = gym.make("envzoo/Serverless-v1", workload="azurefunctions-dataset2019/")
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## References
 

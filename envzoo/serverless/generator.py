@@ -14,11 +14,14 @@ interval from a workload's :meth:`Workload.compiled` description, inside the sim
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from envzoo.core.compiled import kernel
+from envzoo.core.user_files import looks_like_path
 
 # Kind codes of the compiled rates.
 CONSTANT, DIURNAL, STEP, SPIKE, BURSTY, TRACE = range(6)
@@ -274,13 +277,25 @@ WORKLOADS: dict[str, type[Workload]] = {
 }
 
 
+def workload_options(spec) -> dict:
+    """The options of a workload given by name (``"diurnal"``), as a dict, or as the path of a
+    trace (a file, a folder of day files, a mapping ``{day: file}``: ``{"kind": "trace",
+    "path": spec}``)."""
+    day_files = (isinstance(spec, Mapping) and bool(spec) and "kind" not in spec
+                 and all(isinstance(path, (str, os.PathLike)) for path in spec.values()))
+    path = isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec))
+    if day_files or path:
+        return {"kind": "trace", "path": spec}
+    return {"kind": spec} if isinstance(spec, str) else dict(spec)
+
+
 def make_workload(spec, dt: float) -> Workload:
-    """A workload from a name (``"diurnal"``), a dict (``{"kind": "spike", "factor": 8}``) or
-    an instance."""
+    """A workload from a name (``"diurnal"``), a dict (``{"kind": "spike", "factor": 8}``), the
+    path of a trace (:func:`workload_options`) or an instance."""
     if isinstance(spec, Workload):
         workload = spec
     else:
-        options = {"kind": spec} if isinstance(spec, str) else dict(spec)
+        options = workload_options(spec)
         kind = options.pop("kind", None)
         if kind == "trace" and "path" in options:
             from envzoo.serverless.data import load_azure_invocations

@@ -26,7 +26,16 @@ class ServerlessMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``Serverless-v1``.
+    As ``Serverless-v1``, including a user's Azure Functions trace as ``workload`` (a file, a
+    folder of days or a mapping ``{day: file}``):
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids
+    env = mo_gym.make("envzoo/ServerlessMO-v1", workload="azurefunctions-dataset2019/")
+    observation, info = env.reset(seed=0)
+    observation, reward_vector, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Version History
 

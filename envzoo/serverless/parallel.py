@@ -65,16 +65,27 @@ class ServerlessClusterEnv(TaskParallelEnv):
     - ``rates``: mean arrival rate of each function (req/s); its length sets F. Default
       ``(60, 30, 15, 8)``.
     - ``workload``: the arrival process kind (``"diurnal"`` by default) or a dict of options
-      (without ``rate``, which comes from ``rates``); see ``Serverless-v1``. A trace
-      (``{"kind": "trace", "path": ..., "functions": 4}`` or a
+      (without ``rate``, which comes from ``rates``); see ``Serverless-v1``. A trace (a user's
+      Azure Functions file, folder of days or ``{day: file}`` mapping, with options as
+      ``{"kind": "trace", "path": ..., "functions": 4}``, or a
       :class:`~envzoo.serverless.generator.Trace`) brings its own per-function rates, and
-      ``rates`` is then ignored.
+      ``rates`` is then ignored (give ``mean_service_s`` one value or one per function).
     - ``mean_service_s``: one value, or one per function. Default ``(1.0, 0.5, 2.0, 1.0)``.
     - ``cluster_pods``: cluster capacity in pods (default 40).
     - ``max_cycles``: steps per episode (the registry's 360).
     - every other ``Serverless-v1`` argument (``concurrency_levels``, ``reward_weights``,
       ``dt``, ``decision_interval_s``, ``contention``, ``cold_start_s``, ``queue_capacity``,
       ``kpa``, ``latency_tags``), shared by all functions.
+
+    The four busiest functions of a user's Azure Functions trace as the agents:
+
+    ```python
+    import envzoo
+    trace = {"kind": "trace", "path": "azurefunctions-dataset2019/", "functions": 4}
+    env = envzoo.make("envzoo/ServerlessCluster-v1", workload=trace)
+    observations, infos = env.reset(seed=0)
+    observations, rewards, terminations, truncations, infos = env.step({a: 0 for a in env.agents})
+    ```
 
     ## References
 
@@ -115,7 +126,7 @@ class ServerlessClusterMOEnv(TaskMOParallelEnv):
 
     ## Arguments
 
-    As ``ServerlessCluster-v1``.
+    As ``ServerlessCluster-v1``, including a user's Azure Functions trace (see its example).
 
     ## Version History
 

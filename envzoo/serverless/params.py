@@ -261,12 +261,12 @@ def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_
                         cluster_pods: int = 40, **kwargs) -> ClusterParams:
     """The parameters of ``ServerlessCluster-v1`` from its arguments, checked: rate-based
     workload kinds take one rate per function from ``rates``; a trace brings its own."""
-    from envzoo.serverless.generator import Workload, make_workload
+    from envzoo.serverless.generator import Workload, make_workload, workload_options
 
     if isinstance(workload, Workload):
         n_functions = workload.n_functions() or 1
     else:
-        options = {"kind": workload} if isinstance(workload, str) else dict(workload)
+        options = workload_options(workload)
         if options.get("kind") == "trace":
             workload = make_workload(options, dt=1.0)
             n_functions = workload.n_functions() or 1

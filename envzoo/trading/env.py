@@ -32,7 +32,24 @@ class TradingEnv(TaskEnv):
     indices shipped from ``arch`` (via :func:`envzoo.finance.datasets.load_dataset`);
     ``"synthetic"`` is a generated daily stock (:func:`envzoo.finance.synthetic.synthetic_market`,
     preset ``"stocks-daily"``, 5000 bars, seed 0); or any
-    :class:`~envzoo.finance.prices.PricePanel` (``asset`` picks a column; default the first).
+    :class:`~envzoo.finance.prices.PricePanel` (``asset`` picks a column; default the first); or
+    a user's files (:func:`envzoo.finance.loaders.load_prices`): the path of a CSV or
+    Parquet file (one asset's bars, with columns such as Date, Open, High, Low, Close, Adj Close
+    and Volume matched case-insensitively, the asset named by the file; or one table of several
+    assets with a Ticker or Symbol column), a folder of such files (one asset each) or a mapping
+    ``{asset: file}``. Only a date and a close column are required; Adj Close, where present, is
+    the close (open, high and low scaled to match). A missing file is a ``FileNotFoundError``
+    naming it, a missing column a ``ValueError`` naming it and the columns found, and data too
+    short for ``episode_steps`` a ``ValueError`` saying how many bars are needed and how many
+    there are:
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    env = gym.make("envzoo/Trading-v1", data="my_prices.csv", episode_steps=100)
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Action Space
 
@@ -110,7 +127,8 @@ class TradingEnv(TaskEnv):
 
     ## Arguments
 
-    - ``data``: ``"sp500-index"`` (default), ``"nasdaq-index"``, ``"synthetic"`` or a PricePanel.
+    - ``data``: ``"sp500-index"`` (default), ``"nasdaq-index"``, ``"synthetic"``, a PricePanel, or
+      a user's CSV or Parquet file, folder or ``{asset: file}`` mapping (see above).
     - ``asset``: the column to trade when the panel has several (default: the first).
     - ``split``: ``"train"`` (default) or ``"test"``; ``test_start``: a date (see above).
     - ``episode_steps``: steps per train episode (252, a trading year).

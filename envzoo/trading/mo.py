@@ -29,7 +29,16 @@ class TradingMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``Trading-v1``.
+    As ``Trading-v1``, including a user's data files as ``data`` (a CSV or Parquet file, a
+    folder or a mapping ``{asset: file}``; see ``Trading-v1``):
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids
+    env = mo_gym.make("envzoo/TradingMO-v1", data="my_prices.csv", episode_steps=100)
+    observation, info = env.reset(seed=0)
+    observation, reward_vector, terminated, truncated, info = env.step(env.action_space.sample())
+    ```
 
     ## Version History
 

@@ -75,7 +75,8 @@ class TradingParams:
 
 
 def load_panel(data, asset: str | None = None) -> PricePanel:
-    """The one-asset panel the env trades: a dataset name, ``"synthetic"`` or a PricePanel."""
+    """The one-asset panel the env trades: a dataset name, ``"synthetic"``, a PricePanel or a
+    user's files (:func:`envzoo.finance.datasets.resolve_panel`)."""
     panel = resolve_panel(data)
     if asset is None:
         asset = panel.assets[0]

@@ -286,6 +286,9 @@ def sumo_seconds(text: str) -> float:
 def from_sumocfg(path, end: float | None = None) -> Scenario:
     """The network, demand and time span of the user's ``.sumocfg``."""
     path = Path(path)
+    if not path.is_file():
+        raise ScenarioFileError(f"scenario: the SUMO configuration {str(path)!r} does not exist "
+                                f"(absolute: {path.absolute()})")
     config = _read_sumocfg(path)
     if end is not None:
         config["end"] = float(end)

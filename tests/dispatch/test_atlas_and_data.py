@@ -63,9 +63,11 @@ def test_graphml_network(tmp_path):
         load_atlas(bad, cache=False)
 
 
-def test_unknown_network_is_named():
+def test_unknown_network_is_named(tmp_path):
     with pytest.raises(ValueError, match="berlin-drt.*neither"):
         load_atlas("atlantis")
+    with pytest.raises(FileNotFoundError, match="network: '.*my.net.xml' does not exist"):
+        load_atlas(str(tmp_path / "my.net.xml"))
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +85,24 @@ def test_incident_log_by_node_and_by_coordinates(atlas, tmp_path):
     assert load_incident_log(log, atlas, 3)[1].tolist() == [7]
 
 
+def test_incident_log_columns_are_case_insensitive_and_parquet_reads_as_csv(atlas, tmp_path):
+    import pandas as pd
+
+    log = pd.DataFrame({"Time_S": [0.0, 30.0, 95.5], "NODE": [atlas.node_ids[k] for k in (3, 5, 8)],
+                        "Severity": [0, 2, 1]})
+    log.to_csv(tmp_path / "calls.csv", index=False)
+    log.to_parquet(tmp_path / "calls.parquet", index=False)
+    from_csv = load_incident_log(tmp_path / "calls.csv", atlas, 3)
+    from_parquet = load_incident_log(tmp_path / "calls.parquet", atlas, 3)
+    for a, b in zip(from_csv, from_parquet):
+        np.testing.assert_array_equal(a, b)
+    assert from_csv[1].tolist() == [3, 5, 8] and from_csv[2].tolist() == [0, 2, 1]
+    with pytest.raises(FileNotFoundError, match="incident_log: '.*missing.csv' does not exist"):
+        load_incident_log(tmp_path / "missing.csv", atlas, 3)
+
+
 @pytest.mark.parametrize("body, message", [
-    ("time_s,node\n0,a\n", "no column 'severity'"),
+    ("time_s,node\n0,a\n", r"missing column\(s\) \['severity'\]; the columns found are \['time_s', 'node'\]"),
     ("time_s,severity\n0,1\n", "either 'node' or 'x' and 'y'"),
     ("time_s,x,y,severity\n0,1,2,1\nsoon,1,2,1\n", "row 3, column 'time_s': 'soon' is not a number"),
     ("time_s,x,y,severity\n5,1,2,1\n4,1,2,1\n", "row 3, column 'time_s'.*previous"),

@@ -436,3 +436,19 @@ def test_convert_function_and_command(tmp_path, capsys):
     book = write(tmp_path / "AAPL_2012-06-21_34200000_57600000_orderbook_1.csv", LOBSTER_BOOK)
     out = convert("lobster", {"messages": messages, "orderbook": book}, tmp_path / "lob", on_invalid="drop")
     assert_same(load_stream(out), load_lobster(messages, book, on_invalid="drop"))
+
+
+def test_load_files_is_what_convert_writes_without_writing(tmp_path):
+    from envzoo.marketmaking.lob.data.convert import load_files
+
+    a = write(tmp_path / "a.csv", snapshot_csv(SNAPSHOTS[:2]))
+    b = write(tmp_path / "b.csv", snapshot_csv(SNAPSHOTS[2:]))
+    trades = write(tmp_path / "trades.csv", TRADES)
+    inputs = {"book": [a, b], "trades": trades}
+    assert_same(load_files("tardis-snapshot", inputs), load_stream(convert("tardis-snapshot", inputs, tmp_path / "o")))
+    messages = write(tmp_path / "AAPL_2012-06-21_34200000_57600000_message_1.csv", LOBSTER_MESSAGES)
+    book = write(tmp_path / "AAPL_2012-06-21_34200000_57600000_orderbook_1.csv", LOBSTER_BOOK)
+    assert_same(load_files("lobster", {"messages": messages, "orderbook": book}, on_invalid="drop"),
+                load_lobster(messages, book, on_invalid="drop"))
+    with pytest.raises(ValueError, match=r"format 'lobster' needs the file key\(s\) \['orderbook'\]"):
+        load_files("lobster", {"messages": messages})

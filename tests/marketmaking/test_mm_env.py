@@ -338,5 +338,47 @@ def test_a_converted_stream_directory_replays_like_the_stream(tmp_path):
     np.testing.assert_array_equal(a, b)
     for action in (1, 5, 0, 16, 3):
         np.testing.assert_array_equal(from_path.step(action)[0], from_stream.step(action)[0])
-    with pytest.raises(ValueError, match="neither 'synthetic' nor a stream directory"):
+    with pytest.raises(FileNotFoundError, match="nowhere' does not exist"):
         MarketMakingEnv(str(tmp_path / "nowhere"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="neither 'synthetic' nor a stream directory"):
+        MarketMakingEnv(str(tmp_path / "empty"))
+
+
+def write_tardis(stream, folder):
+    """``stream`` as tardis.dev book_snapshot and trades CSV files (times in µs)."""
+    import pandas as pd
+
+    book = {"exchange": "test", "symbol": "SYN", "timestamp": stream.time // 1000,
+            "local_timestamp": stream.time // 1000}
+    for j in range(stream.n_levels):
+        book |= {f"asks[{j}].price": stream.ask_price[:, j], f"asks[{j}].amount": stream.ask_size[:, j],
+                 f"bids[{j}].price": stream.bid_price[:, j], f"bids[{j}].amount": stream.bid_size[:, j]}
+    pd.DataFrame(book).to_csv(folder / "book.csv.gz", index=False)
+    trades = pd.DataFrame({"exchange": "test", "symbol": "SYN", "timestamp": stream.trade_time // 1000,
+                           "local_timestamp": stream.trade_time // 1000, "id": np.arange(stream.trade_time.size),
+                           "side": np.where(stream.trade_side > 0, "buy", "sell"), "price": stream.trade_price,
+                           "amount": stream.trade_size})
+    trades.to_csv(folder / "trades.csv", index=False)
+    return folder / "book.csv.gz", folder / "trades.csv"
+
+
+def test_a_users_raw_files_are_given_with_their_format(tmp_path):
+    from envzoo.marketmaking.lob.data.tardis import load_tardis_snapshots
+
+    book, trades = write_tardis(synthetic_lob(3000, levels=15, seed=5, days=2), tmp_path)
+    files = {"format": "tardis-snapshot", "book": str(book), "trades": trades}
+    from_files = envzoo.make("envzoo/MarketMaking-v1", data=files, threshold=5e-5)
+    check_env(from_files.unwrapped, skip_render_check=True)
+    from_stream = MarketMakingEnv(load_tardis_snapshots(book, trades), threshold=5e-5)
+    a, _ = from_files.reset(seed=1)
+    b, _ = from_stream.reset(seed=1)
+    np.testing.assert_array_equal(a, b)
+    for action in (1, 5, 0, 16, 3):
+        np.testing.assert_array_equal(from_files.step(action)[0], from_stream.step(action)[0])
+    with pytest.raises(FileNotFoundError, match=r"data\['trades'\]: .*nope.csv' does not exist"):
+        MarketMakingEnv({**files, "trades": tmp_path / "nope.csv"})
+    with pytest.raises(ValueError, match="'format', one of tardis-snapshot"):
+        MarketMakingEnv({"book": book})
+    with pytest.raises(ValueError, match="is a file: give it with its format"):
+        MarketMakingEnv(str(book))

@@ -59,3 +59,63 @@ def test_unknown_workload_and_bad_options_are_explained():
         make_workload({"kind": "spike", "height": 3}, 0.1)
     with pytest.raises(ValueError, match="needs `path`"):
         make_workload("trace", 0.1)
+
+
+def busy_quiet_days(folder, days=2):
+    """Day files of the trace's naming in ``folder``, and a durations file the loader must skip."""
+    folder.mkdir()
+    for day in range(1, days + 1):
+        write_trace(folder / f"invocations_per_function_md.anon.d{day:02d}.csv",
+                    [("quiet", np.ones(1440, dtype=int)), ("busy", np.full(1440, 60 * day))])
+    (folder / "function_durations_percentiles.anon.d01.csv").write_text("HashOwner,Average\no,1\n")
+    return folder
+
+
+def test_a_trace_is_a_file_a_folder_of_days_or_a_mapping(tmp_path):
+    folder = busy_quiet_days(tmp_path / "azure")
+    from_folder = load_azure_invocations(folder)
+    assert from_folder.counts.shape == (1, 2 * 1440)
+    np.testing.assert_array_equal(from_folder.counts[0, [0, 1439, 1440, 2879]], [60, 60, 120, 120])
+    day2, day1 = sorted(folder.glob("invocations*"))[::-1]
+    from_mapping = load_azure_invocations({"second": day2, "first": day1})
+    np.testing.assert_array_equal(from_mapping.counts[0, [0, 1440]], [120, 60])
+    with pytest.raises(FileNotFoundError, match="'missing.csv' does not exist"):
+        load_azure_invocations("missing.csv")
+    with pytest.raises(FileNotFoundError, match=r"'d2'.*nope.csv' does not exist"):
+        load_azure_invocations({"d1": day1, "d2": tmp_path / "nope.csv"})
+
+
+def test_trace_columns_are_matched_case_insensitively_and_parquet_reads_as_csv(tmp_path):
+    import pandas as pd
+
+    path = write_trace(tmp_path / "day.csv", [("f", np.arange(1440) % 7)])
+    table = pd.read_csv(path)
+    table.columns = [c.lower() for c in table.columns]
+    table.to_csv(tmp_path / "lower.csv", index=False)
+    table.to_parquet(tmp_path / "day.parquet", index=False)
+    expected = read_azure_invocations(path)
+    pd.testing.assert_frame_equal(read_azure_invocations(tmp_path / "lower.csv"), expected)
+    pd.testing.assert_frame_equal(read_azure_invocations(tmp_path / "day.parquet"), expected)
+
+
+def test_the_envs_take_a_trace_path_as_workload(tmp_path):
+    import gymnasium as gym
+    from pettingzoo.test import parallel_api_test
+
+    import envzoo
+
+    folder = busy_quiet_days(tmp_path / "azure")
+    env = gym.make("envzoo/Serverless-v1", workload=str(folder))
+    trace = env.unwrapped.task.sim.workload
+    assert trace.kind == "trace" and trace.counts.shape == (1, 2 * 1440)
+    env.reset(seed=0)
+    env.step(0)
+    day1 = sorted(folder.glob("invocations*"))[0]
+    one_day = gym.make("envzoo/Serverless-v1", workload={"monday": day1}).unwrapped.task.sim.workload
+    assert one_day.counts.shape == (1, 1440) and one_day.counts[0, 0] == 60
+    cluster = envzoo.make("envzoo/ServerlessCluster-v1", workload={"kind": "trace", "path": folder, "functions": 2},
+                          mean_service_s=(1.0, 0.5))
+    assert len(cluster.possible_agents) == 2
+    parallel_api_test(cluster, num_cycles=3)
+    with pytest.raises(FileNotFoundError, match="nowhere.csv' does not exist"):
+        gym.make("envzoo/Serverless-v1", workload=str(tmp_path / "nowhere.csv"))

@@ -91,6 +91,11 @@ def test_users_sumocfg(tmp_path):
         <route-files value="{grid.route_files[0]}"/></input><time><end value="300"/></time></configuration>""")
     scenario = scenarios.make_scenario(str(config))
     assert scenario.net_file == grid.net_file and scenario.end == 300 and scenario.name == "mine"
+    with pytest.raises(FileNotFoundError, match="'.*nowhere.sumocfg' does not exist"):
+        scenarios.make_scenario(str(tmp_path / "nowhere.sumocfg"))
+    with pytest.raises(FileNotFoundError, match="routes.rou.xml does not exist"):
+        scenarios.make_scenario({"kind": "files", "net_file": grid.net_file,
+                                 "route_files": tmp_path / "routes.rou.xml"})
 
 
 def test_eval_on_a_scenario_with_nothing_to_control_is_a_one_line_error(capsys):

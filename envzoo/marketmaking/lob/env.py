@@ -123,7 +123,12 @@ class MarketMakingEnv(TaskEnv):
     ## Arguments
 
     - ``data``: a :class:`~envzoo.marketmaking.lob.stream.LobStream`; a stream directory written by
-      ``envzoo lob convert`` (memory-mapped, opened once per process per path); or
+      ``envzoo lob convert`` (memory-mapped, opened once per process per path); a mapping of a
+      user's raw files with their format, ``{"format": ..., "book": file(s), "trades": file(s)}``
+      (LOBSTER: ``"messages"`` and ``"orderbook"`` instead of ``"book"``; formats and further
+      keys such as ``"levels"`` and ``"symbol"`` as in
+      :func:`envzoo.marketmaking.lob.data.convert.convert`), read into memory once per process
+      (a missing file is a ``FileNotFoundError`` naming it; see the example below); or
       ``"synthetic"`` (default):
       :func:`envzoo.marketmaking.lob.generator.synthetic_lob` with ``updates_per_day`` (20 000,
       about 12 minutes of trading from each midnight), ``days`` (10), ``book_levels`` (15) and
@@ -146,6 +151,17 @@ class MarketMakingEnv(TaskEnv):
     - ``window`` (10 steps; the paper stacks 100 — smaller is faster to train and to step).
     - ``reward`` (``"asymmetrical"``), ``reward_kwargs`` (None).
     - ``render_mode``: ``"ansi"``.
+
+    A user's tardis.dev book snapshots and trades (convert large data once with ``envzoo lob
+    convert`` and pass the directory instead):
+
+    ```python
+    import gymnasium as gym
+    import envzoo  # registers the ids
+    files = {"format": "tardis-snapshot", "book": "book_snapshot_25.csv.gz", "trades": "trades.csv.gz"}
+    env = gym.make("envzoo/MarketMaking-v1", data=files)
+    observation, info = env.reset(seed=0)
+    ```
 
     ## References
 

@@ -29,7 +29,16 @@ class MarketMakingMOEnv(TaskMOEnv):
 
     ## Arguments
 
-    As ``MarketMaking-v1`` (``reward`` still names the scalar in the observation).
+    As ``MarketMaking-v1`` (``reward`` still names the scalar in the observation), including a
+    user's raw files as ``data`` with their format (see ``MarketMaking-v1``):
+
+    ```python
+    import mo_gymnasium as mo_gym
+    import envzoo  # registers the ids
+    files = {"format": "tardis-snapshot", "book": "book_snapshot_25.csv.gz", "trades": "trades.csv.gz"}
+    env = mo_gym.make("envzoo/MarketMakingMO-v1", data=files)
+    observation, info = env.reset(seed=0)
+    ```
 
     ## Version History
 

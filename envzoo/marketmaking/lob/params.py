@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,8 +14,10 @@ from gymnasium import spaces
 
 from envzoo.marketmaking.accounting import on_grid
 from envzoo.marketmaking.lob.clocks import CLOCKS, action_points
+from envzoo.marketmaking.lob.data.convert import FORMATS, INPUT_KEYS, load_files
 from envzoo.marketmaking.lob.data.store import load_stream
 from envzoo.marketmaking.lob.data.streams import slice_updates
+from envzoo.marketmaking.lob.data.tables import as_path_list
 from envzoo.marketmaking.lob.features import FeatureSpec, step_features
 from envzoo.marketmaking.lob.generator import synthetic_stream
 from envzoo.marketmaking.lob.stream import LobStream
@@ -180,6 +183,28 @@ def _prepare(stream: LobStream, clock_args: dict, spec: FeatureSpec, ema_alpha):
     return steps, offsets, features
 
 
+def _stream_of_files(data: Mapping):
+    """The stream of a user's raw files, ``{"format": kind, "book": file(s), "trades": file(s),
+    ...options}`` (:func:`~envzoo.marketmaking.lob.data.convert.load_files`), and its cache key:
+    the files with their change times, so a changed file is read again."""
+    options = dict(data)
+    kind = options.pop("format", None)
+    if kind not in FORMATS:
+        raise ValueError(f"a data mapping names its files' format as 'format', one of {', '.join(FORMATS)}; "
+                         f"got {kind!r}")
+    inputs = {key: options.pop(key) for key in INPUT_KEYS if key in options}
+    stamps = []
+    for key, paths in inputs.items():
+        if key == "trades_format":
+            continue
+        for path in as_path_list(paths):
+            if not path.exists():
+                raise FileNotFoundError(f"data[{key!r}]: {str(path)!r} does not exist (absolute: {path.absolute()})")
+            stamps.append((key, str(path.absolute()), path.stat().st_mtime_ns))
+    cache_key = ("files", kind, tuple(stamps), inputs.get("trades_format"), repr(sorted(options.items())))
+    return _cached(_STREAM_CACHE, cache_key, lambda: load_files(kind, inputs, **options)), cache_key
+
+
 def _check_days(name, days, n_days):
     days = [int(d) for d in days]
     if not days:
@@ -203,8 +228,16 @@ def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 
     if isinstance(data, (str, os.PathLike)) and str(data) == "synthetic":
         stream = synthetic_stream(int(updates_per_day), levels=int(book_levels), seed=int(data_seed), days=int(days))
         cache_key = ("synthetic", int(updates_per_day), int(book_levels), int(data_seed), int(days))
+    elif isinstance(data, Mapping):
+        stream, cache_key = _stream_of_files(data)
     elif isinstance(data, (str, os.PathLike)):
         path = os.path.abspath(data)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"data: {str(data)!r} does not exist (absolute: {path}); give 'synthetic', a "
+                                    f"stream directory or a mapping {{'format': ..., 'book': file, ...}}")
+        if os.path.isfile(path):
+            raise ValueError(f"data={str(data)!r} is a file: give it with its format, e.g. data={{'format': "
+                             f"'tardis-snapshot', 'book': {str(data)!r}}} (formats: {', '.join(FORMATS)})")
         if not os.path.isfile(os.path.join(path, "meta.json")):
             raise ValueError(f"data={str(data)!r} is neither 'synthetic' nor a stream directory (no meta.json "
                              f"in {path}); write one with `envzoo lob convert` or pass a LobStream")
@@ -214,7 +247,8 @@ def make_params(data="synthetic", *, updates_per_day: int = 20_000, days: int = 
     elif isinstance(data, LobStream):
         stream, cache_key = data, None
     else:
-        raise ValueError(f"data must be a LobStream, a stream directory or 'synthetic', got {type(data).__name__}")
+        raise ValueError(f"data must be a LobStream, a stream directory, a mapping of files "
+                         f"{{'format': ..., 'book': ...}} or 'synthetic', got {type(data).__name__}")
 
     levels = tuple(levels)
     if (not levels or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in levels)

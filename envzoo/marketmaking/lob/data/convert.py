@@ -18,7 +18,7 @@ from envzoo.marketmaking.lob.data.exchanges import (
 )
 from envzoo.marketmaking.lob.data.lobster import load_lobster
 from envzoo.marketmaking.lob.data.store import ColumnWriter, load_stream, output_dir
-from envzoo.marketmaking.lob.data.streams import PathLike, Trades
+from envzoo.marketmaking.lob.data.streams import PathLike, Trades, concat_streams, concat_trades, with_trades
 from envzoo.marketmaking.lob.data.tables import INVALID, as_path_list, check_choice, describe
 from envzoo.marketmaking.lob.data.tardis import load_tardis_incremental, load_tardis_snapshots, load_tardis_trades
 from envzoo.marketmaking.lob.stream import LobStream
@@ -76,6 +76,38 @@ def convert(kind: str, inputs: dict, output: PathLike, *, overwrite: bool = Fals
             fh.close()
         shutil.rmtree(output, ignore_errors=True)
         raise
+
+
+#: The keys of a ``{"format": ..., "book": ...}`` mapping that name files; the others are options.
+INPUT_KEYS = ("book", "messages", "orderbook", "trades", "trades_format")
+
+
+def load_files(kind: str, inputs: dict, **options) -> LobStream:
+    """The stream :func:`convert` would write, in memory (nothing written): for data that fit
+    in memory. ``kind``, ``inputs`` and ``options`` as in :func:`convert`."""
+    check_choice("kind", kind, FORMATS)
+    inputs = dict(inputs)
+    trade_paths = inputs.pop("trades", None)
+    trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
+                                                          "bitmex-quotes": "bitmex"}.get(kind, "tardis")
+    check_choice("trades_format", trades_format, TRADE_FORMATS)
+    needed = ("messages", "orderbook") if kind == "lobster" else ("book",)
+    missing = [key for key in needed if key not in inputs]
+    if missing:
+        raise ValueError(f"format {kind!r} needs the file key(s) {missing}; got {sorted(inputs)}")
+    if kind == "lobster":
+        stream = load_lobster(inputs["messages"], inputs["orderbook"], **options)
+    else:
+        books = as_path_list(inputs["book"])
+        stream = concat_streams([_load_book(kind, path, options) for path in books],
+                                source=f"{kind}: {describe(books)}")
+    if trade_paths is None:
+        return stream
+    symbol = options.get("symbol") or stream.symbol
+    trade_files = as_path_list(trade_paths)
+    trades = concat_trades([_load_trades(trades_format, path, symbol, options) for path in trade_files],
+                           [str(path) for path in trade_files])
+    return with_trades(stream, trades, source=f"{stream.source}; trades ({trades_format}): {describe(trade_files)}")
 
 
 def _load_book(kind, path, options) -> LobStream:
