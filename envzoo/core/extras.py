@@ -21,7 +21,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "rllib": ("ray",),
     "momaland": ("momaland",),
-    "dataset": ("minari", "pyarrow"),
+    "dataset": ("minari", "pyarrow", "h5py"),
     "test": ("pytest", "scipy"),
 }
 
