@@ -50,6 +50,7 @@ def test_animate_writes_only_the_gif_into_the_current_folder_and_the_same_bytes_
     first = (tmp_path / "MarketMakingAS-v1.gif").read_bytes()
     with Image.open(tmp_path / "MarketMakingAS-v1.gif") as gif:
         assert gif.n_frames == 5 and gif.size == (450, 300)  # reset + 4 frames over 12 steps, at scale 0.75
+    (tmp_path / "MarketMakingAS-v1.gif").unlink()  # written afresh, not kept (see the next test)
     assert run(capsys, *argv)[0] == 0
     assert (tmp_path / "MarketMakingAS-v1.gif").read_bytes() == first
     assert [path.name for path in tmp_path.iterdir()] == ["MarketMakingAS-v1.gif"]

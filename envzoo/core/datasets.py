@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -165,7 +166,8 @@ def create(env_id: str, policy_name: str, episodes: int, seed: int = 0, *, minar
         minari = require("dataset", "minari")
         # Minari's Arrow storage holds one reward a step, its HDF5 storage the vector of a multi-objective id.
         storage = "hdf5" if entry.is_multi_objective else "arrow"
-        env = minari.DataCollector(_StoredSpec(env, _recoverable_spec(env.spec)), data_format=storage)
+        spec = _recoverable_spec(env.spec)
+        env = minari.DataCollector(_StoredSpec(env, spec), data_format=storage)
     rows: list[dict] = []
     for episode in range(episodes):
         policy.reset(seed + episode)
@@ -185,12 +187,14 @@ def create(env_id: str, policy_name: str, episodes: int, seed: int = 0, *, minar
             observation, done, step = next_observation, terminated or truncated, step + 1
     minari_path = parquet_path = None
     if minari_id is not None:
-        with _minari_root(root):
+        with _minari_root(root), warnings.catch_warnings():
+            # Minari asks datasets it is to host for an author and a link to the code; a local one has neither.
+            warnings.filterwarnings("ignore", message=r"`(author|author_email|code_permalink)` is set to None")
             dataset = env.create_dataset(
                 dataset_id=minari_id, algorithm_name=f"envzoo behaviour policy {policy_name!r} of {entry.id}",
                 description=f"{episodes} episodes of {entry.id} played by {played_by}, "
                             f"episode e from seed {seed} + e (envzoo dataset).",
-                requirements=["envzoo"])
+                requirements=["envzoo"], eval_env=spec)
             minari_path = Path(dataset.storage.data_path).parent
     env.close()
     if parquet is not None:
