@@ -171,7 +171,9 @@ def _make_env(entry: EnvEntry, max_steps: int | None = None, env_kwargs: dict | 
     except EnvzooError:  # says what was wrong already (a misspelt argument, a missing extra)
         raise
     except (TypeError, ValueError) as error:  # the env refused the arguments given to it
-        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {error}") from None
+        # Gymnasium's make re-raises a TypeError as a copy with its message and where it came from: the first says it.
+        raised = error.__cause__ if type(error.__cause__) is type(error) else error
+        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {raised}") from None
 
 
 def _policy_env_kwargs(entry: EnvEntry, policy: str, given: dict) -> dict:
