@@ -122,7 +122,9 @@ def _recoverable_spec(spec):
 
 
 class _StoredSpec(gymnasium.Wrapper):
-    """The env with the spec Minari is to store (Minari reads ``env.spec``)."""
+    """The env with the spec Minari is to store (Minari reads ``env.spec``). Replacing the inner
+    env's spec is not enough: a wrapper computes its spec once and keeps it, so once a policy had
+    read ``env.spec`` Minari got the registry's, vector face object and all, which JSON cannot hold."""
 
     def __init__(self, env, spec):
         super().__init__(env)
