@@ -19,13 +19,16 @@
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
-seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
+seeds ``S, S+1, ...`` (a first-event step, ``first_<event>_step``, over the episodes where the
+event happened, with their count, or ``never``); ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a reference (behaviour)
-policy as an offline dataset in Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
-``animate`` writes each id's GIF of its ``rgb_array`` frames under its best reference policy
-into the current folder (``--out DIR`` elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a behaviour policy (a
+reference policy or ``random``, uniform actions) of a single-agent id as an offline dataset in
+Minari's format and/or Parquet (:mod:`envzoo.core.datasets`). ``animate`` writes each id's GIF of
+its ``rgb_array`` frames under its best reference policy into the current folder (``--out DIR``
+elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see
+:mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 
 Errors envzoo raises on purpose (unknown id or policy, missing extra) print one line to stderr
 and exit with status 2.
@@ -681,7 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
                             help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
-    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw the KPIs and per-episode curves (plots extra)")
+    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw every KPI and per-episode curves (plots extra)")
     evaluation.set_defaults(run=cmd_eval)
 
     benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env, JAX")
