@@ -168,7 +168,11 @@ def create(env_id: str, policy_name: str, episodes: int, seed: int = 0, *, minar
         minari = require("dataset", "minari")
         # Minari's Arrow storage holds one reward a step, its HDF5 storage the vector of a multi-objective id.
         storage = "hdf5" if entry.is_multi_objective else "arrow"
-        spec = _recoverable_spec(env.spec)
+        try:
+            spec = _recoverable_spec(env.spec)
+        except EnvzooError:
+            env.close()
+            raise
         env = minari.DataCollector(_StoredSpec(env, spec), data_format=storage)
     rows: list[dict] = []
     for episode in range(episodes):

@@ -78,3 +78,14 @@ def test_a_malformed_minari_id_is_one_line_saying_the_form(malformed, minari_roo
     assert code == 2 and err.startswith("envzoo: error: ") and len(err.splitlines()) == 1
     assert f"{malformed!r} is not a Minari dataset id" in err and "(namespace/)name-vN" in err
     assert not any(minari_root.iterdir())  # refused before anything was played or written
+
+
+def test_arguments_json_cannot_hold_are_named_before_anything_is_played(minari_root):
+    from envzoo.core.datasets import create
+    from envzoo.core.errors import EnvzooError
+    from envzoo.serverless.generator import Bursty
+
+    with pytest.raises(EnvzooError, match="Serverless-v1's arguments cannot be stored in a Minari dataset"):
+        create("envzoo/Serverless-v1", "fixed-4", 1, minari_id="conformance/bursty-v0",
+               env_kwargs={"workload": Bursty(), "max_episode_steps": 2})
+    assert not any(minari_root.iterdir())
