@@ -10,7 +10,7 @@
     envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
                    [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
-    envzoo animate [ID ...] [--out DIR] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
+    envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
                  [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
@@ -20,13 +20,16 @@
 
 ``eval`` and ``tour`` run the registry's reference policies and report the KPIs of
 ``info["metrics"]`` (plus the return and episode length) as mean ± std over episodes with
-seeds ``S, S+1, ...``; ``eval --env KEY=VALUE`` passes constructor arguments (values read as
+seeds ``S, S+1, ...`` (a first-event step, ``first_<event>_step``, over the episodes where the
+event happened, with their count, or ``never``); ``eval --env KEY=VALUE`` passes constructor arguments (values read as
 YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids the return is reported per objective
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
-a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a reference (behaviour)
-policy as an offline dataset in Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
-``animate`` writes each id's GIF of its ``rgb_array`` frames under its best reference policy (the
-docs pages show them). ``train`` and ``leaderboard``: see :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
+a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a behaviour policy (a
+reference policy or ``random``, uniform actions) of a single-agent id as an offline dataset in
+Minari's format and/or Parquet (:mod:`envzoo.core.datasets`). ``animate`` writes each id's GIF of
+its ``rgb_array`` frames under its best reference policy into the current folder (``--out DIR``
+elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see
+:mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
 ``sandbox check`` runs the hostile-program battery against the sandbox for untrusted code
 (:mod:`envzoo.core.sandbox.battery`).
 
@@ -49,7 +52,7 @@ import yaml
 import envzoo
 from envzoo.core.animation import record, write_gif
 from envzoo.core.errors import EnvzooError
-from envzoo.core.rollout import EpisodeResult, evaluate, mean_and_std, run_episode, summarize
+from envzoo.core.rollout import EpisodeResult, FirstEventSummary, evaluate, mean_and_std, run_episode, summarize
 from envzoo.core.throughput import bench
 from envzoo.leaderboard import BOOTSTRAP_REPS
 from envzoo.leaderboard.results import RESULTS_DIR
@@ -149,8 +152,13 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
-def _mean_std(mean: float, std: float) -> str:
-    return f"{_num(mean):>9} ± {_num(std):<8}"
+def _mean_std(mean: float, std: float, happened: int | None = None, episodes: int | None = None) -> str:
+    """``mean ± std``; for a first-event metric (:class:`~envzoo.core.rollout.FirstEventSummary`)
+    ``never`` where the event never happened, else the mean and in how many episodes it did."""
+    if happened == 0:
+        return f"{'never':>9}   {'':<8} (0 of {episodes})"
+    text = f"{_num(mean):>9} ± {_num(std):<8}"
+    return text if happened is None else f"{text} ({happened} of {episodes})"
 
 
 MEAN_STD = f"{'mean':>9} ± {'std':<8}"
@@ -166,8 +174,12 @@ def _make_env(entry: EnvEntry, max_steps: int | None = None, env_kwargs: dict | 
         return envzoo.make(entry.id, **kwargs)
     try:
         return envzoo.make(entry.id, **kwargs)
+    except EnvzooError:  # says what was wrong already (a misspelt argument, a missing extra)
+        raise
     except (TypeError, ValueError) as error:  # the env refused the arguments given to it
-        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {error}") from None
+        # Gymnasium's make re-raises a TypeError as a copy with its message and where it came from: the first says it.
+        raised = error.__cause__ if type(error.__cause__) is type(error) else error
+        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {raised}") from None
 
 
 def _policy_env_kwargs(entry: EnvEntry, policy: str, given: dict) -> dict:
@@ -198,7 +210,16 @@ def _kpis(entry: EnvEntry, results: list[EpisodeResult]) -> dict[str, tuple[floa
 
 
 def _as_json(kpis: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
-    return {name: {"mean": mean, "std": std} for name, (mean, std) in kpis.items()}
+    """Each KPI's mean and std; a first-event metric's also ``happened`` and ``episodes``, its
+    mean and std null where the event never happened."""
+    def plain(kpi) -> dict[str, float]:
+        if not isinstance(kpi, FirstEventSummary):
+            return {"mean": kpi[0], "std": kpi[1]}
+        never = kpi.happened == 0
+        return {"mean": None if never else kpi.mean, "std": None if never else kpi.std,
+                "happened": kpi.happened, "episodes": kpi.episodes}
+
+    return {name: plain(kpi) for name, kpi in kpis.items()}
 
 
 def _episode_json(result: EpisodeResult, seed: int) -> dict:
@@ -304,11 +325,13 @@ def cmd_eval(args) -> int:
 
 # ---------------------------------------------------------------------- dataset
 def cmd_dataset(args) -> int:
-    from envzoo.core.datasets import create
+    from envzoo.core.datasets import RANDOM, create
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
-    env_kwargs = _policy_env_kwargs(entry, args.policy, _env_kwargs(args.env, entry, args.max_steps))
+    env_kwargs = _env_kwargs(args.env, entry, args.max_steps)
+    if args.policy != RANDOM or RANDOM in {ref.name for ref in entry.policies}:
+        env_kwargs = _policy_env_kwargs(entry, args.policy, env_kwargs)
     if args.max_steps is not None:
         env_kwargs["max_episode_steps"] = args.max_steps
     report = create(entry.id, args.policy, args.episodes, args.seed, minari_id=args.minari_id, root=args.root,
@@ -521,7 +544,8 @@ def _write_report(path: str, entries: list, runs: list, args) -> None:
 
 # ---------------------------------------------------------------------- animate
 ANIMATION_STEPS = 360  # at most this many steps of an episode per animation
-ANIMATIONS = Path("docs") / "animations"
+#: Where ``animate --docs`` writes: the docs pages' GIFs and their captions (index.yaml).
+DOCS_ANIMATIONS = Path("docs") / "animations"
 
 
 def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> dict[str, tuple[float, int]]:
@@ -566,15 +590,14 @@ def cmd_animate(args) -> int:
             pictures, _ = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, played, args.frames)
         finally:
             env.close()
-        path = Path(args.out) / f"{entry.id.split('/', 1)[1]}.gif"
-        size = write_gif(pictures, path, args.fps, args.scale)
-        while size > args.max_kb * 1024 and len(pictures) > 12:  # every other frame, the last kept
-            pictures = pictures[-1::-2][::-1]
-            size = write_gif(pictures, path, args.fps, args.scale)
-        whole = played < steps or played == entry.max_episode_steps
-        _note_animation(Path(args.out), entry.id, {"policy": policy, "steps": played, "seed": args.seed,
-                                                   "whole_episode": whole})
-        print(f"{path}: {entry.id} under {policy}, {len(pictures)} frames over {played} steps, {size / 1024:.0f} kB",
+        folder = DOCS_ANIMATIONS if args.docs else Path(args.out)
+        path = folder / f"{entry.id.split('/', 1)[1]}.gif"
+        size, frames = write_gif(pictures, path, args.fps, args.scale, max_bytes=args.max_kb * 1024)
+        if args.docs:
+            whole = played < steps or played == entry.max_episode_steps
+            _note_animation(folder, entry.id, {"policy": policy, "steps": played, "seed": args.seed,
+                                               "whole_episode": whole})
+        print(f"{path}: {entry.id} under {policy}, {frames} frames over {played} steps, {size / 1024:.0f} kB",
               flush=True)
     return 0
 
@@ -664,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
                             help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
-    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw the KPIs and per-episode curves (plots extra)")
+    evaluation.add_argument("--plot", metavar="OUT.png", help="also draw every KPI and per-episode curves (plots extra)")
     evaluation.set_defaults(run=cmd_eval)
 
     benchmark = commands.add_parser("bench", help="steps/s: single env, SyncVectorEnv, native vector env, JAX")
@@ -680,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     dataset = commands.add_parser("dataset", help="write episodes of a behaviour policy as an offline dataset "
                                                   "(Minari and/or Parquet; extra `dataset`)")
     dataset.add_argument("id", help="a single-agent envzoo id")
-    dataset.add_argument("--policy", required=True, help="the behaviour policy, a reference policy of the id")
+    dataset.add_argument("--policy", required=True,
+                         help="the behaviour policy: a reference policy of the id, or random (uniform actions)")
     dataset.add_argument("--episodes", type=_positive, required=True, help="episodes to log")
     dataset.add_argument("--seed", type=int, default=0, help="seed of the first episode (0); episode e: seed + e")
     dataset.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
@@ -743,9 +767,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
 
-    animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy (docs pages)")
+    animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy")
     animate.add_argument("ids", nargs="*", help="envzoo ids (default: every installed one)")
-    animate.add_argument("--out", default=str(ANIMATIONS), help=f"folder of the GIFs ({ANIMATIONS})")
+    where = animate.add_mutually_exclusive_group()
+    where.add_argument("--out", default=".", help="folder of the GIFs (the current folder)")
+    where.add_argument("--docs", action="store_true",
+                       help=f"write the docs pages' GIFs: into {DOCS_ANIMATIONS}/, with what each shows in its "
+                            "index.yaml (run from the source checkout)")
     animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps, oracles left out)")
     animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
                          help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")

@@ -40,6 +40,7 @@ Importing this module imports no domain module: entry points stay strings until 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -435,9 +436,20 @@ def env_info(env_id: str) -> EnvEntry:
     try:
         return entries()[env_id]
     except KeyError:
-        close = [known for known in entries() if env_id.lower().split("/")[-1][:6] in known.lower()]
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise RegistryError(f"{env_id!r} is not an envzoo id.{hint} See `envzoo list`.") from None
+        raise RegistryError(f"{env_id!r} is not an envzoo id; {_closest_ids(env_id)}") from None
+
+
+def _closest_ids(env_id: str) -> str:
+    """What ``env_id`` was probably meant to be: the same name at another version, or an id whose
+    name is spelt alike (case aside, with or without ``envzoo/``); else every id."""
+    known = list(entries())
+    name = env_id.split("/")[-1].lower()
+    versions = [i for i in known if i.split("/")[-1].lower().rpartition("-v")[0] == name.rpartition("-v")[0]]
+    spelt_alike = difflib.get_close_matches(name, [i.split("/")[-1].lower() for i in known], n=1, cutoff=0.6)
+    close = versions or [i for i in known if spelt_alike and i.split("/")[-1].lower() == spelt_alike[0]]
+    if close:
+        return f"did you mean {close[-1]!r}? (`envzoo list` lists every id)"
+    return f"the ids are: {', '.join(known)}"
 
 
 def make(env_id: str, scale_reward: bool = False, **kwargs):

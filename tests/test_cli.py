@@ -12,6 +12,7 @@ import pytest
 import envzoo
 import envzoo.registry
 from envzoo.cli import Progress, _table, _table_in_blocks, main
+from envzoo.core.rollout import is_first_event
 from envzoo.core.throughput import MODES, bench
 
 SERVERLESS = "envzoo/Serverless-v1"
@@ -162,7 +163,10 @@ def test_eval_json_reports_every_registry_metric(capsys, entry):
     report = json.loads(out)
     assert (report["id"], report["policy"], report["episodes"], report["seed"]) == (entry.id, policy, 1, 3)
     assert set(entry.metrics) <= set(report["metrics"])
-    for stats in report["metrics"].values():
+    for name, stats in report["metrics"].items():
+        if is_first_event(name) and stats["happened"] == 0:  # e.g. no diamond in 5 steps: no step to average
+            assert stats["mean"] is None and stats["std"] is None and stats["episodes"] == 1
+            continue
         assert math.isfinite(stats["mean"]) and stats["std"] == 0.0  # one episode
     [episode] = report["per_episode"]
     length = episode["length"]
@@ -210,12 +214,21 @@ def test_env_values_are_json_then_flow_yaml_then_strings():
 @pytest.mark.parametrize("extra, message", [
     (["--env", "workload=bursty", "--env", "workload=spike"], "given twice"),
     (["--env", "max_episode_steps=3"], "--max-steps both set the episode length"),
-    (["--env", "no_such_argument=1"], "cannot be made with {'no_such_argument': 1}"),
+    (["--env", "worklod=bursty"], "ServerlessEnv has no argument 'worklod' (did you mean 'workload'? "),
 ])
 def test_bad_env_arguments_are_one_line_errors(capsys, extra, message):
     code, out, err = run(capsys, "eval", SERVERLESS, "--policy", "fixed-4", "--episodes", "1", "--max-steps", "4",
                          *extra)
     assert code == 2 and out == "" and message in err and "Traceback" not in err
+    assert err.startswith("envzoo: error: ") and len(err.splitlines()) == 1 and err.count(message) == 1
+
+
+def test_a_type_error_of_the_env_is_said_once(capsys):
+    # Gymnasium's make re-raises a TypeError with the message repeated and where it came from.
+    code, _, err = run(capsys, "eval", "envzoo/CollisionAvoidance-v1", "--policy", "operator", "--episodes", "1",
+                       "--env", "scenario={missx: 1}")
+    assert code == 2 and len(err.splitlines()) == 1 and err.count("unknown scenario fields ['missx']") == 1
+    assert "was raised from the environment creator" not in err
 
 
 def test_a_policy_gets_the_env_arguments_it_needs_and_conflicts_are_errors(capsys, monkeypatch):
@@ -236,6 +249,38 @@ def test_unknown_id_exits_2_naming_it(capsys):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == ""
         assert "envzoo/NoSuch-v0" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("given, meant", [
+    ("envzoo/Servrless-v1", "envzoo/Serverless-v1"), ("envzoo/serverless-v1", "envzoo/Serverless-v1"),
+    ("Serverless-v1", "envzoo/Serverless-v1"), ("envzoo/Serverless-v0", "envzoo/Serverless-v1"),
+    ("envzoo/Crafter", "envzoo/Crafter-v0"),
+])
+def test_an_unknown_id_says_which_id_was_meant(capsys, given, meant):
+    code, _, err = run(capsys, "info", given)
+    assert code == 2 and f"{given!r} is not an envzoo id; did you mean {meant!r}?" in err
+
+
+def test_an_id_like_none_lists_every_id(capsys):
+    code, _, err = run(capsys, "info", "envzoo/Nope-v0")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert all(entry.id in err for entry in envzoo.registry.entries().values())
+
+
+def test_a_first_event_that_never_happened_is_never_and_counted():
+    from envzoo.cli import _kpis, _mean_std
+    from envzoo.core.rollout import EpisodeResult
+
+    entry = envzoo.env_info("envzoo/Crafter-v0")
+
+    def kpi(steps):
+        results = [EpisodeResult({"first_diamond_step": float(step), "achievements": 1.0}, 0.0, 10) for step in steps]
+        return _kpis(entry, results)["first_diamond_step"]
+
+    assert _mean_std(*kpi([-1, -1])).split() == ["never", "(0", "of", "2)"]
+    assert _mean_std(*kpi([-1, 120, 140])).split() == ["130", "±", "10", "(2", "of", "3)"]
+    assert _mean_std(*_kpis(entry, [EpisodeResult({"achievements": 2.0}, 0.0, 10)])["achievements"]).split() == [
+        "2", "±", "0"]
 
 
 def test_unknown_policy_exits_2_listing_known_ones(capsys):
@@ -312,7 +357,8 @@ def test_tour_json_covers_every_installed_entry_and_policy(capsys):
         {(e.id, ref.name) for e in INSTALLED for ref in e.policies if not ref.installed}
     for result in report["results"]:
         assert set(envzoo.env_info(result["id"]).metrics) <= set(result["metrics"])
-        assert all(math.isfinite(s["mean"]) for s in result["metrics"].values())
+        assert all(math.isfinite(s["mean"]) for name, s in result["metrics"].items()
+                   if not (is_first_event(name) and s["happened"] == 0))  # never: no step to average
     skipped = envzoo.list_envs(installed=False)
     assert [s["id"] for s in report["skipped"]] == [e.id for e in skipped]
     total = sum(ref.installed for e in INSTALLED for ref in e.policies)

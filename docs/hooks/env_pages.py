@@ -280,15 +280,15 @@ def _missing_note(why: str, entry) -> str:
 
 
 def _animation(entry) -> str:
-    """The id's GIF (``docs/animations/<Name>-vN.gif``, written by ``envzoo animate``) with what it
+    """The id's GIF (``docs/animations/<Name>-vN.gif``, written by ``envzoo animate --docs``) with what it
     shows, or a note where it has none yet."""
     import yaml
 
     name = entry.id.split("/", 1)[1]
     folder = (_root or Path.cwd()) / "docs" / "animations"
     if not (folder / f"{name}.gif").is_file():
-        log.info("env_pages: %s has no animation (python -m envzoo animate %s)", entry.id, entry.id)
-        return f"*No animation yet: `python -m envzoo animate {entry.id}` writes it.*\n"
+        log.info("env_pages: %s has no animation (python -m envzoo animate %s --docs)", entry.id, entry.id)
+        return f"*No animation yet: `python -m envzoo animate {entry.id} --docs` writes it.*\n"
     index = folder / "index.yaml"
     what = (yaml.safe_load(index.read_text(encoding="utf-8")) if index.is_file() else {}).get(entry.id, {})
     shown = "The whole episode" if what.get("whole_episode") else f"The first {what.get('steps')} steps of the episode"

@@ -1,9 +1,11 @@
 """Short animations of an env under a policy: the ``rgb_array`` frames of one episode (or its
 first steps), sampled evenly, written as an animated GIF (Pillow). What ``envzoo animate``
-writes for the docs pages (``docs/animations/<Name>-vN.gif``)."""
+writes (``envzoo animate --docs``: the docs pages' ``docs/animations/<Name>-vN.gif``)."""
 
 from __future__ import annotations
 
+import io
+import os
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +31,9 @@ def record(env, policy: Policy, seed: int, steps: int, frames: int) -> tuple[lis
     return pictures, step
 
 
-def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: float = 1.0) -> int:
-    """Write the frames as a looping GIF (each frame ``1 / fps`` s, the last held 2 s), resized by
-    ``scale``; returns its size in bytes."""
+def encode_gif(pictures: list[np.ndarray], fps: float, scale: float = 1.0) -> bytes:
+    """The frames as a looping GIF (each frame ``1 / fps`` s, the last held 2 s), resized by
+    ``scale``: the same frames give the same bytes."""
     from PIL import Image
 
     images = [Image.fromarray(picture) for picture in pictures]
@@ -42,7 +44,41 @@ def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: f
     palette = images[-1].quantize(colors=128, method=Image.Quantize.MEDIANCUT)
     frames = [image.quantize(palette=palette, dither=Image.Dither.NONE) for image in images]
     durations = [round(1000 / fps)] * (len(frames) - 1) + [2000]
+    encoded = io.BytesIO()
+    frames[0].save(encoded, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0,
+                   optimize=True)
+    return encoded.getvalue()
+
+
+def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: float = 1.0,
+              max_bytes: int | None = None) -> tuple[int, int]:
+    """Write the frames as a GIF (:func:`encode_gif`), keeping every other frame (the last kept)
+    until it is at most ``max_bytes`` (or 12 frames are left); returns its size in bytes and its
+    number of frames.
+
+    A GIF already at ``path`` that shows the same frames for the same durations is left as it
+    is, even where its bytes differ (another Pillow's palette order), so that a rerun never
+    churns a file kept under version control; a changed one is replaced whole (written beside
+    it, then renamed over it)."""
+    encoded = encode_gif(pictures, fps, scale)
+    while max_bytes is not None and len(encoded) > max_bytes and len(pictures) > 12:
+        pictures = pictures[-1::-2][::-1]
+        encoded = encode_gif(pictures, fps, scale)
     path = Path(path)
+    if path.is_file() and _shown(path) == _shown(io.BytesIO(encoded)):
+        return path.stat().st_size, len(pictures)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=True)
-    return path.stat().st_size
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(encoded)
+    partial.replace(path)
+    return len(encoded), len(pictures)
+
+
+def _shown(gif) -> tuple[list[int], bytes]:
+    """What a GIF shows: each frame's duration and the RGB pixels of every frame."""
+    from PIL import Image, ImageSequence
+
+    with Image.open(gif) as image:
+        frames = [(frame.info.get("duration", 0), frame.convert("RGB").tobytes())
+                  for frame in ImageSequence.Iterator(image)]
+    return [duration for duration, _ in frames], b"".join(pixels for _, pixels in frames)

@@ -55,6 +55,4 @@ def check_arguments(function: Callable, given: Iterable[str], owner: str, face_a
     name = unknown[0]
     close = difflib.get_close_matches(name, valid, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    # Gymnasium's make appends "was raised from the environment creator ...": the message is the
-    # subject of that sentence.
     raise UnknownArgumentError(f"{owner} has no argument {name!r} ({hint}its arguments are: {', '.join(valid)})")

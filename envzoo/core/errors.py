@@ -24,8 +24,12 @@ class MissingExtraError(EnvzooError, ImportError):
         super().__init__(message)
 
 
-class UnknownArgumentError(EnvzooError, TypeError):
-    """An env argument that the env does not take (the message names the close match)."""
+class UnknownArgumentError(EnvzooError, ValueError):
+    """An env argument that the env does not take (the message names the close match).
+
+    A ``ValueError``, not Python's ``TypeError`` for an unexpected keyword: Gymnasium's ``make``
+    re-raises a ``TypeError`` from an env's constructor as a second one chained to it, which
+    printed the message twice; a ``ValueError`` reaches the user as raised."""
 
 
 class InvalidActionError(EnvzooError, ValueError):

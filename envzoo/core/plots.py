@@ -11,15 +11,18 @@ import io
 
 import numpy as np
 
-from envzoo.core.rollout import EpisodeResult
+from envzoo.core.rollout import NEVER, EpisodeResult, is_first_event
 
-#: The KPIs a figure shows: the return(s) and the first registry metrics, at most this many.
-MAIN_KPIS = 4
+#: A figure's KPI panels wrap onto a further row after this many.
+PANELS_PER_ROW = 4
 
 
-def main_kpis(kpis: dict[str, tuple[float, float]], metrics: list[str]) -> list[str]:
+def plotted_kpis(kpis: dict[str, tuple[float, float]], metrics: list[str]) -> list[str]:
+    """The KPIs a figure shows: the return(s), then every metric of the id (the registry's
+    order first, then any further ones the episodes reported)."""
     returns = [name for name in kpis if name.startswith("return")]
-    return (returns + [m for m in metrics if m in kpis])[:MAIN_KPIS]
+    listed = [m for m in metrics if m in kpis]
+    return returns + listed + [name for name in kpis if name not in returns + listed + ["length"]]
 
 
 def _episode_values(results: list[EpisodeResult], name: str, objectives: list[str]) -> np.ndarray:
@@ -28,7 +31,8 @@ def _episode_values(results: list[EpisodeResult], name: str, objectives: list[st
     if name.startswith("return."):
         k = objectives.index(name.split(".", 1)[1])
         return np.array([np.asarray(r.episode_return)[k] for r in results])
-    return np.array([r.metrics.get(name, np.nan) for r in results])
+    values = np.array([r.metrics.get(name, np.nan) for r in results])
+    return np.where(values == NEVER, np.nan, values) if is_first_event(name) else values
 
 
 def kpi_figure(title: str, runs: list[tuple[str, list[EpisodeResult], dict]], metrics: list[str],
@@ -42,27 +46,29 @@ def kpi_figure(title: str, runs: list[tuple[str, list[EpisodeResult], dict]], me
     from matplotlib.ticker import MaxNLocator
 
     objectives = list(objectives or [])
-    names = main_kpis(runs[0][2], metrics)
-    columns = max(len(names), 1)
-    figure = Figure(figsize=(3.2 * columns, 8.4), layout="constrained")
-    grid = figure.add_gridspec(3, columns)
+    names = list(dict.fromkeys(name for _, _, kpis in runs for name in plotted_kpis(kpis, metrics)))
+    columns = min(max(len(names), 1), PANELS_PER_ROW)
+    panel_rows = -(-len(names) // columns)  # each KPI: its bars above its per-episode values
+    figure = Figure(figsize=(3.2 * max(columns, 2), 2.8 * (2 * panel_rows + 1)), layout="constrained")
+    grid = figure.add_gridspec(2 * panel_rows + 1, columns)
     policies = [policy for policy, _, _ in runs]
     colors = [f"C{i % 10}" for i in range(len(runs))]
-    for column, name in enumerate(names):
-        bars = figure.add_subplot(grid[0, column])
+    for k, name in enumerate(names):
+        row, column = 2 * (k // columns), k % columns
+        bars = figure.add_subplot(grid[row, column])
         means = [kpis[name][0] if name in kpis else np.nan for _, _, kpis in runs]
         stds = [kpis[name][1] if name in kpis else 0.0 for _, _, kpis in runs]
         bars.bar(range(len(runs)), means, yerr=stds, color=colors, capsize=4)
         bars.set_xticks(range(len(runs)), policies, rotation=35, ha="right", fontsize=8)
         bars.set_title(f"{name} (mean ± std)", fontsize=9)
-        episodes = figure.add_subplot(grid[1, column])
+        episodes = figure.add_subplot(grid[row + 1, column])
         for (policy, results, _), color in zip(runs, colors):
             values = _episode_values(results, name, objectives)
             episodes.plot(np.arange(seed, seed + len(values)), values, "o-", color=color, label=policy, markersize=4)
         episodes.xaxis.set_major_locator(MaxNLocator(integer=True))
         episodes.set_xlabel("episode seed", fontsize=8)
         episodes.set_title(f"{name} per episode", fontsize=9)
-    curve = figure.add_subplot(grid[2, :])
+    curve = figure.add_subplot(grid[-1, :])
     for (policy, results, _), color in zip(runs, colors):
         for i, result in enumerate(results):
             rewards = np.asarray(result.step_rewards, dtype=np.float64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,6 +12,25 @@ from envzoo.core.policy import Policy
 
 #: A standard deviation at most this fraction of the mean is float rounding of equal values.
 ROUNDING = 1e-6
+
+#: The value of a first-event metric (:func:`is_first_event`) in an episode where the event never happened.
+NEVER = -1
+
+
+def is_first_event(name: str) -> bool:
+    """Whether the metric ``name`` is the step at which an event first happened
+    (``first_<event>_step``, e.g. Crafter's ``first_diamond_step``), :data:`NEVER` where it did not."""
+    return name.startswith("first_") and name.endswith("_step")
+
+
+class FirstEventSummary(NamedTuple):
+    """A first-event metric over episodes: the mean and standard deviation of its step over the
+    ``happened`` episodes (of ``episodes``) where the event happened (NaN where it never did)."""
+
+    mean: float
+    std: float
+    happened: int
+    episodes: int
 
 
 @dataclass
@@ -90,7 +110,9 @@ def evaluate(make_env: Callable[[], object], make_policy: Callable[[object], Pol
 
 
 def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
-    """Mean and standard deviation of each metric (and the return) over episodes.
+    """Mean and standard deviation of each metric (and the return) over episodes; a first-event
+    metric (:func:`is_first_event`) as a :class:`FirstEventSummary`, over the episodes where the
+    event happened (a step of -1 averaged in would mean nothing).
 
     A standard deviation below a millionth of the mean is the rounding of equal values (the
     float32 metrics of identical episodes) and is reported as 0."""
@@ -99,7 +121,14 @@ def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
     if results and np.ndim(results[0].episode_return) == 0:  # vector returns have no single sum
         table["return"] = np.array([r.episode_return for r in results], dtype=np.float64)
     table["length"] = np.array([r.length for r in results], dtype=np.float64)
-    return {name: mean_and_std(values) for name, values in table.items()}
+    return {name: _first_event(values) if is_first_event(name) else mean_and_std(values)
+            for name, values in table.items()}
+
+
+def _first_event(steps: np.ndarray) -> FirstEventSummary:
+    happened = steps[steps != NEVER]
+    mean, std = mean_and_std(happened) if happened.size else (float("nan"), float("nan"))
+    return FirstEventSummary(mean, std, int(happened.size), int(steps.size))
 
 
 def mean_and_std(values: np.ndarray) -> tuple[float, float]:

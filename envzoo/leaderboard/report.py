@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.core.rollout import NEVER, is_first_event
 from envzoo.leaderboard import BOOTSTRAP_REPS, stats
 from envzoo.leaderboard.results import ResultFileError, RunResult
 
@@ -75,7 +76,9 @@ def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], rep
     the mean over its runs with a 95 % bootstrap interval over runs (each run counted by its mean
     over the evaluation episodes: seeds are the unit of repetition), and per reference policy its
     mean over the same evaluation episodes. Every run is scored on those episodes, so a run's
-    value and a reference's differ by the policy alone."""
+    value and a reference's differ by the policy alone. A first-event step (``first_<event>_step``,
+    -1 where the event never happened) is the mean over the episodes where it happened and their
+    count, or ``never``."""
     mine = [r for r in results if r.env_id == env_id]
     if not mine:
         raise ValueError(f"no result files for {env_id}")
@@ -99,12 +102,27 @@ def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], rep
         low, high = stats.interval("mean", values[:, None], reps)
         return f"{values.mean():.4g} [{low:.4g}, {high:.4g}]"
 
+    def first_event_cell(episodes: list) -> str:
+        """A first-event step (-1 where it never happened) over the episodes where it happened."""
+        steps = np.concatenate([np.atleast_1d(np.asarray(e, dtype=np.float64)) for e in episodes])
+        happened = steps[steps != NEVER]
+        return (f"{happened.mean():.4g} ({happened.size} of {steps.size})" if happened.size
+                else f"never (0 of {steps.size})")
+
+    def entrant_cell(runs: list[RunResult], metric: str) -> str:
+        if is_first_event(metric):
+            return first_event_cell([r.evaluation.metrics[metric] for r in runs])
+        return cell([np.mean(r.evaluation.metrics[metric]) for r in runs])
+
+    def reference_cell(values, metric: str) -> str:
+        return first_event_cell([values]) if is_first_event(metric) else f"{np.mean(values):.4g}"
+
     by_entrant = defaultdict(list)
     for result in mine:
         by_entrant[entrant(result)].append(result)
-    rows = [(name, str(len(runs))) + tuple(cell([np.mean(r.evaluation.metrics[m]) for r in runs]) for m in metrics)
+    rows = [(name, str(len(runs))) + tuple(entrant_cell(runs, m) for m in metrics)
             for name, runs in sorted(by_entrant.items())]
-    rows += [(f"reference: {name}", "–") + tuple(f"{np.mean(evaluation.metrics[m]):.4g}" for m in metrics)
+    rows += [(f"reference: {name}", "–") + tuple(reference_cell(evaluation.metrics[m], m) for m in metrics)
              for name, evaluation in sorted(reference.references.items(), key=lambda item: -item[1].mean_return)]
     episodes = len(reference.evaluation.seeds)
     return Table(f"{env_id}: episode metrics, mean over {episodes} evaluation episodes [95 % CI over runs]",

@@ -38,7 +38,21 @@ def test_an_unknown_name_is_named_with_its_close_match_and_the_valid_ones():
         check_arguments(make_outer, ["workload", "capacty"], "OuterEnv", face_arguments=("render_mode",))
     assert str(raised.value) == ("OuterEnv has no argument 'capacty' (did you mean 'capacity'? its arguments are: "
                                  "workload, rate, capacity, render_mode)")
-    assert isinstance(raised.value, TypeError)
+    assert isinstance(raised.value, ValueError)
+
+
+def test_a_misspelt_argument_reaches_the_user_once():
+    # Gymnasium's make re-raised a TypeError as a copy chained to it: the message printed twice.
+    import gymnasium
+
+    import envzoo  # noqa: F401 (registers the ids)
+
+    with pytest.raises(UnknownArgumentError) as raised:
+        gymnasium.make("envzoo/Trading-v1", lookbak=5)
+    message = str(raised.value)
+    assert message.startswith("TradingEnv has no argument 'lookbak' (did you mean 'lookback'?")
+    assert raised.value.__cause__ is None and raised.value.__context__ is None
+    assert "was raised from the environment creator" not in message
 
 
 def test_a_name_with_no_close_match_lists_the_valid_ones_only():

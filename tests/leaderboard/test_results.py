@@ -146,3 +146,16 @@ def test_the_metrics_table_averages_runs_and_names_missing_metrics():
     elsewhere = dataclasses.replace(runs[1], evaluation=_evaluation(30.0, 50.0, seeds=(1, 2), metrics={metric: (1, 1)}))
     with pytest.raises(ResultFileError, match="evaluated on other episodes"):
         report.metrics_table([runs[0], elsewhere], "envzoo/MarketMakingAS-v1", [metric])
+
+
+def test_a_first_event_that_never_happened_is_never_in_the_metrics_table():
+    from envzoo.leaderboard import report
+
+    event = "first_diamond_step"
+    runs = [_result(seed=seed, evaluation=_evaluation(30.0, 50.0, metrics={event: steps}),
+                    references={"random": _evaluation(10.0, 10.0, metrics={event: (-1.0, -1.0)}),
+                                "symmetric": _evaluation(70.0, 50.0, metrics={event: (-1.0, 400.0)})})
+            for seed, steps in ((0, (-1.0, 100.0)), (1, (300.0, -1.0)))]
+    rows = {row[0]: row for row in report.metrics_table(runs, "envzoo/MarketMakingAS-v1", [event], reps=500).rows}
+    assert rows["sb3-ppo"][2] == "200 (2 of 4)"
+    assert rows["reference: random"][2] == "never (0 of 2)" and rows["reference: symmetric"][2] == "400 (1 of 2)"

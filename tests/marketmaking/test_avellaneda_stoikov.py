@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import TimeLimit
 
 import envzoo
-from envzoo.core.errors import InvalidActionError
+from envzoo.core.errors import InvalidActionError, UnknownArgumentError
 from envzoo.core.vector import TaskVectorEnv
 from envzoo.marketmaking.avellaneda_stoikov.env import AvellanedaStoikovEnv
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
@@ -362,7 +362,7 @@ def test_invalid_actions_and_arguments():
                    {"mid_noise": "levy"}, {"max_depth": 0.0}):
         with pytest.raises(ValueError):
             AvellanedaStoikovEnv(**kwargs)
-    with pytest.raises(TypeError, match="AvellanedaStoikovEnv has no argument 'gamma'"):
+    with pytest.raises(UnknownArgumentError, match="AvellanedaStoikovEnv has no argument 'gamma'"):
         AvellanedaStoikovEnv(gamma=0.1)
 
 

@@ -5,7 +5,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from envzoo.core.errors import InvalidActionError
+from envzoo.core.errors import InvalidActionError, UnknownArgumentError
 from envzoo.orbital import task
 from envzoo.orbital.collision import foster_probability
 from envzoo.orbital.elements import covariance_from_rtn, rtn_basis
@@ -240,7 +240,7 @@ def test_return_to_slot_brings_the_primary_back():
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(TypeError, match=r"CollisionAvoidanceEnv has no argument 'fuel' \(its arguments are: .*fuel_weight"):
+    with pytest.raises(UnknownArgumentError, match=r"CollisionAvoidanceEnv has no argument 'fuel' \(its arguments are: .*fuel_weight"):
         CollisionAvoidanceEnv(fuel=1.0)
     with pytest.raises(ValueError, match="action_type"):
         CollisionAvoidanceEnv(action_type="impulsive")
