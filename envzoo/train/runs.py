@@ -32,6 +32,8 @@ from envzoo.train.hyperparams import TrainConfig
 
 #: The libraries ``envzoo train --framework`` offers, and the modules with their ``train``.
 FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
+#: The run folder's record of the curve so far and the time spent (beside the ``checkpoint`` folder).
+STATE_FILE = "state.json"
 #: Libraries whose versions a result file records.
 LIBRARIES = ("envzoo", "gymnasium", "pettingzoo", "stable-baselines3", "ray", "torch", "numpy")
 
@@ -64,11 +66,22 @@ class Learner(Protocol):
 LearnerFactory = Callable[[Path | None], Learner]
 
 
-def trainer(framework: str) -> Callable[..., RunResult]:
-    """``train(env_id, algo, seed, config, run_dir, resume, log)`` of ``framework``'s module."""
+def check(env_id: str, algo: str, framework: str, seed: int, config: TrainConfig) -> LearnerFactory:
+    """Everything a run checks before it trains (the id's extra, the seed, the algorithm against the
+    action space, the settings): a TrainingError now; else the factory of the run's learners."""
     if framework not in FRAMEWORKS:
         raise TrainingError(f"unknown framework {framework!r}; one of {', '.join(FRAMEWORKS)}")
-    return importlib.import_module(FRAMEWORKS[framework]).train
+    entry = envzoo.env_info(env_id)
+    entry.require_extra()
+    check_seed(seed, config)
+    return importlib.import_module(FRAMEWORKS[framework]).learner_factory(entry, algo, seed, config)
+
+
+def train(env_id: str, algo: str, framework: str, seed: int, config: TrainConfig, run_dir: Path,
+          resume: bool = False, log=print) -> RunResult:
+    """Train ``framework``'s ``algo`` on ``env_id`` with ``config``, checkpointing into ``run_dir``; the result."""
+    make_learner = check(env_id, algo, framework, seed, config)
+    return train_run(env_id, algo, framework, seed, config, run_dir, make_learner, resume, log)
 
 
 def check_seed(seed: int, config: TrainConfig) -> None:
@@ -81,9 +94,8 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
               make_learner: LearnerFactory, resume: bool = False, log=print) -> RunResult:
     """Train with the learner ``make_learner`` builds, checkpointing into ``run_dir``; the result."""
     entry = envzoo.env_info(env_id)
-    check_seed(seed, config)
     run_dir = Path(run_dir)
-    checkpoint, state_file = run_dir / "checkpoint", run_dir / "state.json"
+    checkpoint, state_file = run_dir / "checkpoint", run_dir / STATE_FILE
     if resume and state_file.is_file():
         learner = make_learner(checkpoint)
         state = json.loads(state_file.read_text())
@@ -143,13 +155,14 @@ def versions() -> dict[str, str]:
     return found
 
 
-def run_folder(env_id: str, framework: str, algo: str, seed: int) -> Path:
-    """Where a run keeps its checkpoints unless told otherwise: ``runs/NAME/FRAMEWORK-ALGO-seedS``."""
-    return Path("runs") / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
+def run_folder(env_id: str, framework: str, algo: str, seed: int, root: Path = Path("runs")) -> Path:
+    """Where a run keeps its checkpoints unless told otherwise: ``root/NAME/FRAMEWORK-ALGO-seedS``."""
+    return Path(root) / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
 
 
 def connect_ray(address: str | None = None) -> None:
-    """Connect to the Ray cluster at ``address``, or start Ray on this machine when it is None."""
+    """Connect to the Ray cluster at ``address`` (``auto``: the one running on this machine), or
+    start a Ray of this process's own when it is None, even beside a cluster already running here."""
     ray = require("rllib", "ray")
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        ray.init(address=address or "local", include_dashboard=False, log_to_driver=False)

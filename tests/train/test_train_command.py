@@ -2,6 +2,7 @@
 checkpoints and resume, the tables, and the errors of runs that cannot be trained."""
 
 import json
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -12,6 +13,9 @@ from envzoo.leaderboard.results import collect, problems
 from envzoo.train.hyperparams import HyperparamsError, config_for
 
 pytest.importorskip("stable_baselines3")
+
+#: The studies of baselines/README.md: hyperparameter files for `envzoo train --hyperparams FILE`.
+STUDIES_DIR = Path(__file__).resolve().parents[2] / "baselines" / "studies"
 
 HYPERPARAMS = """
 default:
@@ -98,15 +102,14 @@ def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
     import yaml
 
     import envzoo
-    from envzoo.train.hyperparams import HYPERPARAMS_DIR
+    from envzoo.train.hyperparams import CONFIGS_DIR
 
-    for path in sorted(HYPERPARAMS_DIR.glob("*.yml")):
+    for path in sorted(CONFIGS_DIR.glob("*.yml")):
         for env_id in yaml.safe_load(path.read_text()):
             if env_id != "default":
                 envzoo.env_info(env_id)  # a misspelled id raises
                 assert config_for(env_id, path.stem).n_timesteps > 0
-    # The studies of baselines/README.md: PPO configurations of `envzoo train --hyperparams FILE`.
-    studies = sorted((HYPERPARAMS_DIR.parent / "studies").glob("*.yml"))
+    studies = sorted(STUDIES_DIR.glob("*.yml"))
     assert studies
     for path in studies:
         for env_id in yaml.safe_load(path.read_text()):
@@ -166,9 +169,8 @@ def test_the_dispatch_study_runs_the_optic_er_like_preset():
     import yaml
 
     from envzoo.dispatch.params import OPTIC_ER_LIKE
-    from envzoo.train.hyperparams import HYPERPARAMS_DIR
 
-    study = yaml.safe_load((HYPERPARAMS_DIR.parent / "studies" / "dispatch-optic-er.yml").read_text())
+    study = yaml.safe_load((STUDIES_DIR / "dispatch-optic-er.yml").read_text())
     as_lists = {name: np.asarray(value).tolist() for name, value in OPTIC_ER_LIKE.items()}
     assert study["default"]["env_kwargs"] == as_lists
 
