@@ -30,6 +30,13 @@ envzoo/ServerlessCluster-v1:
 """
 
 
+def last_checkpoint(run_dir):
+    """The checkpoint folder the run folder's state file names (the only one left)."""
+    [folder] = run_dir.glob("checkpoint*")
+    assert json.loads((run_dir / "state.json").read_text())["checkpoint"] == folder.name
+    return folder
+
+
 @pytest.fixture
 def hyperparams(tmp_path):
     path = tmp_path / "ppo.yml"
@@ -222,7 +229,7 @@ def test_a_pettingzoo_id_trains_with_normalized_actions_and_observations_and_res
     path.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n  normalize_observations: true\n"
                     "  env_kwargs: {max_cycles: 20}\n")
     assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--timesteps", "128") == 0
-    checkpoint = tmp_path / "run" / "Bazaar-v0" / "checkpoint"
+    checkpoint = last_checkpoint(tmp_path / "run" / "Bazaar-v0")
     statistics = pickle.loads((checkpoint / "observation_statistics.pkl").read_bytes())
     assert statistics.obs_rms.count > 100  # the running statistics saw the training observations
     assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--resume") == 0
@@ -276,7 +283,7 @@ def test_ppo_lagrangian_trains_a_constrained_id_and_resumes_with_its_multiplier(
                      "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run"), *extra])
 
     assert train() == 0
-    saved = json.loads((tmp_path / "run" / "checkpoint" / "lagrange_multiplier.json").read_text())["value"]
+    saved = json.loads((last_checkpoint(tmp_path / "run") / "lagrange_multiplier.json").read_text())["value"]
     assert saved > 0  # random play overspends the limit, so the multiplier rose
     assert train("--timesteps", "512", "--resume") == 0
     [result] = collect(tmp_path / "results")
