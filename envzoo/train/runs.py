@@ -32,7 +32,7 @@ from envzoo.leaderboard.results import EVAL_SEED, CurvePoint, RunResult
 from envzoo.train.evaluation import evaluation, reference_evaluations
 from envzoo.train.hyperparams import TrainConfig
 
-#: The libraries ``envzoo train --framework`` offers, and the modules with their ``train``.
+#: The libraries ``envzoo train --framework`` offers, and the modules with their ``learner_factory``.
 FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
 #: The run folder's record of the curve so far, the time spent and the last checkpoint's folder.
 STATE_FILE = "state.json"
