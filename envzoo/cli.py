@@ -372,7 +372,7 @@ def cmd_train(args) -> int:
 
     from envzoo.leaderboard.results import write
     from envzoo.train.hyperparams import config_for
-    from envzoo.train.runs import connect_ray, run_folder, train
+    from envzoo.train.runs import check_seed, connect_ray, run_folder, train
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
@@ -381,6 +381,8 @@ def cmd_train(args) -> int:
         config = dataclasses.replace(config, n_timesteps=args.timesteps)
     if args.run_dir and len(args.seed) > 1:
         raise EnvzooError("--run-dir holds one run: give one --seed with it, or leave it out")
+    for seed in args.seed:
+        check_seed(seed, config)  # every seed before the first run starts
     if args.ray_address:
         connect_ray(args.ray_address)
     for seed in args.seed:

@@ -105,6 +105,23 @@ def test_hyperparameter_blocks_override_the_default_and_bad_ones_are_named(tmp_p
         config_for("envzoo/Serverless-v1", "ppo", tmp_path / "missing.yml")
 
 
+def test_every_seed_is_checked_before_the_first_run_trains(tmp_path, hyperparams, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the runs' folders would go
+    assert main(["train", "envzoo/Serverless-v1", "--algo", "ppo", "--hyperparams", str(hyperparams), "--seed", "0",
+                 "10000", "--results", str(tmp_path / "results")]) == 2
+    assert "seed must be in [0, 9999)" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists() and not (tmp_path / "runs").exists()
+
+
+def test_hyperparams_takes_a_folder_of_files_named_by_algorithm(tmp_path):
+    (tmp_path / "a2c.yml").write_text("default:\n  n_timesteps: 7\n")
+    (tmp_path / "rllib-ppo.yml").write_text("default:\n  n_timesteps: 9\n")
+    assert config_for("envzoo/Serverless-v1", "a2c", tmp_path).n_timesteps == 7
+    assert config_for("envzoo/Serverless-v1", "ppo", tmp_path, "rllib").n_timesteps == 9
+    with pytest.raises(HyperparamsError, match=r"no hyperparameter file .*ppo\.yml for sb3 'ppo'"):
+        config_for("envzoo/Serverless-v1", "ppo", tmp_path)
+
+
 def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
     import yaml
 
