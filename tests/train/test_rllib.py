@@ -159,11 +159,21 @@ def test_a_sweep_run_whose_worker_dies_resumes_from_its_last_checkpoint(tmp_path
 
 
 def _worker_running(function: str) -> int:
-    """The pid of the Ray worker executing ``function`` (Ray titles it ``ray::FUNCTION``)."""
+    """The pid of this process's Ray worker executing ``function`` (Ray titles it
+    ``ray::FUNCTION``; the workers descend from the Ray this process started)."""
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            if cmdline.read_bytes().startswith(f"ray::{function}".encode()):
+            if cmdline.read_bytes().startswith(f"ray::{function}".encode()) and _descends_from_us(cmdline.parent):
                 return int(cmdline.parent.name)
         except OSError:  # a process that ended meanwhile
             continue
-    raise AssertionError(f"no Ray worker runs {function}")
+    raise AssertionError(f"no Ray worker of this process runs {function}")
+
+
+def _descends_from_us(process: Path) -> bool:
+    pid = int(process.name)
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    return False
