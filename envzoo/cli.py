@@ -11,9 +11,10 @@
                    [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
     envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
-    envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE] [--resume]
-                 [--ray-address ADDR]
-    envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--ray-address ADDR]
+    envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
+                 [--resume] [--ray-address ADDR]
+    envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--hyperparams FILE|DIR]
+                 [--runs-dir DIR] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
                        [--metrics NAME ...]
     envzoo sandbox check
@@ -62,6 +63,9 @@ TOUR_EPISODES = 2
 TOUR_MAX_STEPS = 60
 #: Seconds of stepping after which ``envzoo bench`` stops measuring a mode.
 BENCH_SECONDS = 10.0
+#: `envzoo train` and `envzoo sweep`: --hyperparams.
+HYPERPARAMS_HELP = ("a YAML file of hyperparameters per id, or a folder of them named ALGO.yml (rllib-ALGO.yml "
+                    "for RLlib); default: envzoo's own, installed with it (envzoo/train/configs/)")
 
 
 # ---------------------------------------------------------------------- output helpers
@@ -394,22 +398,23 @@ def cmd_train(args) -> int:
 
     from envzoo.leaderboard.results import write
     from envzoo.train.hyperparams import config_for
-    from envzoo.train.runs import connect_ray, run_folder, trainer
+    from envzoo.train.runs import check_seed, connect_ray, run_folder, train
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
-    train = trainer(args.framework)
     config = config_for(entry.id, args.algo, args.hyperparams, args.framework)
     if args.timesteps:
         config = dataclasses.replace(config, n_timesteps=args.timesteps)
     if args.run_dir and len(args.seed) > 1:
         raise EnvzooError("--run-dir holds one run: give one --seed with it, or leave it out")
+    for seed in args.seed:
+        check_seed(seed, config)  # every seed before the first run starts
     if args.ray_address:
         connect_ray(args.ray_address)
     for seed in args.seed:
         run = f"{args.framework}-{args.algo}-seed{seed}"
         run_dir = args.run_dir or run_folder(entry.id, args.framework, args.algo, seed)
-        result = train(entry.id, args.algo, seed, config, run_dir, resume=args.resume,
+        result = train(entry.id, args.algo, args.framework, seed, config, run_dir, resume=args.resume,
                        log=lambda line: print(line, file=sys.stderr, flush=True))
         path = write(result, args.results)
         scored = {name: result.scored_return(ev) for name, ev in result.references.items()}
@@ -423,9 +428,9 @@ def cmd_train(args) -> int:
 def cmd_sweep(args) -> int:
     from envzoo.train.sweep import plan, sweep
 
-    runs = plan([envzoo.env_info(i).id for i in args.ids], args.algos, args.frameworks, args.seeds, args.timesteps)
-    print(f"{len(runs)} runs as Ray tasks", file=sys.stderr, flush=True)
-    sweep(runs, args.results, ray_address=args.ray_address, log=lambda line: print(line, flush=True))
+    runs = plan(args.ids, args.algos, args.frameworks, args.seeds, args.timesteps, args.hyperparams)
+    print(f"{len(runs)} runs as Ray tasks, checkpoints under {args.runs_dir}", file=sys.stderr, flush=True)
+    sweep(runs, args.results, args.runs_dir, args.ray_address, log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -735,12 +740,12 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--seed", type=int, nargs="+", default=[0],
                           help="seed of the model and training envs; several train one run each (0)")
     training.add_argument("--timesteps", type=_positive, help="override the hyperparameter file's n_timesteps")
-    training.add_argument("--hyperparams", help="a YAML file of hyperparameters per id (default: the source "
-                                                "checkout's baselines/hyperparams/ALGO.yml, or rllib-ALGO.yml)")
+    training.add_argument("--hyperparams", help=HYPERPARAMS_HELP)
     training.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
     training.add_argument("--run-dir", help="checkpoints and curve (default: runs/NAME/FRAMEWORK-ALGO-seedS)")
     training.add_argument("--resume", action="store_true", help="go on from the run folder's last checkpoint")
-    training.add_argument("--ray-address", help="run RLlib on this Ray cluster (default: start Ray here)")
+    training.add_argument("--ray-address", help="run RLlib on this Ray cluster, `auto` for this machine's (default: "
+                                                "start a Ray of the run's own)")
     training.set_defaults(run=cmd_train)
 
     sweeping = commands.add_parser("sweep", help="train ids x algorithms x seeds as Ray tasks (extra `rllib`)")
@@ -749,8 +754,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweeping.add_argument("--frameworks", nargs="+", choices=["sb3", "rllib"], default=["sb3"], help="(sb3)")
     sweeping.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="(0 1 2 3 4)")
     sweeping.add_argument("--timesteps", type=_positive, help="override the hyperparameter files' n_timesteps")
+    sweeping.add_argument("--hyperparams", help=HYPERPARAMS_HELP + "; a file only for one algorithm and framework")
     sweeping.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")
-    sweeping.add_argument("--ray-address", help="an existing Ray cluster (default: start Ray on this machine)")
+    sweeping.add_argument("--runs-dir", default="runs", help="the runs' checkpoints, a folder per run (runs)")
+    sweeping.add_argument("--ray-address", help="an existing Ray cluster, `auto` for this machine's (default: start "
+                                                "a Ray of the sweep's own)")
     sweeping.set_defaults(run=cmd_sweep)
 
     board = commands.add_parser("leaderboard", help="tables of normalized scores from result files")

@@ -8,7 +8,7 @@ import gymnasium
 from envzoo.core.arguments import check_arguments
 from envzoo.core.contract import check_render_mode
 from envzoo.godot.picture import ChaseFrames
-from envzoo.godot.sim import GodotError, GodotGame, chase_command
+from envzoo.godot.sim import GameInfo, GodotError, GodotGame, chase_command, chase_info
 from envzoo.godot.task import ChaseTask, episode_metrics, face_observation, face_space, game_action
 
 
@@ -40,7 +40,8 @@ class GodotEnv(gymnasium.Env):
     ## Starting State
 
     ``reset(seed=s)`` starts a fresh game process with ``--env_seed=s`` (the protocol cannot
-    reseed a running game); ``reset()`` sends the protocol's ``reset`` to the running game.
+    reseed a running game); ``reset()`` sends the protocol's ``reset`` to the running game. A game
+    left without :meth:`close` is ended when the env is garbage-collected or Python exits.
 
     ## Episode End
 
@@ -58,6 +59,10 @@ class GodotEnv(gymnasium.Env):
     * ``timeout`` (float, 30): seconds to wait for each reply.
     * ``speedup``, ``action_repeat`` (optional): passed to the game as ``--speedup=``,
       ``--action_repeat=``.
+    * ``game_info`` (:class:`envzoo.godot.sim.GameInfo`, optional): the game's ``env_info``
+      when known in advance; the game then starts on the first reset, with its seed. Without
+      it the game starts at once to tell its spaces (with seed 0, which a first ``reset(seed=0)``
+      plays).
     * ``extra_args`` (dict): further ``--name=value`` arguments for the game.
 
     ## References
@@ -72,10 +77,11 @@ class GodotEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, game: list[str], *, connect_timeout: float = 30.0, timeout: float = 30.0,
-                 speedup: float | None = None, action_repeat: int | None = None, extra_args: dict | None = None):
-        self._game = GodotGame(list(game), connect_timeout=connect_timeout, timeout=timeout, speedup=speedup,
-                               action_repeat=action_repeat, extra_args=extra_args)
-        info = self._game.start(0)
+                 speedup: float | None = None, action_repeat: int | None = None, extra_args: dict | None = None,
+                 game_info: GameInfo | None = None):
+        self._game = GodotGame(list(game), game_info, connect_timeout=connect_timeout, timeout=timeout,
+                               speedup=speedup, action_repeat=action_repeat, extra_args=extra_args)
+        info = game_info or self._game.start(0)
         if info.n_agents != 1:
             self._game.close()
             raise GodotError(f"the game has {info.n_agents} agents; GodotEnv plays one-agent games. Use "
@@ -116,7 +122,7 @@ class GodotEnv(gymnasium.Env):
 
     def call(self, method: str) -> list:
         """Call ``method`` on the game's agents (the protocol's ``call``)."""
-        return self._game.bridge.call(method)
+        return self._game.call(method)
 
     def close(self):
         self._game.close()
@@ -151,7 +157,8 @@ class ChaseEnv(GodotEnv):
     ## Starting State
 
     Agent and target on random cells (a 32-bit linear congruential generator seeded with the
-    game's ``--env_seed`` once at launch; the same numbers in GDScript and Python).
+    game's ``--env_seed`` once at launch; the same numbers in GDScript and Python). Making the
+    env starts no game: the first ``reset`` launches it with its seed.
 
     ## Episode End
 
@@ -186,7 +193,7 @@ class ChaseEnv(GodotEnv):
         self.engine, self.render_mode = params["engine"], render_mode
         self._frames = ChaseFrames(1)
         super().__init__(chase_command(self.engine), connect_timeout=params["connect_timeout"],
-                         timeout=params["timeout"])
+                         timeout=params["timeout"], game_info=chase_info())
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         observation, info = super().reset(seed=seed, options=options)

@@ -11,7 +11,7 @@ from envzoo.core.arguments import check_arguments
 from envzoo.core.contract import check_render_mode
 from envzoo.core.spaces import check_agent_actions
 from envzoo.godot.picture import ChaseFrames
-from envzoo.godot.sim import GodotGame, chase_command
+from envzoo.godot.sim import GameInfo, GodotGame, chase_command, chase_info
 from envzoo.godot.task import ChaseSquadTask, episode_metrics, face_observation, face_space, game_action
 
 
@@ -61,14 +61,14 @@ class GodotParallelEnv(ParallelEnv):
 
     def __init__(self, game: list[str], *, max_cycles: int | None = None, connect_timeout: float = 30.0,
                  timeout: float = 30.0, speedup: float | None = None, action_repeat: int | None = None,
-                 extra_args: dict | None = None):
+                 extra_args: dict | None = None, game_info: GameInfo | None = None):
         if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
         self.max_cycles, self._cycles = max_cycles, 0
         self.render_mode = None
-        self._game = GodotGame(list(game), connect_timeout=connect_timeout, timeout=timeout, speedup=speedup,
-                               action_repeat=action_repeat, extra_args=extra_args)
-        info = self._game.start(0)
+        self._game = GodotGame(list(game), game_info, connect_timeout=connect_timeout, timeout=timeout,
+                               speedup=speedup, action_repeat=action_repeat, extra_args=extra_args)
+        info = game_info or self._game.start(0)
         self.possible_agents = [f"agent_{i}" for i in range(info.n_agents)]
         self.agents = []
         self.policy_names = dict(zip(self.possible_agents, info.policy_names))
@@ -131,7 +131,7 @@ class GodotParallelEnv(ParallelEnv):
 
     def call(self, method: str) -> list:
         """Call ``method`` on the game's agents (the protocol's ``call``)."""
-        return self._game.bridge.call(method)
+        return self._game.call(method)
 
     def close(self):
         self._game.close()
@@ -209,7 +209,8 @@ class ChaseSquadEnv(GodotParallelEnv):
         self.n_agents, self.engine = params["n_agents"], params["engine"]
         self._frames = ChaseFrames(self.n_agents)
         super().__init__(chase_command(self.engine), max_cycles=max_cycles, connect_timeout=params["connect_timeout"],
-                         timeout=params["timeout"], extra_args={"n_agents": self.n_agents})
+                         timeout=params["timeout"], extra_args={"n_agents": self.n_agents},
+                         game_info=chase_info(self.n_agents))
         self.render_mode = render_mode
 
     def reset(self, seed: int | None = None, options: dict | None = None):

@@ -24,7 +24,9 @@ agent's ``done`` was a time limit, not a terminal state), and ``major_version`` 
 ``minor_version`` in the ``env_info`` reply, which the bridge checks against its own.
 
 Every wait has a timeout, and every failure raises a :class:`GodotError` subclass that says what
-happened and what to do; the listening socket and the game process are released in all cases.
+happened and what to do; the listening socket and the game process are released in all cases,
+and a game whose bridge is dropped without :meth:`GodotBridge.close` is ended and reaped when the
+bridge is garbage-collected or, at the latest, when Python exits (no defunct game process left).
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ import struct
 import subprocess
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.errors import EnvzooError
+from envzoo.godot.fake_game import ChaseGame
 
 MAJOR_VERSION = "0"
 MINOR_VERSION = "7"
@@ -193,6 +197,13 @@ def launch_command(game: list[str], port: int, seed: int, *, headless: bool = Tr
     return command
 
 
+def _end(process: subprocess.Popen) -> None:
+    """Kill ``process`` unless it has ended, and reap it (no defunct entry left in the process table)."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
 def _frame(message: dict) -> bytes:
     """A message as the protocol frames it: 4-byte little-endian length, then UTF-8 JSON."""
     payload = json.dumps(message).encode()
@@ -231,6 +242,7 @@ class GodotBridge:
                 self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                                 stderr=self._errors, env={**os.environ, **(env or {})},
                                                 start_new_session=True)
+                weakref.finalize(self, _end, self.process)  # a bridge dropped without close()
             self.connection = self._accept(connect_timeout, game)
             self._send({"type": "handshake", "major_version": MAJOR_VERSION, "minor_version": MINOR_VERSION})
             self._send({"type": "env_info"})
@@ -295,8 +307,7 @@ class GodotBridge:
             try:
                 self.process.wait(wait)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                _end(self.process)
             self.process = None
         if self._errors is not None:
             self._errors.close()
@@ -420,28 +431,49 @@ class GodotGame:
     The protocol has no way to reseed a running game (a game seeds itself once, from
     ``--env_seed``), so ``reset(seed)`` starts a fresh game process with that seed, unless the
     running one was started with that seed and has not been used yet. ``reset()`` without a seed
-    sends the protocol's ``reset``. A pickled game records its seed and every message sent since
-    launch; the copy starts its own game and replays them, which reproduces the state of a
-    deterministic game (a long run without seeded resets makes this history long).
+    sends the protocol's ``reset``. A game whose ``env_info`` is known in advance (``info``: a
+    game shipped with envzoo) starts on the first reset, and its reply is checked against it; the
+    faces start any other game at once, to read its spaces. A pickled game records its seed and
+    every message sent since launch; the copy starts its own game and replays them, which
+    reproduces the state of a deterministic game (a long run without seeded resets makes this
+    history long).
     """
 
-    def __init__(self, game: list[str] | None, **bridge_kwargs):
+    def __init__(self, game: list[str] | None, info: GameInfo | None = None, **bridge_kwargs):
         self.game = game
         self.bridge_kwargs = bridge_kwargs
         self.bridge: GodotBridge | None = None
         self.seed: int | None = None
         self.history: list = []
+        self._info = info
 
     def start(self, seed: int) -> GameInfo:
         """Start a game with ``seed`` (closing the one running); its ``env_info``."""
         self.close()
-        self.bridge = GodotBridge(self.game, seed, **self.bridge_kwargs)
+        bridge = GodotBridge(self.game, seed, **self.bridge_kwargs)
+        declared = self._info
+        if declared is not None and (bridge.info.observation_spaces, bridge.info.action_spaces,
+                                     bridge.info.policy_names) != (declared.observation_spaces,
+                                                                   declared.action_spaces, declared.policy_names):
+            bridge.close()
+            raise GodotProtocolError(f"the game's env_info ({bridge.info}) is not the one declared for it "
+                                     f"({declared}): is {self.game} the game this env was made for?")
+        self.bridge, self._info = bridge, bridge.info
         self.seed, self.history = seed, []
-        return self.bridge.info
+        return bridge.info
 
     @property
     def info(self) -> GameInfo:
-        return self.bridge.info
+        """The game's ``env_info``: declared, or read from the game started to learn it."""
+        if self._info is None:
+            raise GodotConnectionError("the game has not started: call reset() first")
+        return self._info
+
+    def call(self, method: str) -> list:
+        """Call ``method`` on the running game's agents (the protocol's ``call``)."""
+        if self.bridge is None:
+            raise GodotConnectionError(f"no game is running to call {method!r} on: call reset() first")
+        return self.bridge.call(method)
 
     def reset(self, seed: int | None) -> tuple[list[dict], list[dict]]:
         if seed is not None and not (self.bridge is not None and self.seed == seed and not self.history):
@@ -466,11 +498,11 @@ class GodotGame:
             self.bridge = None
 
     def __getstate__(self):
-        return {"game": self.game, "bridge_kwargs": self.bridge_kwargs, "seed": self.seed,
+        return {"game": self.game, "info": self._info, "bridge_kwargs": self.bridge_kwargs, "seed": self.seed,
                 "history": list(self.history), "running": self.bridge is not None}
 
     def __setstate__(self, state):
-        self.__init__(state["game"], **state["bridge_kwargs"])
+        self.__init__(state["game"], state["info"], **state["bridge_kwargs"])
         if state["running"]:
             self.start(state["seed"])
             for message in state["history"]:
@@ -486,6 +518,12 @@ CHASE_PROJECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "game")
 #: The same game in pure Python (see :mod:`envzoo.godot.fake_game`).
 CHASE_FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_game.py")
 ENGINES = ("godot", "python")
+
+
+def chase_info(n_agents: int = 1) -> GameInfo:
+    """Chase's ``env_info`` with ``n_agents`` agents (the same from either engine), known without
+    starting the game."""
+    return parse_env_info(ChaseGame(0, n_agents=n_agents).env_info())
 
 
 def chase_command(engine: str) -> list[str]:

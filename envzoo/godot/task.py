@@ -57,7 +57,7 @@ class ChaseTask:
 
     def episode_metrics(self, game) -> list[dict]:
         """Per agent, the metrics of the episode so far (``game``: a running GodotGame)."""
-        values = {name: game.bridge.call(name) for name in self.metric_names}
+        values = {name: game.call(name) for name in self.metric_names}
         return [{name: values[name][i] for name in self.metric_names} for i in range(game.info.n_agents)]
 
 

@@ -25,6 +25,16 @@ class ServerlessEnv(TaskEnv):
     panic window 10 %, panic threshold 200 %, target utilization 70 %, scale-up/down rates,
     scale to zero after a grace period).
 
+    Against queueing theory (no contention, a fixed pool, limit 1: M/M/c in discrete time), at
+    the default ``dt`` = 0.1 s the mean time in system of M/M/10 at 80 % load is within 1 % of
+    Erlang C (0.7 % low), but the mean wait alone is about 5 % low (4.1 % ± 0.8 % measured): a
+    request's service is a whole number of ticks, each completing it with probability μ·dt, and
+    that geometric time has 1 − μ·dt = 0.9 of the exponential's variance, which shortens queues
+    (M/G/c waits about (1 + C²) / 2 as long as M/M/c: μ·dt / 2 less). ``dt=0.02`` (μ·dt = 0.02)
+    brings the mean wait within 1 % (+0.1 % ± 0.9 % measured; 1 % less by the approximation), for
+    five times the ticks per step. Figures: ``benchmarks/serverless_erlang_c.py`` (512 queues of
+    20 minutes per ``dt``).
+
     ## Action Space
 
     ``Discrete(len(concurrency_levels))``: action i sets the limit to ``concurrency_levels[i]``,

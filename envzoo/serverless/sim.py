@@ -29,8 +29,9 @@ Time is discretised in ticks of ``dt`` seconds. In each tick, for each function:
 
 Without contention this is the M/M/c queue in discrete time: service times are geometric in
 ticks with the exponential's mean (their variance is ``1 − μ dt`` of the exponential's), and it
-is exact as ``dt → 0``; on M/M/10 at 80 % load the mean time in system is within 2 % of Erlang C
-at the default ``dt`` (tested). Counts are drawn exactly (binomial, Poisson) by
+is exact as ``dt → 0``; on M/M/10 at 80 % load the mean time in system is within 1 % of Erlang C
+at the default ``dt`` and the mean wait alone about μ·dt / 2 = 5 % low, the smaller variance's
+doing (tested; ``benchmarks/serverless_erlang_c.py`` measures it at several ``dt``). Counts are drawn exactly (binomial, Poisson) by
 :mod:`envzoo.core.rng`. A request *waits* when it does not start in the tick it arrives in.
 
 Latency. A request arriving in tick ``a`` and completing in tick ``d`` has latency

@@ -1,7 +1,9 @@
 """Hyperparameters per id and algorithm, from YAML files in the style of rl-baselines3-zoo.
 
-One file per algorithm (``baselines/hyperparams/ppo.yml``, ...). Each holds a ``default`` block
-and one block per id that overrides it key by key (RLlib's files: ``rllib-ppo.yml``). The keys
+One file per algorithm (``ppo.yml``, ...). Each holds a ``default`` block and one block per id
+that overrides it key by key (RLlib's files: ``rllib-ppo.yml``). envzoo's own files ship inside
+the package (``envzoo/train/configs/``, :data:`CONFIGS_DIR`), so an installed envzoo trains
+without a source checkout; ``--hyperparams`` takes a file of your own or a folder of them. The keys
 of :class:`TrainConfig` are envzoo's (how the env is made, trained and evaluated); every other
 key goes to the algorithm as it is: to the SB3 class's constructor (``n_steps``,
 ``learning_rate``, ``policy_kwargs``, ...) or to RLlib's ``config.training(...)``::
@@ -26,8 +28,8 @@ import yaml
 from envzoo.core.errors import EnvzooError
 from envzoo.text.choice import MAX_CHOICES
 
-#: The hyperparameter files of a source checkout.
-HYPERPARAMS_DIR = Path(__file__).resolve().parents[2] / "baselines" / "hyperparams"
+#: envzoo's hyperparameter files, one per algorithm (package data: installed with envzoo).
+CONFIGS_DIR = Path(__file__).resolve().with_name("configs")
 
 
 class HyperparamsError(EnvzooError, ValueError):
@@ -59,17 +61,22 @@ class TrainConfig:
 _OWN_KEYS = {name for name in TrainConfig.__dataclass_fields__ if name != "algo_kwargs"}
 
 
-def default_file(algo: str, framework: str = "sb3") -> Path:
-    """The checkout's file of ``algo``: ``ppo.yml`` for Stable-Baselines3, ``rllib-ppo.yml`` for RLlib."""
-    return HYPERPARAMS_DIR / (f"{algo}.yml" if framework == "sb3" else f"{framework}-{algo}.yml")
+def hyperparams_file(algo: str, framework: str = "sb3", path: Path | str | None = None) -> Path:
+    """The file of ``algo``: ``path`` itself when it is a file; else ``ppo.yml`` (Stable-Baselines3)
+    or ``rllib-ppo.yml`` (RLlib) in the folder ``path``, or in envzoo's own when ``path`` is None."""
+    folder = CONFIGS_DIR if path is None else Path(path)
+    if not folder.is_dir():
+        return folder
+    return folder / (f"{algo}.yml" if framework == "sb3" else f"{framework}-{algo}.yml")
 
 
-def config_for(env_id: str, algo: str, path: Path | None = None, framework: str = "sb3") -> TrainConfig:
-    """The ``default`` block of ``algo``'s file merged with ``env_id``'s block."""
-    path = Path(path) if path else default_file(algo, framework)
+def config_for(env_id: str, algo: str, path: Path | str | None = None, framework: str = "sb3") -> TrainConfig:
+    """The ``default`` block of ``algo``'s file (:func:`hyperparams_file`) merged with ``env_id``'s block."""
+    path = hyperparams_file(algo, framework, path)
     if not path.is_file():
-        raise HyperparamsError(f"no hyperparameter file {path} for {algo!r}: pass --hyperparams FILE "
-                               f"(a source checkout has them under baselines/hyperparams/)")
+        shipped = sorted(p.name for p in CONFIGS_DIR.glob("*.yml"))
+        raise HyperparamsError(f"no hyperparameter file {path} for {framework} {algo!r}: pass --hyperparams "
+                               f"with a file or a folder of ALGO.yml files (envzoo ships {', '.join(shipped)})")
     try:
         blocks = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as error:

@@ -3,7 +3,7 @@
 Single-agent ids train on the Gymnasium env, PettingZoo ids on RLlib's
 ``ParallelPettingZooEnv`` with one policy shared by every agent (``multi_agent_policies:
 shared``) or one per agent (``per-agent``). Hyperparameters come from
-``baselines/hyperparams/rllib-ppo.yml``; its algorithm keys go to ``PPOConfig.training``. The
+``envzoo/train/configs/rllib-ppo.yml``; its algorithm keys go to ``PPOConfig.training``. The
 budget counts agent steps, as Stable-Baselines3's parameter sharing does (one step per agent per
 parallel step). Rewards are divided by ``reward_scale`` while training, as with SB3. The run
 itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
@@ -24,17 +24,15 @@ import numpy as np
 import envzoo
 from envzoo.core.extras import require
 from envzoo.core.policy import Policy
-from envzoo.leaderboard.results import RunResult
 from envzoo.train.hyperparams import TrainConfig
-from envzoo.train.runs import TrainingError, connect_ray, require_scalar_reward, train_run
+from envzoo.train.runs import LearnerFactory, TrainingError, connect_ray, require_scalar_reward
 
 ALGORITHMS = ("ppo",)
 
 
-def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path, resume: bool = False,
-          log=print) -> RunResult:
-    """Train RLlib's ``algo`` on ``env_id`` with ``config``, checkpointing into ``run_dir``; the result."""
-    entry = envzoo.env_info(env_id)
+def learner_factory(entry, algo: str, seed: int, config: TrainConfig) -> LearnerFactory:
+    """What makes RLlib's ``algo`` learners on ``entry`` with ``config``; a TrainingError when they
+    cannot train it, before anything is built."""
     if algo not in ALGORITHMS:
         raise TrainingError(f"envzoo trains RLlib's {', '.join(ALGORITHMS)}; got {algo!r}")
     require_scalar_reward(entry)
@@ -45,8 +43,7 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
     if config.torch_threads is not None:
         raise TrainingError("torch_threads is envzoo's key for Stable-Baselines3; RLlib sets its workers' threads "
                             "itself: remove it from the RLlib hyperparameter block")
-    return train_run(entry.id, algo, "rllib", seed, config, run_dir, partial(RLlibLearner, entry, seed, config),
-                     resume, log)
+    return partial(RLlibLearner, entry, seed, config)
 
 
 class RLlibLearner:

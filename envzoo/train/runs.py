@@ -3,7 +3,8 @@
 leaderboard's seeds and return the run's :class:`~envzoo.leaderboard.results.RunResult`.
 
 A library plugs in as a :class:`Learner` (``envzoo.train.sb3``, ``envzoo.train.rllib``). The run
-folder holds the learner's checkpoint and ``state.json`` (the curve so far and the time spent),
+folder holds the learner's last checkpoint and ``state.json`` (the curve so far, the time spent
+and the checkpoint's folder, saved so that a process killed at any moment leaves a complete one),
 so that ``resume=True`` goes on from the last checkpoint: the continued run has the same
 configuration, not the same random stream as an uninterrupted one.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import importlib
 import json
 import platform
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -30,8 +32,10 @@ from envzoo.leaderboard.results import EVAL_SEED, CurvePoint, RunResult
 from envzoo.train.evaluation import evaluation, reference_evaluations
 from envzoo.train.hyperparams import TrainConfig
 
-#: The libraries ``envzoo train --framework`` offers, and the modules with their ``train``.
+#: The libraries ``envzoo train --framework`` offers, and the modules with their ``learner_factory``.
 FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
+#: The run folder's record of the curve so far, the time spent and the last checkpoint's folder.
+STATE_FILE = "state.json"
 #: Libraries whose versions a result file records.
 LIBRARIES = ("envzoo", "gymnasium", "pettingzoo", "stable-baselines3", "ray", "torch", "numpy")
 
@@ -64,11 +68,22 @@ class Learner(Protocol):
 LearnerFactory = Callable[[Path | None], Learner]
 
 
-def trainer(framework: str) -> Callable[..., RunResult]:
-    """``train(env_id, algo, seed, config, run_dir, resume, log)`` of ``framework``'s module."""
+def check(env_id: str, algo: str, framework: str, seed: int, config: TrainConfig) -> LearnerFactory:
+    """Everything a run checks before it trains (the id's extra, the seed, the algorithm against the
+    action space, the settings): a TrainingError now; else the factory of the run's learners."""
     if framework not in FRAMEWORKS:
         raise TrainingError(f"unknown framework {framework!r}; one of {', '.join(FRAMEWORKS)}")
-    return importlib.import_module(FRAMEWORKS[framework]).train
+    entry = envzoo.env_info(env_id)
+    entry.require_extra()
+    check_seed(seed, config)
+    return importlib.import_module(FRAMEWORKS[framework]).learner_factory(entry, algo, seed, config)
+
+
+def train(env_id: str, algo: str, framework: str, seed: int, config: TrainConfig, run_dir: Path,
+          resume: bool = False, log=print) -> RunResult:
+    """Train ``framework``'s ``algo`` on ``env_id`` with ``config``, checkpointing into ``run_dir``; the result."""
+    make_learner = check(env_id, algo, framework, seed, config)
+    return train_run(env_id, algo, framework, seed, config, run_dir, make_learner, resume, log)
 
 
 def check_seed(seed: int, config: TrainConfig) -> None:
@@ -81,12 +96,12 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
               make_learner: LearnerFactory, resume: bool = False, log=print) -> RunResult:
     """Train with the learner ``make_learner`` builds, checkpointing into ``run_dir``; the result."""
     entry = envzoo.env_info(env_id)
-    check_seed(seed, config)
     run_dir = Path(run_dir)
-    checkpoint, state_file = run_dir / "checkpoint", run_dir / "state.json"
+    state_file = run_dir / STATE_FILE
     if resume and state_file.is_file():
-        learner = make_learner(checkpoint)
         state = json.loads(state_file.read_text())
+        checkpoint = run_dir / state["checkpoint"]
+        learner = make_learner(checkpoint)
         curve = [CurvePoint(**point) for point in state["curve"]]
         log(f"resuming {entry.id} {algo} seed {seed} at {learner.timesteps:,} steps from {checkpoint}")
     else:
@@ -101,9 +116,8 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
             learner.learn(min(chunk, config.n_timesteps - learner.timesteps))
             returns = np.array(evaluation(entry.id, learner.policy, eval_kwargs, config.curve_episodes).returns)
             curve.append(CurvePoint(learner.timesteps, float(returns.mean()), float(returns.std())))
-            learner.save(checkpoint)
-            state_file.write_text(json.dumps({"curve": [asdict(p) for p in curve],
-                                              "wall_seconds": time.perf_counter() - started}))
+            save_checkpoint(learner, run_dir, {"curve": [asdict(p) for p in curve],
+                                               "wall_seconds": time.perf_counter() - started})
             log(f"{entry.id} {algo} seed {seed}: {learner.timesteps:,}/{config.n_timesteps:,} steps, evaluation "
                 f"return {curve[-1].mean_return:.4g} ± {curve[-1].std_return:.2g} "
                 f"({time.perf_counter() - started:.0f} s)")
@@ -116,6 +130,21 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
         env_kwargs=config.env_kwargs, eval_env_kwargs=config.eval_env_kwargs, hyperparams=asdict(config),
         versions=versions(), wall_seconds=wall_seconds, curve=tuple(curve), evaluation=final,
         references=reference_evaluations(entry.id, eval_kwargs, config.eval_episodes), constraint=entry.constraint)
+
+
+def save_checkpoint(learner: Learner, run_dir: Path, state: dict) -> None:
+    """Save ``learner`` into a new folder ``checkpoint-STEPS``, then point the state file at it
+    (written whole: a rename) and remove the older checkpoints. A process killed at any moment
+    leaves a state file that names a complete checkpoint."""
+    name = f"checkpoint-{learner.timesteps}"
+    shutil.rmtree(run_dir / name, ignore_errors=True)  # a half-written one of a killed process
+    learner.save(run_dir / name)
+    written = run_dir / f"{STATE_FILE}.partial"
+    written.write_text(json.dumps({**state, "checkpoint": name}))
+    written.replace(run_dir / STATE_FILE)
+    for old in run_dir.glob("checkpoint*"):
+        if old.name != name:
+            shutil.rmtree(old)
 
 
 def action_space(entry):
@@ -143,13 +172,14 @@ def versions() -> dict[str, str]:
     return found
 
 
-def run_folder(env_id: str, framework: str, algo: str, seed: int) -> Path:
-    """Where a run keeps its checkpoints unless told otherwise: ``runs/NAME/FRAMEWORK-ALGO-seedS``."""
-    return Path("runs") / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
+def run_folder(env_id: str, framework: str, algo: str, seed: int, root: Path = Path("runs")) -> Path:
+    """Where a run keeps its checkpoints unless told otherwise: ``root/NAME/FRAMEWORK-ALGO-seedS``."""
+    return Path(root) / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
 
 
 def connect_ray(address: str | None = None) -> None:
-    """Connect to the Ray cluster at ``address``, or start Ray on this machine when it is None."""
+    """Connect to the Ray cluster at ``address`` (``auto``: the one running on this machine), or
+    start a Ray of this process's own when it is None, even beside a cluster already running here."""
     ray = require("rllib", "ray")
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        ray.init(address=address or "local", include_dashboard=False, log_to_driver=False)

@@ -22,11 +22,10 @@ import numpy as np
 import envzoo
 from envzoo.core.extras import require
 from envzoo.core.policy import MaskedTrainedPolicy, TrainedPolicy
-from envzoo.leaderboard.results import RunResult
 from envzoo.registry import load_attr
 from envzoo.text.choice import AdmissibleChoice, AdmissibleChoicePolicy, offers_admissible_commands
 from envzoo.train.hyperparams import TrainConfig
-from envzoo.train.runs import TrainingError, action_space, require_scalar_reward, train_run
+from envzoo.train.runs import LearnerFactory, TrainingError, action_space, require_scalar_reward
 
 VecEnvWrapper = require("train", "stable_baselines3.common.vec_env").VecEnvWrapper
 #: The observation statistics' file in a checkpoint folder (normalize_observations).
@@ -45,10 +44,9 @@ ALGORITHMS = {
 }
 
 
-def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path, resume: bool = False,
-          log=print) -> RunResult:
-    """Train ``algo`` on ``env_id`` with ``config``, checkpointing into ``run_dir``; the result."""
-    entry = envzoo.env_info(env_id)
+def learner_factory(entry, algo: str, seed: int, config: TrainConfig) -> LearnerFactory:
+    """What makes ``algo``'s learners on ``entry`` with ``config``; a TrainingError when they cannot
+    train it (algorithm, action space, settings), before anything is built."""
     space = action_space(entry)
     choice = _admissible_choice(entry, algo, space)
     algorithm = _algorithm(entry, algo, space, choice)
@@ -57,9 +55,7 @@ def train(env_id: str, algo: str, seed: int, config: TrainConfig, run_dir: Path,
                             "multi_agent_policies: shared, or train with --framework rllib")
     if config.lagrangian and algo != "ppo-lagrangian":
         raise TrainingError(f"the block's 'lagrangian' settings are for --algo ppo-lagrangian, not {algo}")
-    return train_run(entry.id, algo, "sb3", seed, config, run_dir,
-                     partial(SB3Learner, entry, algorithm, seed, config, choice=choice,
-                             lagrangian=algo == "ppo-lagrangian"), resume, log)
+    return partial(SB3Learner, entry, algorithm, seed, config, choice=choice, lagrangian=algo == "ppo-lagrangian")
 
 
 class SB3Learner:

@@ -187,3 +187,70 @@ def test_action_repeat_reaches_the_game(engine):
         assert abs(stepped[0] - x) == pytest.approx(4 / 11, abs=1e-5)  # two cells of 2/11 each
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("make", [lambda: ChaseEnv(engine="python"), lambda: ChaseSquadEnv(engine="python", n_agents=2)])
+def test_making_a_chase_env_starts_no_game_and_the_first_reset_starts_it_with_its_seed(make, monkeypatch):
+    launched, popen = [], subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **kwargs: launched.append(command) or popen(command,
+                                                                                                         **kwargs))
+    env = make()
+    try:
+        assert launched == [] and env._game.bridge is None
+        env.reset(seed=5)
+        env.reset()
+        assert len(launched) == 1 and "--env_seed=5" in launched[0]
+    finally:
+        env.close()
+
+
+def test_a_game_that_is_not_the_declared_one_is_refused_at_its_first_reset():
+    from envzoo.godot.parallel import GodotParallelEnv
+    from envzoo.godot.sim import chase_info
+
+    env = GodotParallelEnv(FAKE + ["--n_agents=2"], game_info=chase_info(3))
+    with pytest.raises(GodotProtocolError, match="not the one declared"):
+        env.reset(seed=1)
+    assert env._game.bridge is None  # and that game is ended
+
+
+@pytest.mark.parametrize("engine", ["python", pytest.param("godot", marks=needs_engine)])
+def test_an_env_dropped_without_close_leaves_no_defunct_game(engine):
+    import gc
+
+    env = ChaseEnv(engine=engine)
+    env.reset(seed=1)
+    pid = env._game.bridge.process.pid
+    del env
+    gc.collect()
+    with pytest.raises(ChildProcessError):  # no child of that pid left: ended and reaped, not a zombie
+        os.waitpid(pid, os.WNOHANG)
+
+
+# A process that becomes the subreaper of what it starts (Linux's PR_SET_CHILD_SUBREAPER), then
+# runs a Python that leaves a game running at exit: the game comes back to it as an orphan
+# unless that Python ended and reaped it on the way out.
+AT_EXIT = """
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+left = ("from envzoo.godot.env import ChaseEnv; env = ChaseEnv(engine=%r); env.reset(seed=1); "
+        "print(env._game.bridge.process.pid)")
+pid = int(subprocess.run([sys.executable, "-c", left % sys.argv[1]], capture_output=True, text=True,
+                         check=True).stdout.split()[-1])
+time.sleep(0.5)
+try:
+    os.waitpid(pid, os.WNOHANG)
+except ChildProcessError:
+    print("reaped")
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    print("orphaned")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses Linux's PR_SET_CHILD_SUBREAPER")
+@pytest.mark.parametrize("engine", ["python", pytest.param("godot", marks=needs_engine)])
+def test_a_game_left_running_at_exit_is_ended_and_reaped(engine):
+    done = subprocess.run([sys.executable, "-c", AT_EXIT, engine], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split()[-1:] == ["reaped"], done.stdout + done.stderr[-2000:]

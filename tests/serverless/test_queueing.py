@@ -55,15 +55,25 @@ def test_mm_c_waiting_time_matches_erlang_c(servers, arrival_rate):
     assert sojourn == pytest.approx(simulated + 1.0, abs=4 * standard_error + 0.05)
 
 
-def test_mm_10_at_the_default_tick_is_within_two_percent_of_erlang_c():
-    """The default dt = 0.1 s: M/M/10 at 80 % load (arrivals 8/s, mean service 1 s)."""
-    instances = 64
+@pytest.mark.slow
+def test_mm_10_at_the_default_tick_is_in_system_within_one_percent_of_erlang_c_and_waits_5_percent_less():
+    """The default dt = 0.1 s: M/M/10 at 80 % load (arrivals 8/s, mean service 1 s), 256 queues
+    of 20 minutes (benchmarks/serverless_erlang_c.py: the same at several dt)."""
+    instances = 256
     sim = ServerlessSim(fixed_pool(10, dt=SimParams().dt), {"kind": "constant", "rate": 8.0}, instances)
     sim.reset(np.arange(instances), np.arange(1, instances + 1, dtype=np.uint64) * 7919)
-    totals = run(sim, steps=60, concurrency=1, skip=5)
+    totals = run(sim, steps=120, concurrency=1, skip=5)
     sojourn = totals["request_seconds"].sum() / totals["admitted"].sum()
     theory = 1.0 + erlang_c_wait(10, 8.0, 1.0)
-    assert sojourn == pytest.approx(theory, rel=0.02), (sojourn, theory)
+    assert sojourn == pytest.approx(theory, rel=0.01), (sojourn, theory)
+    # The wait alone is low, as the docstring says: geometric service in ticks has 1 − μ·dt = 0.9 of
+    # the exponential's variance, and M/G/c waits (1 + C²) / 2 as long (Allen–Cunneen): about 5 %
+    # less. Measured 4.8 % ± 1.0 % less here; 3 standard errors either side of that.
+    wait = totals["queue_seconds"].sum() / totals["admitted"].sum()
+    per_queue = totals["queue_seconds"][:, 0] / totals["admitted"][:, 0]
+    standard_error = per_queue.std(ddof=1) / np.sqrt(instances) / erlang_c_wait(10, 8.0, 1.0)
+    gap = wait / erlang_c_wait(10, 8.0, 1.0) - 1
+    assert -0.048 - 3 * standard_error < gap < -0.048 + 3 * standard_error and gap < -0.015, (gap, standard_error)
     # The fraction of requests that waited is Erlang C's probability of waiting, up to the tick.
     waited = totals["waited"].sum() / totals["admitted"].sum()
     waiting_probability = erlang_c_wait(10, 8.0, 1.0) * (10 * 1.0 - 8.0)

@@ -4,6 +4,11 @@ PettingZoo id (shared and per-agent policies), checkpoints and resume, and a swe
 Needs the ``rllib`` extra, whose Ray pins ``gymnasium==1.2.2``: CI runs this file in a second
 virtual environment with that Gymnasium (see ``.ci/run``)."""
 
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("ray.rllib")
@@ -29,9 +34,10 @@ envzoo/MarketMakingArena-v1:
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
+    """A Ray of the tests' own, even where a Ray cluster runs on this machine (address "local")."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -71,20 +77,103 @@ def test_rllib_trains_a_pettingzoo_id(tmp_path, env_id):
     assert result.references["random"].seeds == result.evaluation.seeds
 
 
-def test_a_sweep_runs_seeds_as_ray_tasks(tmp_path, monkeypatch):
+SB3_HYPERPARAMS = """
+default:
+  n_timesteps: 256
+  eval_episodes: 2
+  curve_points: 2
+  curve_episodes: 1
+  n_steps: 128
+  batch_size: 64
+envzoo/Serverless-v1:
+  n_steps: 0
+"""
+
+
+@pytest.fixture
+def sb3_hyperparams(tmp_path):
+    folder = tmp_path / "hyperparams"
+    folder.mkdir()
+    (folder / "ppo.yml").write_text(SB3_HYPERPARAMS)
+    return folder
+
+
+def test_a_sweep_writes_the_runs_that_finish_and_names_the_one_that_failed(tmp_path, sb3_hyperparams, capsys):
+    # Serverless-v1's block breaks PPO (n_steps 0) only once it is built: that run fails, the others go on.
+    assert main(["sweep", "--ids", "envzoo/MarketMakingAS-v1", "envzoo/Serverless-v1", "--algos", "ppo",
+                 "--seeds", "0", "1", "--hyperparams", str(sb3_hyperparams), "--results", str(tmp_path / "results"),
+                 "--runs-dir", str(tmp_path / "runs")]) == 2
+    out, err = capsys.readouterr()
+    assert [(r.env_id, r.seed) for r in collect(tmp_path / "results")] == [("envzoo/MarketMakingAS-v1", 0),
+                                                                          ("envzoo/MarketMakingAS-v1", 1)]
+    assert "2 of 4 runs failed (the other 2 result files are written)" in err
+    assert "envzoo/Serverless-v1 sb3-ppo seed 0" in err and "n_steps" in err
+    # Progress while the runs trained, and the checkpoints under --runs-dir.
+    assert "envzoo/MarketMakingAS-v1 ppo seed 1: 128/256 steps" in out
+    assert (tmp_path / "runs" / "MarketMakingAS-v1" / "sb3-ppo-seed1" / "state.json").is_file()
+
+
+@pytest.mark.parametrize("argument, message", [
+    (["--seeds", "0", "10000"], "seed must be in [0, 9999)"),
+    (["--ids", "envzoo/MarketMakingAS-v1", "envzoo/Nope-v0"], "Nope-v0"),
+    (["--algos", "ppo", "sac"], "sb3-sac seed 0: SAC needs a Box action space"),
+])
+def test_a_sweep_checks_every_run_before_any_starts(tmp_path, sb3_hyperparams, capsys, argument, message):
+    command = {"--ids": ["envzoo/Serverless-v1"], "--algos": ["ppo"], "--seeds": ["0"], **{argument[0]: argument[1:]}}
+    (sb3_hyperparams / "sac.yml").write_text(SB3_HYPERPARAMS)
+    assert main(["sweep", *[word for key, values in command.items() for word in (key, *values)], "--hyperparams",
+                 str(sb3_hyperparams), "--results", str(tmp_path / "results"), "--runs-dir",
+                 str(tmp_path / "runs")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()  # nothing started
+
+
+def test_a_sweep_takes_one_file_only_for_one_algorithm(tmp_path, sb3_hyperparams, capsys):
+    assert main(["sweep", "--ids", "envzoo/Serverless-v1", "--algos", "ppo", "a2c", "--hyperparams",
+                 str(sb3_hyperparams / "ppo.yml")]) == 2
+    assert "give a folder with a file per algorithm" in capsys.readouterr().err
+
+
+def test_a_sweep_run_whose_worker_dies_resumes_from_its_last_checkpoint(tmp_path, sb3_hyperparams):
+    import signal
+
     from envzoo.train import sweep
 
-    monkeypatch.setattr(sweep, "config_for", _tiny_config_for(tmp_path))
-    runs = sweep.plan(["envzoo/MarketMakingAS-v1"], ["ppo"], ["sb3"], [0, 1], timesteps=256)
-    written = sweep.sweep(runs, tmp_path / "results", run_root=tmp_path, log=lambda line: None)
-    assert sorted(path.name for path in written) == ["sb3-ppo-seed0.json", "sb3-ppo-seed1.json"]
-    assert [r.seed for r in collect(tmp_path / "results")] == [0, 1]
+    (sb3_hyperparams / "ppo.yml").write_text(SB3_HYPERPARAMS.replace("curve_points: 2", "curve_points: 8"))
+    [run] = sweep.plan(["envzoo/MarketMakingAS-v1"], ["ppo"], ["sb3"], [0], timesteps=1024,
+                       hyperparams=sb3_hyperparams)
+    state_file = tmp_path / "runs" / "MarketMakingAS-v1" / "sb3-ppo-seed0" / "state.json"
+    lines, killed = [], {}
+
+    def log(line):  # the driver's: kill the task's worker once the run has saved a checkpoint
+        lines.append(line)
+        if not killed and state_file.is_file():
+            killed["curve"] = json.loads(state_file.read_text())["curve"]
+            os.kill(_worker_running("train_spec"), signal.SIGKILL)
+
+    [path] = sweep.sweep([run], tmp_path / "results", tmp_path / "runs", log=log)
+    [result] = collect(tmp_path / "results")
+    assert killed and any(line.startswith("resuming envzoo/MarketMakingAS-v1 ppo seed 0 at ") for line in lines)
+    assert [asdict(point) for point in result.curve[:len(killed["curve"])]] == killed["curve"]
+    assert result.timesteps >= 1024 and len(result.curve) == 8 and problems(result) == []
 
 
-def _tiny_config_for(tmp_path):
-    from envzoo.train.hyperparams import config_for
+def _worker_running(function: str) -> int:
+    """The pid of this process's Ray worker executing ``function`` (Ray titles it
+    ``ray::FUNCTION``; the workers descend from the Ray this process started)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().startswith(f"ray::{function}".encode()) and _descends_from_us(cmdline.parent):
+                return int(cmdline.parent.name)
+        except OSError:  # a process that ended meanwhile
+            continue
+    raise AssertionError(f"no Ray worker of this process runs {function}")
 
-    path = tmp_path / "ppo.yml"
-    path.write_text("default:\n  n_timesteps: 256\n  eval_episodes: 2\n  curve_points: 1\n  curve_episodes: 1\n"
-                    "  n_steps: 128\n  batch_size: 64\n")
-    return lambda env_id, algo, path_=None, framework="sb3": config_for(env_id, algo, path, framework)
+
+def _descends_from_us(process: Path) -> bool:
+    pid = int(process.name)
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    return False

@@ -2,6 +2,7 @@
 checkpoints and resume, the tables, and the errors of runs that cannot be trained."""
 
 import json
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -12,6 +13,9 @@ from envzoo.leaderboard.results import collect, problems
 from envzoo.train.hyperparams import HyperparamsError, config_for
 
 pytest.importorskip("stable_baselines3")
+
+#: The studies of baselines/README.md: hyperparameter files for `envzoo train --hyperparams FILE`.
+STUDIES_DIR = Path(__file__).resolve().parents[2] / "baselines" / "studies"
 
 HYPERPARAMS = """
 default:
@@ -24,6 +28,13 @@ default:
 envzoo/ServerlessCluster-v1:
   env_kwargs: {max_cycles: 40}
 """
+
+
+def last_checkpoint(run_dir):
+    """The checkpoint folder the run folder's state file names (the only one left)."""
+    [folder] = run_dir.glob("checkpoint*")
+    assert json.loads((run_dir / "state.json").read_text())["checkpoint"] == folder.name
+    return folder
 
 
 @pytest.fixture
@@ -94,19 +105,35 @@ def test_hyperparameter_blocks_override_the_default_and_bad_ones_are_named(tmp_p
         config_for("envzoo/Serverless-v1", "ppo", tmp_path / "missing.yml")
 
 
+def test_every_seed_is_checked_before_the_first_run_trains(tmp_path, hyperparams, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the runs' folders would go
+    assert main(["train", "envzoo/Serverless-v1", "--algo", "ppo", "--hyperparams", str(hyperparams), "--seed", "0",
+                 "10000", "--results", str(tmp_path / "results")]) == 2
+    assert "seed must be in [0, 9999)" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists() and not (tmp_path / "runs").exists()
+
+
+def test_hyperparams_takes_a_folder_of_files_named_by_algorithm(tmp_path):
+    (tmp_path / "a2c.yml").write_text("default:\n  n_timesteps: 7\n")
+    (tmp_path / "rllib-ppo.yml").write_text("default:\n  n_timesteps: 9\n")
+    assert config_for("envzoo/Serverless-v1", "a2c", tmp_path).n_timesteps == 7
+    assert config_for("envzoo/Serverless-v1", "ppo", tmp_path, "rllib").n_timesteps == 9
+    with pytest.raises(HyperparamsError, match=r"no hyperparameter file .*ppo\.yml for sb3 'ppo'"):
+        config_for("envzoo/Serverless-v1", "ppo", tmp_path)
+
+
 def test_every_shipped_hyperparameter_file_reads_for_every_id_it_names():
     import yaml
 
     import envzoo
-    from envzoo.train.hyperparams import HYPERPARAMS_DIR
+    from envzoo.train.hyperparams import CONFIGS_DIR
 
-    for path in sorted(HYPERPARAMS_DIR.glob("*.yml")):
+    for path in sorted(CONFIGS_DIR.glob("*.yml")):
         for env_id in yaml.safe_load(path.read_text()):
             if env_id != "default":
                 envzoo.env_info(env_id)  # a misspelled id raises
                 assert config_for(env_id, path.stem).n_timesteps > 0
-    # The studies of baselines/README.md: PPO configurations of `envzoo train --hyperparams FILE`.
-    studies = sorted((HYPERPARAMS_DIR.parent / "studies").glob("*.yml"))
+    studies = sorted(STUDIES_DIR.glob("*.yml"))
     assert studies
     for path in studies:
         for env_id in yaml.safe_load(path.read_text()):
@@ -166,9 +193,8 @@ def test_the_dispatch_study_runs_the_optic_er_like_preset():
     import yaml
 
     from envzoo.dispatch.params import OPTIC_ER_LIKE
-    from envzoo.train.hyperparams import HYPERPARAMS_DIR
 
-    study = yaml.safe_load((HYPERPARAMS_DIR.parent / "studies" / "dispatch-optic-er.yml").read_text())
+    study = yaml.safe_load((STUDIES_DIR / "dispatch-optic-er.yml").read_text())
     as_lists = {name: np.asarray(value).tolist() for name, value in OPTIC_ER_LIKE.items()}
     assert study["default"]["env_kwargs"] == as_lists
 
@@ -220,7 +246,7 @@ def test_a_pettingzoo_id_trains_with_normalized_actions_and_observations_and_res
     path.write_text(HYPERPARAMS + "envzoo/Bazaar-v0:\n  normalize_actions: true\n  normalize_observations: true\n"
                     "  env_kwargs: {max_cycles: 20}\n")
     assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--timesteps", "128") == 0
-    checkpoint = tmp_path / "run" / "Bazaar-v0" / "checkpoint"
+    checkpoint = last_checkpoint(tmp_path / "run" / "Bazaar-v0")
     statistics = pickle.loads((checkpoint / "observation_statistics.pkl").read_bytes())
     assert statistics.obs_rms.count > 100  # the running statistics saw the training observations
     assert _train(tmp_path, path, "envzoo/Bazaar-v0", "--resume") == 0
@@ -274,7 +300,7 @@ def test_ppo_lagrangian_trains_a_constrained_id_and_resumes_with_its_multiplier(
                      "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run"), *extra])
 
     assert train() == 0
-    saved = json.loads((tmp_path / "run" / "checkpoint" / "lagrange_multiplier.json").read_text())["value"]
+    saved = json.loads((last_checkpoint(tmp_path / "run") / "lagrange_multiplier.json").read_text())["value"]
     assert saved > 0  # random play overspends the limit, so the multiplier rose
     assert train("--timesteps", "512", "--resume") == 0
     [result] = collect(tmp_path / "results")
