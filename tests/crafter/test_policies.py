@@ -12,7 +12,7 @@ from envzoo.crafter.policies import CooperativeTeam, TechTree
 
 
 def test_the_tech_tree_player_collects_a_diamond():
-    env = gym.make("envzoo/Crafter-v0")
+    env = gym.make("envzoo/Crafter-v1")
     policy = TechTree(env)
     observation, info = env.reset(seed=7)
     policy.reset(7)
