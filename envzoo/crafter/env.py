@@ -26,7 +26,7 @@ class CrafterEnv(TaskEnv):
     Where it differs from the ``crafter`` package: the terrain's noise (OpenSimplex, as
     Crafter's) and chances come from the seed through envzoo's own streams, so the same seed
     gives a different map, drawn from the same distribution of maps (the same recipe and
-    thresholds; each material's share within 3 % of crafter's, see
+    thresholds; each material's share within 2 % of crafter's, see
     :mod:`envzoo.crafter.worldgen`); random draws come from counter-based streams (one per object per step) rather than one
     shared ``RandomState``; objects update in slot order (the player first) rather than in order
     of creation; every chunk is balanced (Crafter balances only chunks that have held an object);
@@ -114,9 +114,10 @@ class CrafterEnv(TaskEnv):
     ## Version History
 
     - v1: the world's fields are OpenSimplex noise, Crafter's own (v0's gradient noise, scaled to
-      its spread, had thinner tails and smaller features: 8 % less water, 10 % more sand, 18 %
-      less lava and 13 % less iron than crafter 1.8.3's worlds); every material's share now
-      matches crafter's (``tests/crafter/test_world.py``), and the same seed gives a new map.
+      its spread, had thinner tails and smaller features: 9 % less water, 13 % more sand, 18 %
+      less lava and 10 % less iron than crafter 1.8.3's worlds); every material's share and
+      every creature's count now match crafter's within 2 % (``tests/crafter/test_world.py``),
+      and the same seed gives a new map.
     - v0: initial version.
     """
 

@@ -99,9 +99,10 @@ class MultiCrafterEnv(TaskParallelEnv):
     ## Version History
 
     - v1: the world's fields are OpenSimplex noise, Crafter's own (v0's gradient noise, scaled to
-      its spread, had thinner tails and smaller features: 8 % less water, 10 % more sand, 18 %
-      less lava and 13 % less iron than crafter 1.8.3's worlds); every material's share now
-      matches crafter's (``tests/crafter/test_world.py``), and the same seed gives a new map.
+      its spread, had thinner tails and smaller features: 9 % less water, 13 % more sand, 18 %
+      less lava and 10 % less iron than crafter 1.8.3's worlds); every material's share and
+      every creature's count now match crafter's within 2 % (``tests/crafter/test_world.py``),
+      and the same seed gives a new map.
     - v0: initial version.
     """
 
