@@ -9,10 +9,10 @@ players) and skeletons (in tunnels) are placed, at Crafter's rates.
 The fields are Crafter's too: OpenSimplex noise (:mod:`envzoo.crafter.noise`) at the same sizes
 and the same ``z`` per field, with its permutation of a seed drawn as Crafter draws it, so the
 values, the feature sizes and the likeness of fields with nearby ``z`` are Crafter's. (Until
-Crafter-v1 they were gradient noise scaled to OpenSimplex's spread: its thinner tails, 11 % less
-area above 0.35, gave 18 % less lava and 10 % less iron, and its smaller features, a correlation
-of 0.31 against 0.49 half a unit away, 9 % less water, 10 % less path, 13 % more sand, and
-shares that varied from world to world about 60 % as much as Crafter's.) Where it differs: the
+Crafter-v1 they were gradient noise scaled to OpenSimplex's spread, with thinner tails, 11 % less
+area above 0.35, and smaller features, a correlation of 0.31 against 0.49 half a unit away: 9 %
+less water, 10 % less path, 13 % more sand, 18 % less lava, 10 % less iron, and shares that
+varied from world to world about 60 % as much as Crafter's.) Where it differs: the
 noise's seed and each cell's chances come from the counter-based stream of
 :mod:`envzoo.core.rng` (so a row's world does not depend on the batch it is made in), not from
 one ``RandomState`` in cell order. The same seed therefore gives a different map than the

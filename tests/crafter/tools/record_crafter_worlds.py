@@ -6,8 +6,11 @@ and this writes, per material and per creature, the mean and standard deviation 
 share of the map (its count for creatures) and, for the rare ones, how many worlds hold each count.
 The test compares envzoo's worlds with this table, so the test needs no ``crafter``.
 
-    pip install crafter==1.8.3
-    python tests/crafter/tools/record_crafter_worlds.py --worlds 3000
+In a virtualenv of its own: opensimplex 0.4.5.1 (crafter's noise) installs a top-level
+``tests`` package that hides this repository's ``tests`` from ``from tests.crafter ...``.
+
+    python -m venv /tmp/crafter-venv && /tmp/crafter-venv/bin/pip install crafter==1.8.3 numpy
+    /tmp/crafter-venv/bin/python tests/crafter/tools/record_crafter_worlds.py --worlds 4000
 """
 
 from __future__ import annotations

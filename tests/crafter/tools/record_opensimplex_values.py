@@ -4,8 +4,11 @@ Writes the permutation that ``opensimplex.OpenSimplex(seed=0)`` draws and its ``
 points where Crafter's generator looks (x and y in [-2, 45], integer z in 0..8), so the test
 checks envzoo's noise against OpenSimplex's without ``opensimplex`` installed.
 
-    pip install opensimplex==0.4.5.1
-    python tests/crafter/tools/record_opensimplex_values.py
+In a virtualenv of its own: opensimplex 0.4.5.1 (crafter's noise) installs a top-level
+``tests`` package that hides this repository's ``tests`` from ``from tests.crafter ...``.
+
+    python -m venv /tmp/crafter-venv && /tmp/crafter-venv/bin/pip install opensimplex==0.4.5.1 numpy
+    /tmp/crafter-venv/bin/python tests/crafter/tools/record_opensimplex_values.py
 """
 
 from __future__ import annotations
