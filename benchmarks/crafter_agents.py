@@ -1,7 +1,7 @@
 """MultiCrafter's cooperative teams and Crafter's speed against the ``crafter`` package.
 
 1. Steps to the diamond: the scripted :class:`~envzoo.crafter.policies.CooperativeTeam` of 1, 2
-   and 6 players on ``MultiCrafter-v0`` over the same seeds (the same world for every team size),
+   and 6 players on ``MultiCrafter-v1`` over the same seeds (the same world for every team size),
    sharing what they find (``split=False``) or also splitting the tech tree (``split=True``:
    suppliers bring the crafter coal and iron),
    until a player collects a diamond, every player is dead or ``--max-steps`` have passed. The
@@ -11,7 +11,7 @@
    with two agents, 74 % with six.
 2. Speed: env-steps per second of the ``crafter`` package 1.8.3 (one env, random actions, its
    64 x 64 image observation; run in its own interpreter, ``--crafter-python``, since it needs the
-   old gym API) against envzoo's Crafter-v0 (one env, and the native vector env of ``--num-envs``,
+   old gym API) against envzoo's Crafter-v1 (one env, and the native vector env of ``--num-envs``,
    symbolic observations), rows taking turns (``side_by_side.py``).
 
 The crafter package goes in a side virtualenv (it pins nothing that matters here, but keeps the
@@ -111,7 +111,7 @@ def crafter_row(python: str, steps: int):
 
 
 def envzoo_single_row(steps: int):
-    env = gym.make("envzoo/Crafter-v0")
+    env = gym.make("envzoo/Crafter-v1")
     actions = np.random.default_rng(0).integers(0, 17, steps).tolist()
 
     def run() -> Run:
@@ -128,7 +128,7 @@ def envzoo_single_row(steps: int):
 
 
 def envzoo_vector_row(num_envs: int, steps: int):
-    envs = gym.make_vec("envzoo/Crafter-v0", num_envs=num_envs)
+    envs = gym.make_vec("envzoo/Crafter-v1", num_envs=num_envs)
     actions = np.random.default_rng(0).integers(0, 17, (steps, num_envs))
 
     def run() -> Run:
@@ -156,13 +156,13 @@ def main() -> None:
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
     if not args.skip_teams:
-        print(f"Steps to the first diamond, MultiCrafter-v0, CooperativeTeam, seeds 0-{args.seeds - 1}, "
+        print(f"Steps to the first diamond, MultiCrafter-v1, CooperativeTeam, seeds 0-{args.seeds - 1}, "
               f"cap {args.max_steps}:")
         print(team_table((1, 2, 6), range(args.seeds), args.max_steps))
     if not args.skip_speed:
         rows = {"crafter 1.8.3, one env": crafter_row(args.crafter_python, args.crafter_steps),
-                "envzoo Crafter-v0, one env": envzoo_single_row(args.single_steps),
-                f"envzoo Crafter-v0, native vector env of {args.num_envs}":
+                "envzoo Crafter-v1, one env": envzoo_single_row(args.single_steps),
+                f"envzoo Crafter-v1, native vector env of {args.num_envs}":
                     envzoo_vector_row(args.num_envs, args.vector_steps)}
         envzoo_vector_row(args.num_envs, 2)()  # compile and warm up before timing
         runs, skipped = measure(rows, args.repeats)

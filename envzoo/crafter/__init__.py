@@ -1,2 +1,2 @@
-"""The crafter domain: Crafter's open world (``Crafter-v0``) and several players sharing one
-(``MultiCrafter-v0``), on one batched, compiled simulator of Crafter's rules."""
+"""The crafter domain: Crafter's open world (``Crafter-v1``) and several players sharing one
+(``MultiCrafter-v1``), on one batched, compiled simulator of Crafter's rules."""

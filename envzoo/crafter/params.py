@@ -19,14 +19,14 @@ class CrafterParams:
         view: the (columns, rows) of the local view around a player (Crafter's 9 x 9 image
             shows 9 x 7 cells of the world above two rows of inventory).
         length: steps after which an episode is truncated (Crafter: 10000).
-        n_agents: players in the world (1 for ``Crafter-v0``; 1 to 8 for ``MultiCrafter-v0``).
+        n_agents: players in the world (1 for ``Crafter-v1``; 1 to 8 for ``MultiCrafter-v1``).
         message_tokens: tokens of each player's message per step (MultiCrafter; 0: no channel).
         vocabulary: tokens 0 .. vocabulary - 1 (0 is silence).
         gifts: whether a player may hand an item to the player it faces (MultiCrafter).
         max_objects: slots for creatures, arrows and saplings per world (a spawn finds none
             only beyond it).
         observation: ``"symbolic"`` (view codes, inventory, status) or ``"pixels"``
-            (Crafter's 64 x 64 RGB picture, drawn with envzoo's own sprites; Crafter-v0 only).
+            (Crafter's 64 x 64 RGB picture, drawn with envzoo's own sprites; Crafter-v1 only).
     """
 
     area: tuple[int, int] = (64, 64)
@@ -56,13 +56,13 @@ def _integer(name: str, value, low: int, high: int | None = None) -> int:
 
 def make_params(area=(64, 64), view=(9, 7), length: int = 10000, max_objects: int = 512,
                 observation: str = "symbolic") -> CrafterParams:
-    """The parameters of ``Crafter-v0`` (one player) from the env's keyword arguments, checked."""
+    """The parameters of ``Crafter-v1`` (one player) from the env's keyword arguments, checked."""
     return _checked(area, view, length, 1, 0, 2, False, max_objects, observation)
 
 
 def make_multi_params(n_agents: int = 2, area=(64, 64), view=(9, 7), length: int = 10000, message_tokens: int = 3,
                       vocabulary: int = 64, gifts: bool = True, max_objects: int = 512) -> CrafterParams:
-    """The parameters of ``MultiCrafter-v0`` from the env's keyword arguments, checked (its
+    """The parameters of ``MultiCrafter-v1`` from the env's keyword arguments, checked (its
     observations are symbolic: they carry the messages)."""
     return _checked(area, view, length, n_agents, message_tokens, vocabulary, gifts, max_objects, "symbolic")
 

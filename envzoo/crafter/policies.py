@@ -1,7 +1,7 @@
 """Reference policies of the crafter envs: a scripted player that survives and climbs the tech
-tree to the diamond (:class:`TechTree`, ``Crafter-v0``) and a team of them that share what they
+tree to the diamond (:class:`TechTree`, ``Crafter-v1``) and a team of them that share what they
 find through MultiCrafter's message channel and split the map between them, and optionally the
-tech tree (:class:`CooperativeTeam`, ``MultiCrafter-v0``).
+tech tree (:class:`CooperativeTeam`, ``MultiCrafter-v1``).
 
 A scripted player keeps a map of what it has seen (and, in a team, what its teammates told it),
 plans with breadth-first search over it (walking over grass, sand and paths, tunnelling through
@@ -14,7 +14,7 @@ is already within reach. What it needs but has not seen, it explores for: the ne
 cell, leaning toward the agent's own direction in a team.
 
 They read only their observations and the env's configuration (``env.unwrapped.params`` for the
-map's size and where Crafter puts the players at the start): in ``Crafter-v0`` a player does not
+map's size and where Crafter puts the players at the start): in ``Crafter-v1`` a player does not
 observe its place, and works it out from its moves (a move succeeds exactly when the cell ahead
 was free and walkable in its last view: the player acts before the creatures do).
 """
@@ -118,7 +118,7 @@ class _Player:
 
     # ------------------------------------------------------------------ what it knows
     def track(self, view, status):
-        """Work out the player's place without observing it (``Crafter-v0``): its last move
+        """Work out the player's place without observing it (``Crafter-v1``): its last move
         succeeded iff it was awake (or woke, rested) and the cell ahead was free and walkable in
         the view it acted on."""
         awake = not self.last_asleep or self.last_rested
@@ -476,7 +476,7 @@ class _Player:
 
 
 class TechTree(Policy):
-    """A scripted ``Crafter-v0`` player: survives and climbs the tech tree to the diamond (see the
+    """A scripted ``Crafter-v1`` player: survives and climbs the tech tree to the diamond (see the
     module docstring)."""
 
     def __init__(self, env):
@@ -495,7 +495,7 @@ class TechTree(Policy):
 
 
 class CooperativeTeam(Policy):
-    """Scripted ``MultiCrafter-v0`` players that share what they find and may split the tech tree.
+    """Scripted ``MultiCrafter-v1`` players that share what they find and may split the tech tree.
 
     Sharing: each tells the team one notable cell a step (water, coal, iron, diamonds, tables,
     furnaces, and cells mined out) as a message (view code + 1, x, y), adds what it hears to its

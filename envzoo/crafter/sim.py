@@ -140,7 +140,8 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
                messages, initial):
     n_agents = starts.shape[0]
     tunnels = np.zeros(material.shape[1:], np.bool_)
-    count = generate(key, element_seed(key, _WORLD_DRAW, 0), material[row], tunnels, spawns, distance)
+    noise_seed, chance_seed = element_seed(key, _WORLD_DRAW, 1), element_seed(key, _WORLD_DRAW, 0)
+    count = generate(noise_seed, chance_seed, material[row], tunnels, spawns, distance)
     occupant[row] = 0
     kind[row] = 0
     born[row] = 0

@@ -1,6 +1,6 @@
 """The decision problems over Crafter's world: :class:`CrafterTask` is one player per world, one
-world per row (``Crafter-v0`` and its native vector env); :class:`MultiCrafterTask` is one world
-whose players are the agents (``MultiCrafter-v0``). Both read the same simulator
+world per row (``Crafter-v1`` and its native vector env); :class:`MultiCrafterTask` is one world
+whose players are the agents (``MultiCrafter-v1``). Both read the same simulator
 (:class:`~envzoo.crafter.sim.CrafterSim`): observations (the local view, the inventory, the
 status, and for MultiCrafter the messages), Crafter's reward, the episode's end and the metrics."""
 
@@ -114,7 +114,7 @@ class _World:
 
 
 class CrafterTask(_World, Task):
-    """B worlds of one player each (``Crafter-v0`` and its native vector env)."""
+    """B worlds of one player each (``Crafter-v1`` and its native vector env)."""
 
     make_params = staticmethod(make_params)
     metrics_at_episode_end = True
@@ -154,7 +154,7 @@ class CrafterTask(_World, Task):
 
 
 class MultiCrafterTask(_World, AgentsTask):
-    """The players of one shared world (``MultiCrafter-v0``), one agent each."""
+    """The players of one shared world (``MultiCrafter-v1``), one agent each."""
 
     make_params = staticmethod(make_multi_params)
 

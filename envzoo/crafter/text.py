@@ -4,7 +4,7 @@ reply (:func:`format_action`, for examples in a prompt). The prompt says only wh
 observation holds, so a language model and a learning agent see the same world.
 
 A reply names one of Crafter's 17 actions (``move_left``, ``do``, ``place_table``, ...; spaces
-or underscores, any case). In ``MultiCrafter-v0`` it may add ``give=<item>`` (hand one unit to
+or underscores, any case). In ``MultiCrafter-v1`` it may add ``give=<item>`` (hand one unit to
 the player faced) and ``say=<t1> <t2> <t3>`` (the message tokens)::
 
     do
@@ -32,8 +32,8 @@ _SAY = re.compile(r"\bsay\s*[=:]\s*((?:\d+\s*)+)")
 
 
 def describe(env, observation, agent: str | None = None) -> str:
-    """The prompt for ``observation`` (a symbolic one) of a ``Crafter-v0`` env, or of ``agent``
-    of a ``MultiCrafter-v0`` env, ending with the reply format."""
+    """The prompt for ``observation`` (a symbolic one) of a ``Crafter-v1`` env, or of ``agent``
+    of a ``MultiCrafter-v1`` env, ending with the reply format."""
     params = env.unwrapped.params if agent is None else env.params
     if "view" not in observation:
         raise ValueError("describe needs a symbolic observation (observation='symbolic')")
@@ -95,8 +95,8 @@ def _nearest(view) -> list[str]:
 
 
 def parse_action(env, reply: str, agent: str | None = None):
-    """The action that ``reply`` gives: an int for ``Crafter-v0``, the [action, gift, tokens...]
-    array of ``agent`` for ``MultiCrafter-v0``. A reply without an action name (or with a gift or
+    """The action that ``reply`` gives: an int for ``Crafter-v1``, the [action, gift, tokens...]
+    array of ``agent`` for ``MultiCrafter-v1``. A reply without an action name (or with a gift or
     message that does not fit) raises :class:`InvalidActionError` saying what to write."""
     text = reply.lower()
     match = _ACTION_PATTERN.search(text)

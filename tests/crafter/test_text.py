@@ -15,7 +15,7 @@ from envzoo.crafter.text import SYMBOLS, describe, format_action, parse_action
 
 
 def test_prompt_holds_the_observation_and_actions_round_trip():
-    env = gym.make("envzoo/Crafter-v0")
+    env = gym.make("envzoo/Crafter-v1")
     observation, _ = env.reset(seed=0)
     prompt = describe(env, observation)
     grid = [line[2:] for line in prompt.splitlines() if line.startswith("  ")]

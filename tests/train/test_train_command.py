@@ -307,7 +307,7 @@ def test_ppo_lagrangian_trains_a_constrained_id_and_resumes_with_its_multiplier(
     assert result.algo == "ppo-lagrangian" and result.timesteps >= 512 and problems(result) == []
     assert result.constraint is not None
     for env_id, block, message in [
-            ("envzoo/Crafter-v0", "  lagrangian: {cost_limit: 1}\n", "one cost signal"),
+            ("envzoo/Crafter-v1", "  lagrangian: {cost_limit: 1}\n", "one cost signal"),
             ("envzoo/Promotion-v1", "", "needs a block 'lagrangian"),
     ]:
         path.write_text(HYPERPARAMS + f"{env_id}:\n{block}  n_timesteps: 64\n")
