@@ -293,19 +293,20 @@ def load_trajectory(env_id: str, policy: str, seed: int) -> Trajectory | None:
     with np.load(path) as stored:
         if prefix + "course" not in stored:
             return None
-        floats = {name[len(prefix) + 7:]: stored[name].astype(np.float64) for name in stored.files if name.startswith(prefix + "floats:")}
-        scales = {name[len(prefix) + 7:]: float(stored[name]) for name in stored.files
-                  if name.startswith(prefix + "scales:")}
-        return Trajectory(stored[prefix + "course"], floats, scales, {})
+        fields = [str(field) for field in stored[prefix + "fields"]]
+        values = np.split(stored[prefix + "values"].astype(np.float64), np.cumsum(stored[prefix + "counts"])[:-1])
+        return Trajectory(stored[prefix + "course"], dict(zip(fields, values)),
+                          dict(zip(fields, stored[prefix + "scales"].tolist())), {})
 
 
 def _case_prefix(name: str) -> str:
-    """``policy|seed|`` of a stored array's name (``policy|seed|course``, ``policy|seed|floats:...``)."""
+    """``policy|seed|`` of a stored array's name (``policy|seed|course``, ``policy|seed|values``)."""
     policy, seed, _ = name.split("|", 2)
     return f"{policy}|{seed}|"
 
 
 def _save_trajectories(env_id: str, new: dict[tuple[str, int], Trajectory]) -> None:
+    """Five arrays per case (few and large: a zip entry per field would weigh more than its data)."""
     path = _trajectory_file(env_id)
     arrays = {}
     if path.exists():
@@ -314,11 +315,14 @@ def _save_trajectories(env_id: str, new: dict[tuple[str, int], Trajectory]) -> N
             arrays = {name: stored[name] for name in stored.files if _case_prefix(name) not in replaced}
     for (policy, seed), recorded in new.items():
         prefix = f"{policy}|{seed}|"
+        fields = sorted(recorded.floats)
         arrays[prefix + "course"] = recorded.course
-        for field, values in recorded.floats.items():
-            # float32 keeps 6e-8 of each sum, far inside TOLERANCE of its field's scale
-            arrays[f"{prefix}floats:{field}"] = values.astype(np.float32)
-            arrays[f"{prefix}scales:{field}"] = np.float64(recorded.scales[field])
+        arrays[prefix + "fields"] = np.array(fields, dtype=str)
+        arrays[prefix + "counts"] = np.array([len(recorded.floats[field]) for field in fields], dtype=np.int64)
+        # float32 keeps 6e-8 of each sum, far inside TOLERANCE of its field's scale
+        arrays[prefix + "values"] = np.concatenate([recorded.floats[field] for field in fields] or
+                                                   [np.zeros((0, 2))]).astype(np.float32)
+        arrays[prefix + "scales"] = np.array([recorded.scales[field] for field in fields], dtype=np.float64)
     TRAJECTORIES.mkdir(exist_ok=True)
     np.savez_compressed(path, **dict(sorted(arrays.items())))
 
