@@ -1,5 +1,6 @@
-"""TextWorld-v0's decision problem: B TextWorld games, one per row, each drawn from the level's
-pool by the row's key; rewards from winning or from the walkthrough's remaining length."""
+"""TextWorld-v1's decision problem: B TextWorld games, one per row, each drawn from the pool (the
+level's generated games or the user's own) by the row's key; rewards from winning or from the
+walkthrough's remaining length."""
 
 from __future__ import annotations
 
@@ -20,13 +21,13 @@ MAX_OBSERVATION_LENGTH = 16384
 
 
 class TextWorldTask(GameTask):
-    """B TextWorld games; see ``TextWorld-v0``'s docstring."""
+    """B TextWorld games; see ``TextWorld-v1``'s docstring."""
 
     picture_title = "TEXTWORLD"
 
     def __init__(self, params: TextWorldParams, batch: int):
         if missing_modules("text"):
-            raise MissingExtraError("text", "textworld", "envzoo/TextWorld-v0")
+            raise MissingExtraError("text", "textworld", "envzoo/TextWorld-v1")
         super().__init__(params, batch)
         self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
         self.action_space = command_space()
@@ -46,7 +47,7 @@ class TextWorldTask(GameTask):
 
     def _start(self, row: int, index: int) -> None:
         game = self.games[row]
-        game.start(ensure_game(self.params, index))
+        game.start(self.params.games[index] if self.params.games else ensure_game(self.params, index))
         self.walkthroughs[row] = list(game.remaining)
         self.episodes[row] = (index, [])
         self.best[row] = 0.0
