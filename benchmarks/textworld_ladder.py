@@ -7,7 +7,7 @@ at least 10 commands long; the table goes in TextWorld-v1's docstring.
 Games are generated into the env's cache (about 2-10 s each, once) and played through
 ``games=[that file]``, so every game of a level is played, not a draw of the pool.
 
-    python benchmarks/textworld_ladder.py [--games 50] [--levels 1 2 3 4 5 6 7 8]
+    PYTHONPATH=. python benchmarks/textworld_ladder.py [--games 50] [--levels 1 2 3 4 5 6 7 8]
 """
 
 from __future__ import annotations
