@@ -15,8 +15,8 @@ class TextWorldEnv(TaskEnv):
     key from table``, ``go east``...). Games are generated offline with the Inform 7 compiler
     that TextWorld's wheel bundles, one per (family, level, index) from a fixed seed, and cached
     on disk (``cache_dir``): the first use of a game compiles it (2-20 s) and plays its
-    walkthrough (a game that it does not win is generated again from the next seed), later ones
-    load it. Each episode plays one game of the level's pool of ``num_games``, drawn from the
+    walkthrough (a game that it does not win, or a custom game that it wins in fewer commands
+    than the level's quest length, is generated again from the next seed), later ones load it. Each episode plays one game of the level's pool of ``num_games``, drawn from the
     reset seed.
 
     Families: ``"custom"``, a ladder of 8 levels of (rooms, objects, quest length) from
