@@ -11,7 +11,7 @@ from envzoo.core.extras import missing_modules
 from envzoo.core.rng import keys_from
 from envzoo.text.games import GameTask
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
-from envzoo.text.spaces import command_space, printable, text_space
+from envzoo.text.spaces import command_space, normalize_command, printable, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
 from envzoo.text.tw.sim import TextWorldGame
@@ -61,7 +61,8 @@ class TextWorldTask(GameTask):
         """Play one command in ``row``'s game; its reward."""
         game = self.games[row]
         before = self._done_share(row)
-        self.invalid[row] += command not in game.admissible
+        # ``command`` is normalized (lower case); TextWorld lists names as they are written ("Canadian keycard").
+        self.invalid[row] += command not in {normalize_command(admissible) for admissible in game.admissible}
         game.command(command)
         self.episodes[row][1].append(command)
         self.steps[row] += 1
