@@ -7,7 +7,7 @@ at least 10 commands long; the table goes in TextWorld-v1's docstring.
 Games are generated into the env's cache (about 2-10 s each, once) and played through
 ``games=[that file]``, so every game of a level is played, not a draw of the pool.
 
-    PYTHONPATH=. python benchmarks/textworld_ladder.py [--games 50] [--levels 1 2 3 4 5 6 7 8]
+    PYTHONPATH=. python benchmarks/textworld_ladder.py [--games 50] [--first 0] [--levels 1 2 3 4 5 6 7 8]
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ ID = "envzoo/TextWorld-v1"
 POLICIES = ("random-admissible", "heuristic", "expert")
 
 
-def measure_level(level: int, games: int) -> dict:
-    """Walkthrough lengths and each policy's wins over the level's first ``games`` games."""
-    params = make_params(level=level, num_games=games)
+def measure_level(level: int, games: int, first: int = 0) -> dict:
+    """Walkthrough lengths and each policy's wins over ``games`` games of the level from game ``first``."""
+    params = make_params(level=level, num_games=first + games)
     lengths, wins = [], {name: [] for name in POLICIES}
-    for index in range(games):
+    for index in range(first, first + games):
         env = envzoo.make(ID, games=[ensure_game(params, index)])
         for name in POLICIES:
             result = run_episode(env, envzoo.make_policy(ID, name, env), seed=index)
@@ -44,14 +44,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50, help="games per level (default 50)")
     parser.add_argument("--levels", type=int, nargs="+", default=list(range(1, len(LADDER) + 1)))
+    parser.add_argument("--first", type=int, default=0, help="the first game's index (default 0)")
     args = parser.parse_args()
-    print(f"{args.games} games per level, one episode each per policy, {ID}'s 100 steps\n")
+    print(f"games {args.first} to {args.first + args.games - 1} of each level, one episode each per policy, "
+          f"{ID}'s 100 steps\n")
     print("| level | rooms, objects, quest | walkthrough min / mean / max | random admissible | heuristic | expert "
           "| seconds |")
     print("|---|---|---|---|---|---|---|")
     for level in args.levels:
         start = time.perf_counter()
-        row = measure_level(level, args.games)
+        row = measure_level(level, args.games, args.first)
         lengths, success = row["lengths"], row["success"]
         rooms, objects, quest = LADDER[level - 1]
         print(f"| {level} | {rooms}, {objects}, {quest} | {lengths.min()} / {lengths.mean():.1f} / {lengths.max()} | "
