@@ -24,7 +24,7 @@ from envzoo.core.throughput import bench
 
 #: Ids whose step is an external engine's (their own benchmarks compare them with the engine).
 ENGINES = {"traffic", "godot"}
-ENGINE_IDS = {"envzoo/TextWorld-v0", "envzoo/TextWorldExpress-v0"}
+ENGINE_IDS = {"envzoo/TextWorld-v1", "envzoo/TextWorldExpress-v0"}
 #: Native vector goals (env-steps/s at N = 1024) by domain, and the ids they leave out.
 LIGHT_VECTOR_GOAL, HEAVY_VECTOR_GOAL = 1_000_000, 200_000
 VECTOR_GOALS = {"trading": LIGHT_VECTOR_GOAL, "portfolio": LIGHT_VECTOR_GOAL, "serverless": HEAVY_VECTOR_GOAL,

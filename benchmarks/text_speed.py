@@ -2,7 +2,7 @@
 play (a uniformly random command of the admissible list each step, resets included), side by
 side in one run.
 
-Rows: envzoo's TextWorld-v0 (level 1 of the custom ladder; it asks TextWorld for the winning
+Rows: envzoo's TextWorld-v1 (level 1 of the custom ladder; it asks TextWorld for the winning
 command list every step, for its dense reward and progress), TextWorld 1.7 itself on the same
 game file (admissible commands only), TextWorldExpress's TextWorld Common Sense game (its
 fastest relative of a household task) and envzoo's TextWorldExpress-v0 on the same game (the
@@ -52,7 +52,7 @@ def envzoo_row(env_id: str, steps: int, **kwargs):
         env = gymnasium.make(env_id, **kwargs)
     except MissingExtraError as missing:
         raise RowSkipped(str(missing)) from None
-    if env_id.endswith("TextWorld-v0") or env_id.endswith("TextWorldExpress-v0"):
+    if env_id.endswith("TextWorld-v1") or env_id.endswith("TextWorldExpress-v0"):
         env.reset(seed=0)  # TextWorld: compiles the level's games into the cache; TextWorldExpress: starts the JVM
     return lambda: _random_play(env, steps)
 
@@ -65,7 +65,7 @@ def textworld_row():
     from envzoo.text.tw.generator import ensure_game
     from envzoo.text.tw.params import make_params
 
-    path = ensure_game(make_params(), 0)
+    path = ensure_game(make_params(level=1), 0)
     env = textworld.start(str(path), request_infos=textworld.EnvInfos(admissible_commands=True))
 
     def run():
@@ -137,7 +137,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     rows = {
-        "TextWorld-v0 (envzoo, level 1)": lazy(lambda: envzoo_row("envzoo/TextWorld-v0", TEXTWORLD_STEPS)),
+        "TextWorld-v1 (envzoo, level 1)": lazy(lambda: envzoo_row("envzoo/TextWorld-v1", TEXTWORLD_STEPS, level=1)),
         "TextWorld 1.7 (same game)": lazy(textworld_row),
         "TextWorldExpress twc": lazy(express_row),
         "TextWorldExpress-v0 (envzoo, twc)": lazy(lambda: envzoo_row("envzoo/TextWorldExpress-v0", EXPRESS_STEPS,

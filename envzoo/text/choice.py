@@ -15,7 +15,8 @@ from envzoo.core.policy import TrainedPolicy
 from envzoo.text.features import GENERIC_FEATURES, command_features, presence, state_tokens
 
 #: Command slots: the largest admissible list measured at the defaults is 14 on Household-v0
-#: (1,000 seeds), 7 on TextWorld-v0 (200) and 30 on TextWorldExpress-v0 (300).
+#: (1,000 seeds), 21 on TextWorld-v1 (20 random episodes of its level 7; 7 on v0's level 1) and 30 on
+#: TextWorldExpress-v0 (300).
 MAX_CHOICES = 64
 #: Hash buckets of the state's bag of words and of each command's.
 STATE_SIZE = 512
@@ -101,7 +102,7 @@ class AdmissibleChoice(gym.Wrapper):
     """
     ## Description
 
-    A text env whose info lists the admissible commands (``Household-v0``, ``TextWorld-v0``,
+    A text env whose info lists the admissible commands (``Household-v0``, ``TextWorld-v1``,
     ``TextWorldExpress-v0``) as a choice among ``max_choices`` slots with array observations:
     the form that Stable-Baselines3's ``MaskablePPO`` learns on. The features are DRRN's (He et
     al., 2016) hashed bags of words (:class:`ChoiceFeatures`); the env's rewards, episode ends

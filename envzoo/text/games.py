@@ -1,4 +1,4 @@
-"""What the tasks over an outside game engine share (``TextWorld-v0``: TextWorld's native
+"""What the tasks over an outside game engine share (``TextWorld-v1``: TextWorld's native
 interpreter; ``TextWorldExpress-v0``: its Java engine): one game per row, played command by command,
 the counters behind the metrics, the step, and copies that replay each row's episode (the engine's
 state cannot be pickled)."""

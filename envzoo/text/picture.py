@@ -17,7 +17,7 @@ CHART = (4, 316, 596, 396)
 
 class TextPicture:
     """``snapshot`` and ``draw`` for a text task: mixed into the tasks of Household-v0,
-    TextWorld-v0, Reasoning-v0 and ToolUse-v0, whose ``render_text`` and ``metrics`` it reads."""
+    TextWorld-v1, Reasoning-v0 and ToolUse-v0, whose ``render_text`` and ``metrics`` it reads."""
 
     picture_title = "TEXT"
     #: The metric the chart shows and the factor that puts it on 0-100; the metric counting turns.

@@ -1,1 +1,1 @@
-"""TextWorld-v0: TextWorld games generated offline, cached on disk, played through TextWorld."""
+"""TextWorld-v1: TextWorld games generated offline, cached on disk, played through TextWorld."""

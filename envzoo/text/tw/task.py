@@ -1,5 +1,6 @@
-"""TextWorld-v0's decision problem: B TextWorld games, one per row, each drawn from the level's
-pool by the row's key; rewards from winning or from the walkthrough's remaining length."""
+"""TextWorld-v1's decision problem: B TextWorld games, one per row, each drawn from the pool (the
+level's generated games or the user's own) by the row's key; rewards from winning or from the
+walkthrough's remaining length."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from envzoo.core.extras import missing_packages
 from envzoo.core.rng import keys_from
 from envzoo.text.games import GameTask
 from envzoo.text.metrics import batch_metrics, episode_metrics, object_array
-from envzoo.text.spaces import command_space, printable, text_space
+from envzoo.text.spaces import command_space, normalize_command, printable, text_space
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import TextWorldParams, make_params
 from envzoo.text.tw.sim import TextWorldGame
@@ -20,13 +21,13 @@ MAX_OBSERVATION_LENGTH = 16384
 
 
 class TextWorldTask(GameTask):
-    """B TextWorld games; see ``TextWorld-v0``'s docstring."""
+    """B TextWorld games; see ``TextWorld-v1``'s docstring."""
 
     picture_title = "TEXTWORLD"
 
     def __init__(self, params: TextWorldParams, batch: int):
         if missing_packages("text"):
-            raise MissingExtraError("text", "textworld", "envzoo/TextWorld-v0")
+            raise MissingExtraError("text", "textworld", "envzoo/TextWorld-v1")
         super().__init__(params, batch)
         self.observation_space = text_space(MAX_OBSERVATION_LENGTH)
         self.action_space = command_space()
@@ -46,7 +47,7 @@ class TextWorldTask(GameTask):
 
     def _start(self, row: int, index: int) -> None:
         game = self.games[row]
-        game.start(ensure_game(self.params, index))
+        game.start(self.params.games[index] if self.params.games else ensure_game(self.params, index))
         self.walkthroughs[row] = list(game.remaining)
         self.episodes[row] = (index, [])
         self.best[row] = 0.0
@@ -60,7 +61,8 @@ class TextWorldTask(GameTask):
         """Play one command in ``row``'s game; its reward."""
         game = self.games[row]
         before = self._done_share(row)
-        self.invalid[row] += command not in game.admissible
+        # ``command`` is normalized (lower case); TextWorld lists names as they are written ("Canadian keycard").
+        self.invalid[row] += command not in {normalize_command(admissible) for admissible in game.admissible}
         game.command(command)
         self.episodes[row][1].append(command)
         self.steps[row] += 1

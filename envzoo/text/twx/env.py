@@ -12,7 +12,7 @@ class TextWorldExpressEnv(TaskEnv):
 
     The games of TextWorldExpress (Jansen & Côté, 2022), a fast reimplementation of three text
     game benchmarks (CookingWorld, TextWorld Commonsense, Coin Collector) and five more, played
-    through its own Java engine with the same interface as ``TextWorld-v0`` and
+    through its own Java engine with the same interface as ``TextWorld-v1`` and
     ``Household-v0``: the agent reads the game's answer and types a command; ``info`` lists the
     admissible commands and, at reset, the walkthrough. Every episode generates one game from a
     seed of TextWorldExpress's ``fold`` (train, dev or test: disjoint seed sets), drawn from the
