@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.core.reproducible import matvec, rounded
 from envzoo.promotion.allocation import allocate
 from envzoo.promotion.sim import churn_probability, engagement_step
 from envzoo.promotion.task import USER_FEATURES
@@ -126,10 +127,13 @@ class BCRLSP(_BudgetedPolicy):
             if weights is None:
                 weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
                                    len(self.bonuses))
-            weights = np.asarray(weights, dtype=np.float64)
+            # rounded, and the products in a fixed order: the allocation's integer program meets
+            # near-ties (users alike), which a fit's or a BLAS kernel's last bits would break
+            # differently on different machines
+            weights = rounded(weights)
 
             def q(users):
-                return user_basis(users) @ weights.T
+                return matvec(weights, user_basis(users))
         self.q = q
 
     def __call__(self, observation, info):

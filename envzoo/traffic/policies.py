@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.core.reproducible import matvec
 from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection
 
@@ -133,7 +134,7 @@ class LongestQueueFirst(_PerIntersection):
         self.weights = {agent: green_lane_weights(i) * capacity[i.in_lanes] for agent, i in self.intersections.items()}
 
     def choose(self, agent, observation, info):
-        return int(np.argmax(self.weights[agent] @ self.parts(agent, observation)["queue"]))
+        return int(np.argmax(matvec(self.weights[agent], self.parts(agent, observation)["queue"])))
 
 
 class SOTL(_PerIntersection):
@@ -156,7 +157,7 @@ class SOTL(_PerIntersection):
     def choose(self, agent, observation, info):
         parts = self.parts(agent, observation)
         current = int(np.argmax(parts["phase"]))
-        demand = self.weights[agent] @ parts["density"]  # vehicles each green would serve
+        demand = matvec(self.weights[agent], parts["density"])  # vehicles each green would serve
         others = demand.copy()
         others[current] = -np.inf
         waiting_at_red = float(np.max(others)) if len(others) > 1 else 0.0

@@ -23,7 +23,8 @@ Why no case is trusted to be bit-exact everywhere (the audit behind the fallback
 
 - third-party solvers: Portfolio's mean-variance, min-variance and risk-parity references
   (skfolio -> cvxpy -> Clarabel, on a covariance that numpy computes with BLAS) differ in their
-  last bits between CPUs; so would any solver at its stopping tolerance;
+  last bits between CPUs; so would any solver at its stopping tolerance (risk parity by more:
+  ``POLICY_TOLERANCES``);
 - BLAS: matrix products with ``@`` / ``np.dot`` (traffic features, promotion's user basis,
   the synthetic prices' correlated shocks, dispatch's Gini) run OpenBLAS kernels chosen per CPU,
   each with its own order of additions;
@@ -32,8 +33,11 @@ Why no case is trusted to be bit-exact everywhere (the audit behind the fallback
 - transcendental functions: numba calls the C library's ``exp``/``log``/``sin``/``pow``, which
   pick FMA or SSE2 code paths per CPU and differ on aarch64; numpy's SIMD versions may differ
   between its releases and between CPU families.
-- HiGHS MILPs (dispatch relocation, promotion allocation) give integers: the course check holds
-  them exactly. Text ids (Household, TextWorld, Reasoning, ToolUse) have no float fields beyond
+- decisions on near-ties: max pressure's argmax over pressures and BCRLSP's integer program over
+  fitted Q-values broke ties differently under another CPU's BLAS, and played other episodes; the
+  pressures and the Q-values are now computed in a fixed order (``envzoo.core.reproducible``), the
+  fitted weights rounded to 27 bits. HiGHS MILPs (dispatch relocation, promotion allocation) give
+  integers: the course check holds them exactly. Text ids (Household, TextWorld, Reasoning, ToolUse) have no float fields beyond
   their rewards, so their course check is already exact.
 
 Record a new id's (or a bumped version's) golden episodes with
@@ -58,6 +62,12 @@ RECORD_COMMAND = "python tests/golden/golden.py"
 #: Largest deviation of a float field that another machine's numerics may explain, relative to
 #: the field's scale (its largest sum of magnitudes over the episode).
 TOLERANCE = 1e-6
+#: Looser tolerances, stated per reference policy where the numbers demand them. Risk parity:
+#: skfolio's risk-budgeting program stops at its solver's tolerance, where another CPU's
+#: covariance (BLAS) moves the weights by about 1e-9; the transaction cost, a fee on the small
+#: difference between successive weights, then moves by up to 1.2e-4 of its scale (measured under
+#: OpenBLAS's SSE3 kernels; tightening the solver's tolerance did not help: it reports inaccuracy).
+POLICY_TOLERANCES = {"risk-parity": 1e-3}
 #: Fields whose scale is below this are compared on this scale instead (so a field that is zero
 #: throughout does not turn a 1e-17 rounding residue into a failure).
 SCALE_FLOOR = 1e-9
@@ -273,11 +283,12 @@ def compare(key: str, recorded: Trajectory, now: Trajectory) -> Verdict:
     deviation, path, index, before, after = worst
     where = (f"the float field {path} at {_record_name(n_now, index)} moved by {deviation:.1e} of its scale "
              f"(its sum: recorded {before!r}, now {after!r})")
-    if deviation > TOLERANCE:
-        return Verdict(False, f"{key} changed behaviour: {where}, beyond the {TOLERANCE:.0e} that another "
+    tolerance = POLICY_TOLERANCES.get(key.split("|")[1], TOLERANCE)
+    if deviation > tolerance:
+        return Verdict(False, f"{key} changed behaviour: {where}, beyond the {tolerance:.0e} that another "
                               f"machine's numerics may explain.")
     return Verdict(True, f"{key} plays its recorded episode up to this machine's numerics, not bit for bit: "
-                         f"largest deviation {where}, within the {TOLERANCE:.0e} allowed.")
+                         f"largest deviation {where}, within the {tolerance:.0e} allowed.")
 
 
 # ------------------------------------------------------------------------------------ storage
