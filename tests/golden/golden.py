@@ -282,7 +282,7 @@ def compare(key: str, recorded: Trajectory, now: Trajectory) -> Verdict:
                      float(recorded.floats[path][occurrence, 0]), float(values[occurrence, 0]))
     deviation, path, index, before, after = worst
     where = (f"the float field {path} at {_record_name(n_now, index)} moved by {deviation:.1e} of its scale "
-             f"(its sum: recorded {before!r}, now {after!r})")
+             f"(its sum: recorded {before!r}, now {after!r})" if path else "no float field moved measurably")
     tolerance = POLICY_TOLERANCES.get(key.split("|")[1], TOLERANCE)
     if deviation > tolerance:
         return Verdict(False, f"{key} changed behaviour: {where}, beyond the {tolerance:.0e} that another "
