@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envzoo.core.reproducible import gram, matvec, solve_positive_definite
 from envzoo.promotion.behaviour import sample_levels
 from envzoo.promotion.task import USER_FEATURES, PromotionTask
 
@@ -114,11 +115,14 @@ def fitted_q(transitions: dict[str, np.ndarray], levels: int, gamma: float = 0.9
     phi = user_basis(transitions["features"].astype(np.float64))
     phi_next = user_basis(transitions["next_features"].astype(np.float64))
     level, reward, continues = transitions["action"], transitions["reward"], transitions["continues"]
+    # Every product in a fixed order and the solve in Python floats (envzoo.core.reproducible):
+    # the ridge systems are ill-conditioned, and BLAS's and LAPACK's per-CPU kernels made the
+    # weights differ in their 7th digit between machines, and BCRLSP's allocations with them.
     weights = np.zeros((levels, phi.shape[1]))
+    ridged = [gram(phi[level == k]) + ridge * np.eye(phi.shape[1]) for k in range(levels)]
     for _ in range(iterations):
-        target = reward + gamma * continues * (phi_next @ weights.T).max(axis=1)
+        target = reward + gamma * continues * matvec(weights, phi_next).max(axis=1)
         for k in range(levels):
             chosen = level == k
-            a = phi[chosen]
-            weights[k] = np.linalg.solve(a.T @ a + ridge * np.eye(a.shape[1]), a.T @ target[chosen])
+            weights[k] = solve_positive_definite(ridged[k], (phi[chosen] * target[chosen, None]).sum(axis=0))
     return weights

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
-from envzoo.core.reproducible import matvec, rounded
+from envzoo.core.reproducible import matvec
 from envzoo.promotion.allocation import allocate
 from envzoo.promotion.sim import churn_probability, engagement_step
 from envzoo.promotion.task import USER_FEATURES
@@ -127,12 +127,11 @@ class BCRLSP(_BudgetedPolicy):
             if weights is None:
                 weights = fitted_q(log_transitions(env.unwrapped, RandomBonus(env), episodes, periods, seed=10_000),
                                    len(self.bonuses))
-            # rounded, and the products in a fixed order: the allocation's integer program meets
-            # near-ties (users alike), which a fit's or a BLAS kernel's last bits would break
-            # differently on different machines
-            weights = rounded(weights)
+            weights = np.asarray(weights, dtype=np.float64)
 
             def q(users):
+                # in a fixed order of additions: the allocation's integer program meets near-ties
+                # (users alike), which a BLAS kernel's last bits would break differently elsewhere
                 return matvec(weights, user_basis(users))
         self.q = q
 
