@@ -81,10 +81,17 @@ def sources_digest(path: str | os.PathLike) -> str:
     the cached kernels of that module."""
     digest = hashlib.sha256()
     for file in dependency_files(path):
-        digest.update(file.relative_to(PACKAGE_FOLDER).as_posix().encode() + b"\0" if file.is_relative_to(PACKAGE_FOLDER)
-                      else file.name.encode() + b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        name = file.relative_to(PACKAGE_FOLDER).as_posix() if file.is_relative_to(PACKAGE_FOLDER) else file.name
+        status = file.stat()
+        digest.update(name.encode() + b"\0" + _file_digest(file, status.st_mtime_ns, status.st_size))
     return digest.hexdigest()
+
+
+@cache
+def _file_digest(file: Path, mtime_ns: int, size: int) -> bytes:
+    """The hash of a file's bytes, read again only when its time or size changes (each module's
+    kernels ask for the same few files)."""
+    return hashlib.sha256(file.read_bytes()).digest()
 
 
 class _StampedByDependencies:
@@ -106,6 +113,19 @@ class KernelCache(caching.FunctionCache):
     """numba's on-disk cache of a function's machine code, stamped with :func:`sources_digest`."""
 
     _impl_class = _KernelCacheImpl
+
+
+class _KernelCacheOnFirstUse:
+    """A :class:`KernelCache` made when the kernel is first compiled or loaded, not when its
+    module is imported (its stamp reads the sources of every module the kernel's imports)."""
+
+    def __init__(self, function):
+        self._function, self._cache = function, None
+
+    def __getattr__(self, name):
+        if self._cache is None:
+            self._cache = KernelCache(self._function)
+        return getattr(self._cache, name)
 
 
 #: What a process prints on stderr when it first compiles a kernel (a cached one loads silently).
@@ -157,7 +177,7 @@ def kernel(function=None, *, inline: bool = False, allocates: bool = True):
 
     def compile_cached(function):
         dispatcher = numba.njit(**options)(function)
-        dispatcher._cache = KernelCache(function)  # what numba's cache=True sets, with our stamp
+        dispatcher._cache = _KernelCacheOnFirstUse(function)  # numba's cache=True, with our stamp
         return dispatcher
 
     return compile_cached if function is None else compile_cached(function)

@@ -1,6 +1,7 @@
 """TextWorld games generated offline with the Inform 7 compiler that TextWorld's wheel bundles,
 one seed per (family, level, index), and cached on disk: a game compiles once (about ten
-seconds), then every env on the machine plays the file."""
+seconds; processes that need the same game at once compile it once), then every env on the
+machine plays the file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from envzoo.core.disk_cache import build_once
 from envzoo.text.tw.params import LADDER, TextWorldParams
 
 #: TextWorld's challenge settings per level.
@@ -40,8 +42,12 @@ def game_path(params: TextWorldParams, index: int) -> Path:
 def ensure_game(params: TextWorldParams, index: int) -> Path:
     """The compiled game ``index`` of the params' family and level, generated if not cached."""
     path = game_path(params, index)
-    if path.exists() and path.with_suffix(".json").exists():
-        return path
+    build_once(path, lambda: path.exists() and path.with_suffix(".json").exists(),
+               lambda: _generate(params, index, path))
+    return path
+
+
+def _generate(params: TextWorldParams, index: int, path: Path) -> None:
     import textworld
     import textworld.challenges
     from textworld.generator import compile_game, make_game
@@ -61,4 +67,3 @@ def ensure_game(params: TextWorldParams, index: int) -> Path:
         compiled = Path(compile_game(game, options))
         os.replace(compiled.with_suffix(".json"), path.with_suffix(".json"))
         os.replace(compiled, path)
-    return path
