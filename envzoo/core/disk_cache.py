@@ -4,9 +4,9 @@ and renamed into place (:func:`write_atomically`), so no process ever reads half
 costly build runs under a lock (:func:`build_once`), so the second process waits for the first
 one's file instead of building it again.
 
-The lock is ``fcntl.flock`` on a ``.lock`` file beside the cached one (released by the system if
-its process dies); where there is no ``fcntl`` (Windows) there is no lock, and two processes may
-both build, each renaming a whole file into place.
+The lock is ``fcntl.flock`` on a hidden ``.NAME.lock`` file beside the cached one (released by
+the system if its process dies); where there is no ``fcntl`` (Windows) there is no lock, and two
+processes may both build, each renaming a whole file into place.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ except ImportError:  # Windows
 
 @contextlib.contextmanager
 def lock(path: str | os.PathLike) -> Iterator[None]:
-    """Hold the lock of ``path`` (the file ``path`` + ``.lock``, created if missing) while the
+    """Hold the lock of ``path`` (the file ``.NAME.lock`` beside it, created if missing) while the
     block runs; another process asking for it waits."""
-    lock_file = Path(f"{path}.lock")
+    lock_file = Path(path).parent / f".{Path(path).name}.lock"
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_file, "a") as handle:
         if fcntl is not None:

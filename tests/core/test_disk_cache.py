@@ -47,7 +47,7 @@ def test_two_processes_build_once_and_both_read_the_whole_file(tmp_path):
     """, str(target), str(builds))
     assert outputs == ["1000\n", "1000\n"]
     assert builds.read_text() == "built\n"
-    assert sorted(p.name for p in target.parent.iterdir()) == ["result.txt", "result.txt.lock"]
+    assert sorted(p.name for p in target.parent.iterdir()) == [".result.txt.lock", "result.txt"]
 
 
 def test_a_failed_write_leaves_nothing(tmp_path):
@@ -81,8 +81,8 @@ def test_two_processes_building_the_same_atlas(tmp_path):
     """, str(network), str(cache))
     assert outputs[0] == outputs[1] and outputs[0].startswith("900 ")
     files = sorted(p.name for p in cache.iterdir())
-    assert len(files) == 2 and files[0].endswith(".npz") and files[1] == files[0] + ".lock"
-    with np.load(cache / files[0]) as stored:
+    assert len(files) == 2 and files[1].endswith(".npz") and files[0] == f".{files[1]}.lock"
+    with np.load(cache / files[1]) as stored:
         assert stored["travel_s"].shape == (900, 900)
 
 
@@ -99,3 +99,21 @@ def test_two_processes_compiling_the_same_kernels_leave_a_cache_the_next_one_loa
     assert loaded.stdout == "30.0 1\n"  # read from the cache, not compiled
     assert "compiling kernels" not in loaded.stderr
     assert not list(tmp_path.rglob("*.tmp.*"))
+
+
+def test_two_processes_writing_the_same_order_book_stream(tmp_path):
+    out = tmp_path / "stream"
+    outputs = _run_two_at_once("""
+        import sys
+        from envzoo.marketmaking.lob.data.store import load_stream, save_stream
+        from envzoo.marketmaking.lob.generator import synthetic_stream
+        save_stream(synthetic_stream(5_000, levels=5, seed=1, days=2), sys.argv[1], overwrite=True)
+        print(load_stream(sys.argv[1], validate=True).n_updates)
+    """, str(out))
+    assert outputs[0] == outputs[1] and int(outputs[0]) > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".stream.lock", "stream"]  # no half-written folder
+    with pytest.raises(FileExistsError, match="pass overwrite=True"):
+        from envzoo.marketmaking.lob.data.store import save_stream
+        from envzoo.marketmaking.lob.generator import synthetic_stream
+
+        save_stream(synthetic_stream(100, levels=5, seed=1, days=1), out)
