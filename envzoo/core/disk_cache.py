@@ -23,6 +23,14 @@ except ImportError:  # Windows
     fcntl = None
 
 
+def user_cache_dir() -> Path:
+    """envzoo's folder of caches: ``$ENVZOO_CACHE_DIR``, else ``$XDG_CACHE_HOME/envzoo``, else
+    ``~/.cache/envzoo``."""
+    if os.environ.get("ENVZOO_CACHE_DIR"):
+        return Path(os.environ["ENVZOO_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "envzoo"
+
+
 @contextlib.contextmanager
 def lock(path: str | os.PathLike) -> Iterator[None]:
     """Hold the lock of ``path`` (the file ``.NAME.lock`` beside it, created if missing) while the
