@@ -2,8 +2,8 @@
 process per CPU, into the on-disk kernel cache (:mod:`envzoo.core.compiled`), so that the first
 ``envzoo tour`` on a machine does not compile them one after another.
 
-A worker plays a few steps of every reference policy on every installed id of its domain: the
-kernels that those steps call compile (or load, where cached) as they would in a tour. A kernel
+A worker plays a few steps of the first reference policy on every installed id of its domain:
+the kernels that those steps call compile (or load, where cached) as they would in a tour. A kernel
 that only a longer episode reaches still compiles when first called, with the one-line notice.
 When every domain is done, a marker file (:func:`marker_path`) says so for this CPU, numba
 version, cache folder and these kernel sources, and ``envzoo tour`` skips the warm-up.
@@ -72,20 +72,23 @@ def is_warm() -> bool:
 
 
 def warm_up_domain(domain: str) -> str:
-    """Play :data:`WARMUP_STEPS` steps of every reference policy on every installed id of
+    """Play :data:`WARMUP_STEPS` steps of the first reference policy on every installed id of
     ``domain`` (in a worker process); returns the domain."""
     import envzoo
     from envzoo.core.rollout import run_episode
 
     silence_compiling_notice()  # the parent reports the progress
     for entry in envzoo.list_envs(domain=domain, installed=True):
-        for ref in entry.policies:
-            if ref.installed:
-                env = envzoo.make(entry.id, **ref.env_kwargs)
-                try:
-                    run_episode(env, envzoo.make_policy(entry.id, ref.name, env), seed=0, max_steps=WARMUP_STEPS)
-                finally:
-                    env.close()
+        # The env's kernels are what takes long; other policies (an optimiser's imports) would
+        # cost this worker seconds that the tour spends again.
+        ref = next((ref for ref in entry.policies if ref.installed), None)
+        if ref is None:
+            continue  # the tour runs nothing on it
+        env = envzoo.make(entry.id, **ref.env_kwargs)
+        try:
+            run_episode(env, envzoo.make_policy(entry.id, ref.name, env), seed=0, max_steps=WARMUP_STEPS)
+        finally:
+            env.close()
     return domain
 
 
