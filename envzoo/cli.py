@@ -10,6 +10,7 @@
     envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
                    [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
+    envzoo warmup [--workers N]
     envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
                  [--resume] [--ray-address ADDR]
@@ -27,7 +28,10 @@ YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
 a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a behaviour policy (a
 reference policy or ``random``, uniform actions) of a single-agent id as an offline dataset in
-Minari's format and/or Parquet (:mod:`envzoo.core.datasets`). ``animate`` writes each id's GIF of
+Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
+``warmup`` compiles the kernels of every installed domain for this CPU at once, a
+process per CPU (:mod:`envzoo.core.warmup`); the first ``tour`` on a machine runs it first.
+``animate`` writes each id's GIF of
 its ``rgb_array`` frames under its best reference policy into the current folder (``--out DIR``
 elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see
 :mod:`envzoo.train.sb3` and :mod:`envzoo.leaderboard.results`.
@@ -471,6 +475,10 @@ def cmd_leaderboard(args) -> int:
 
 # ---------------------------------------------------------------------- tour
 def cmd_tour(args) -> int:
+    from envzoo.core import warmup
+
+    if not warmup.is_warm():
+        warmup.warm_up_with_progress()
     ready = envzoo.list_envs(installed=True)
     skipped = envzoo.list_envs(installed=False)
     runnable = {entry.id: [ref for ref in entry.policies if ref.installed] for entry in ready}
@@ -510,6 +518,15 @@ def cmd_tour(args) -> int:
         lines = [f"  {e.id:<32} {e.install_hint}" for e in skipped]
         lines += [f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies]
         print("\n".join(lines))
+    return 0
+
+
+def cmd_warmup(args) -> int:
+    from envzoo.core import warmup
+
+    if args.workers is not None and args.workers < 1:
+        raise EnvzooError(f"--workers must be at least 1, got {args.workers}")
+    warmup.warm_up_with_progress(args.workers)
     return 0
 
 
@@ -730,6 +747,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--report", metavar="OUT.html", help="also write one HTML file of every id's plots (plots extra)")
     add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
+    warming = commands.add_parser("warmup", help="compile every installed domain's kernels for this CPU at once")
+    warming.add_argument("--workers", type=int, help="processes compiling at once (default: the CPUs)")
+    warming.set_defaults(run=cmd_warmup)
 
     training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
     training.add_argument("id", help="an envzoo id")

@@ -5,28 +5,164 @@ summation for kernels (:func:`numpy_sum`, :func:`pairwise_sum` where a kernel al
 
 A kernel is a plain Python function over numpy arrays and numbers, decorated with
 :func:`kernel`. The first call in a process compiles it for its argument types, or loads the
-machine code that an earlier process cached (next to the module, or numba's user-wide cache
-directory where the package folder is read-only), so only the very first run on a machine pays
-the compilation. ``error_model="numpy"`` keeps numpy's float semantics (x / 0 is ±inf or nan,
-not an exception), so a kernel computes what the array code it replaces computed.
+machine code that an earlier process cached (next to the module, numba's user-wide cache
+directory where the package folder is read-only, or ``NUMBA_CACHE_DIR`` where set), so only the
+very first run on a machine pays the compilation; it says so once on stderr
+(:data:`COMPILING_NOTICE`). ``error_model="numpy"`` keeps numpy's float semantics (x / 0 is ±inf
+or nan, not an exception), so a kernel computes what the array code it replaces computed.
 
-Numba checks a cached kernel against its own source file only. A kernel that calls a kernel of
-another module, or reads a module constant, keeps its cached code when only that other module
-changes: an installed package is safe (installing rewrites every file), but after editing such
-a module in a checkout, delete the caches (``find envzoo -name '*.nb[ic]' -delete``).
+Numba checks a cached kernel against its own source file only, but a kernel inlines the kernels
+it calls from other modules and the constants it reads from them. A kernel's cache is therefore
+stamped with :func:`sources_digest`: a hash of its module's source and of every envzoo module
+that module imports, directly or through others, so that editing any of them compiles the
+kernel again (numba writes its cache files whole and renames them into place, so processes that
+compile the same kernel at once leave a valid cache).
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core import caching
+from numba.core import event as numba_event
+
+#: The folder of the ``envzoo`` package: the modules whose sources stamp a kernel's cache.
+PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _module_file(name: str) -> Path | None:
+    """The source file of envzoo module ``name`` (``envzoo.core.rng``), None if there is none."""
+    parts = name.split(".")
+    if parts[0] != "envzoo":
+        return None
+    base = PACKAGE_FOLDER.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@cache
+def _imported_files(path: Path) -> tuple[Path, ...]:
+    """The envzoo source files that the module at ``path`` imports (anywhere in it, so also an
+    import inside a function)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # ``from envzoo.core import compiled`` imports a module, ``from envzoo.core.rng import x`` a name
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return tuple(dict.fromkeys(file for file in map(_module_file, names) if file is not None))
+
+
+def dependency_files(path: str | os.PathLike) -> list[Path]:
+    """The module at ``path`` and every envzoo module it imports, directly or through others."""
+    seen, waiting = [], [Path(path).resolve()]
+    while waiting:
+        file = waiting.pop()
+        if file not in seen:
+            seen.append(file)
+            waiting += [other for other in _imported_files(file) if other not in seen]
+    return sorted(seen)
+
+
+def sources_digest(path: str | os.PathLike) -> str:
+    """A hash of the sources of :func:`dependency_files` of the module at ``path``: the stamp of
+    the cached kernels of that module."""
+    digest = hashlib.sha256()
+    for file in dependency_files(path):
+        name = file.relative_to(PACKAGE_FOLDER).as_posix() if file.is_relative_to(PACKAGE_FOLDER) else file.name
+        status = file.stat()
+        digest.update(name.encode() + b"\0" + _file_digest(file, status.st_mtime_ns, status.st_size))
+    return digest.hexdigest()
+
+
+@cache
+def _file_digest(file: Path, mtime_ns: int, size: int) -> bytes:
+    """The hash of a file's bytes, read again only when its time or size changes (each module's
+    kernels ask for the same few files)."""
+    return hashlib.sha256(file.read_bytes()).digest()
+
+
+class _StampedByDependencies:
+    """A numba cache locator whose stamp is :func:`sources_digest` instead of the hash of the
+    kernel's own file: a cache whose stamp differs is ignored and overwritten."""
+
+    def get_source_stamp(self):
+        return sources_digest(self._py_file)
+
+
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    # numba's own places, in numba's order of preference, each with the dependencies' stamp
+    _locator_classes = [type(f"Stamped{locator.__name__}", (_StampedByDependencies, locator), {})
+                        for locator in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                                        caching.UserWideCacheLocator)]
+
+
+class KernelCache(caching.FunctionCache):
+    """numba's on-disk cache of a function's machine code, stamped with :func:`sources_digest`."""
+
+    _impl_class = _KernelCacheImpl
+
+
+class _KernelCacheOnFirstUse:
+    """A :class:`KernelCache` made when the kernel is first compiled or loaded, not when its
+    module is imported (its stamp reads the sources of every module the kernel's imports)."""
+
+    def __init__(self, function):
+        self._function, self._cache = function, None
+
+    def __getattr__(self, name):
+        if self._cache is None:
+            self._cache = KernelCache(self._function)
+        return getattr(self._cache, name)
+
+
+#: What a process prints on stderr when it first compiles a kernel (a cached one loads silently).
+COMPILING_NOTICE = ("envzoo: compiling kernels for this CPU (first run only; later runs load them from the cache, "
+                    "`envzoo warmup` compiles them all at once)")
+
+
+class _CompilingNotice(numba_event.Listener):
+    """Prints :data:`COMPILING_NOTICE` once, when the first envzoo kernel misses the cache."""
+
+    def __init__(self):
+        self.shown = False
+
+    def on_start(self, event):
+        dispatcher = event.data["dispatcher"]
+        module = getattr(dispatcher.py_func, "__module__", "") or ""
+        if not self.shown and module.split(".")[0] == "envzoo":
+            self.shown = True
+            print(COMPILING_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, event):
+        pass
+
+
+_notice = _CompilingNotice()
+numba_event.register("numba:compile", _notice)
+
+
+def silence_compiling_notice() -> None:
+    """Print no :data:`COMPILING_NOTICE` in this process (a worker of ``envzoo warmup``, whose
+    parent reports the progress)."""
+    _notice.shown = True
 
 
 def kernel(function=None, *, inline: bool = False, allocates: bool = True):
-    """``function`` compiled with numba (nopython, cached, numpy's float error model).
+    """``function`` compiled with numba (nopython, numpy's float error model), cached on disk
+    by :class:`KernelCache`.
 
     Numba counts the references of every array a compiled function takes, hands on or takes out
     of a tuple; in an inner loop that costs more than the arithmetic (four times as much in the
@@ -35,11 +171,16 @@ def kernel(function=None, *, inline: bool = False, allocates: bool = True):
     would be counted), and ``@kernel(allocates=False)`` compiles a hot kernel that creates no
     array without numba's runtime, so without counts (creating an array there fails to compile).
     """
-    options = dict(cache=True, nogil=True, error_model="numpy", inline="always" if inline else "never")
+    options = dict(nogil=True, error_model="numpy", inline="always" if inline else "never")
     if not allocates:
         options["_nrt"] = False
-    decorate = numba.njit(**options)
-    return decorate if function is None else decorate(function)
+
+    def compile_cached(function):
+        dispatcher = numba.njit(**options)(function)
+        dispatcher._cache = _KernelCacheOnFirstUse(function)  # numba's cache=True, with our stamp
+        return dispatcher
+
+    return compile_cached if function is None else compile_cached(function)
 
 
 def worker_threads() -> int:

@@ -120,6 +120,9 @@ class CrafterSim:
     def step(self, actions: np.ndarray, gifts: np.ndarray, messages: np.ndarray) -> None:
         """Advance every row by one step: ``actions`` (B, A) of Crafter's 17, ``gifts`` (B, A)
         (0: none, g: one unit of ``GIFTS[g - 1]`` to the player faced), ``messages`` (B, A, T)."""
+        # Contiguous, whatever slices the faces pass: one compiled _step_rows for every face, not
+        # a second one (seconds of compilation) for strided arrays.
+        actions, gifts, messages = map(np.ascontiguousarray, (actions, gifts, messages))
         args = (self.keys, self.step_count, actions, gifts, messages, self.material, self.occupant, self.kind,
                 self.x, self.y, self.health, self.timer, self.face_x, self.face_y, self.born, self.inventory,
                 self.counters, self.sleeping, self.alive, self.last_health, self.hurt_health, self.achievements,
@@ -212,7 +215,9 @@ def _move(row, s, dx, dy, material, occupant, kind, x, y, walkable_mask):
 def _nearest_player(row, px, py, n_agents, x, y, alive):
     """The living player nearest (Manhattan) to (px, py) and its distance (-1 and a large number
     where none lives)."""
-    best, best_distance = -1, 1 << 30
+    # int64 from the start: a literal's type, inlined into the caller, would compile
+    # _update_skeleton twice (once for the literals, once for int64)
+    best, best_distance = np.int64(-1), np.int64(1 << 30)
     for a in range(n_agents):
         if alive[row, a]:
             d = abs(x[row, a] - px) + abs(y[row, a] - py)

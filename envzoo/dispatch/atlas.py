@@ -11,7 +11,8 @@ The atlas is all-pairs Dijkstra (``scipy.sparse.csgraph``) over those nodes, in 
 cached as ``.npz`` in :func:`cache_dir` (``$ENVZOO_CACHE_DIR/dispatch``, else
 ``$XDG_CACHE_HOME/envzoo/dispatch``, else ``~/.cache/envzoo/dispatch``; the env argument
 ``atlas_cache`` overrides it), under a name made of a digest of the network file's bytes and the
-speed factor, so a changed file never reuses a stale atlas.
+speed factor, so a changed file never reuses a stale atlas; processes that need the same atlas
+at once build it once (:func:`envzoo.core.disk_cache.build_once`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 
+from envzoo.core.disk_cache import build_once, write_atomically
 from envzoo.core.extras import require
 from envzoo.core.user_files import looks_like_path
 
@@ -109,19 +111,19 @@ def load_atlas(network: str | os.PathLike, speed_factor: float = 1.0, cache: str
 
 @lru_cache(maxsize=8)
 def _load_atlas(path: str, mtime_ns: int, speed_factor: float, folder: str | None, source: str) -> Atlas:
+    if folder is None:
+        return build_atlas(*read_network(path, speed_factor), source)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    cached = None if folder is None else Path(folder) / f"atlas-{digest}-{speed_factor!r}.npz"
-    if cached is not None and cached.is_file():
-        with np.load(cached, allow_pickle=False) as stored:
-            return Atlas(tuple(stored["node_ids"].tolist()), stored["xy"], stored["travel_s"], source)
-    node_ids, xy, arcs = read_network(path, speed_factor)
-    atlas = build_atlas(node_ids, xy, arcs, source)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.tmp.npz")  # written whole, then renamed: no half files
-        np.savez(partial, node_ids=np.asarray(atlas.node_ids), xy=atlas.xy, travel_s=atlas.travel_s)
-        os.replace(partial, cached)
-    return atlas
+    cached = Path(folder) / f"atlas-{digest}-{speed_factor!r}.npz"
+
+    def build():  # one process builds, others wait for its file (building takes seconds)
+        atlas = build_atlas(*read_network(path, speed_factor), source)
+        with write_atomically(cached, suffix=".npz") as partial:
+            np.savez(partial, node_ids=np.asarray(atlas.node_ids), xy=atlas.xy, travel_s=atlas.travel_s)
+
+    build_once(cached, cached.is_file, build)
+    with np.load(cached, allow_pickle=False) as stored:
+        return Atlas(tuple(stored["node_ids"].tolist()), stored["xy"], stored["travel_s"], source)
 
 
 def read_network(path: str | os.PathLike, speed_factor: float = 1.0) -> tuple[list[str], np.ndarray, list]:

@@ -62,3 +62,37 @@ def test_a_bad_thread_count_is_explained(monkeypatch, setting):
     monkeypatch.setenv("ENVZOO_THREADS", setting)
     with pytest.raises(ValueError, match="ENVZOO_THREADS must be a whole number >= 1"):
         compiled.worker_threads()
+
+
+def test_a_kernels_cache_is_stamped_with_every_envzoo_module_it_imports():
+    from pathlib import Path
+
+    worldgen = Path(compiled.PACKAGE_FOLDER) / "crafter" / "worldgen.py"
+    files = {f.relative_to(compiled.PACKAGE_FOLDER).as_posix() for f in compiled.dependency_files(worldgen)}
+    assert {"crafter/worldgen.py", "core/compiled.py", "core/rng.py"} <= files
+    assert "cli.py" not in files
+    assert compiled.numpy_sum._cache._impl.locator.get_source_stamp() == compiled.sources_digest(compiled.__file__)
+
+
+def test_editing_an_imported_module_changes_the_stamp(tmp_path, monkeypatch):
+    package = tmp_path / "envzoo"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "constants.py").write_text("SCALE = 2.0\n")
+    (package / "sub" / "helpers.py").write_text("from envzoo.sub.constants import SCALE\n")
+    (package / "sub" / "kernels.py").write_text("def f():\n    from envzoo.sub import helpers\n")
+    (package / "unrelated.py").write_text("X = 1\n")
+    monkeypatch.setattr(compiled, "PACKAGE_FOLDER", package)
+    for cached in (compiled._module_file, compiled._imported_files):
+        cached.cache_clear()
+    kernels = package / "sub" / "kernels.py"
+    assert [f.relative_to(package).as_posix() for f in compiled.dependency_files(kernels)] == [
+        "sub/__init__.py", "sub/constants.py", "sub/helpers.py", "sub/kernels.py"]
+    before = compiled.sources_digest(kernels)
+    (package / "unrelated.py").write_text("X = 2\n")
+    assert compiled.sources_digest(kernels) == before
+    (package / "sub" / "constants.py").write_text("SCALE = 3.0\n")
+    assert compiled.sources_digest(kernels) != before
+    for cached in (compiled._module_file, compiled._imported_files):
+        cached.cache_clear()  # forget the fake package

@@ -1,7 +1,7 @@
 """TextWorld games generated offline with the Inform 7 compiler that TextWorld's wheel bundles,
 one seed per (family, level, index), kept only if its walkthrough wins it (else the next seed),
-and cached on disk: a game compiles once (2-20 seconds), then every env on the machine plays the
-file."""
+and cached on disk: a game compiles once (2-20 seconds; processes that need the same game at once
+compile it once), then every env on the machine plays the file."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from envzoo.core.disk_cache import build_once
 from envzoo.text.tw.params import LADDER, TextWorldParams
 from envzoo.text.tw.sim import TextWorldGame
 
@@ -54,8 +55,12 @@ def ensure_game(params: TextWorldParams, index: int) -> Path:
     first of its attempts (:data:`ATTEMPTS`) whose walkthrough wins it, in at least the level's
     quest length on the custom ladder."""
     path = game_path(params, index)
-    if path.exists() and path.with_suffix(".json").exists():
-        return path
+    build_once(path, lambda: path.exists() and path.with_suffix(".json").exists(),
+               lambda: _generate(params, index, path))
+    return path
+
+
+def _generate(params: TextWorldParams, index: int, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Compile aside and move into place, so that envs in other processes never read half a game.
     with tempfile.TemporaryDirectory(dir=path.parent) as folder:
@@ -68,7 +73,6 @@ def ensure_game(params: TextWorldParams, index: int) -> Path:
                                f"enough")
         os.replace(compiled.with_suffix(".json"), path.with_suffix(".json"))
         os.replace(compiled, path)
-    return path
 
 
 def compile_attempt(params: TextWorldParams, index: int, attempt: int, path: Path) -> Path:

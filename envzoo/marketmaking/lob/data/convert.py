@@ -4,7 +4,6 @@ file), and the ``envzoo lob convert`` command line."""
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,34 +47,37 @@ def convert(kind: str, inputs: dict, output: PathLike, *, overwrite: bool = Fals
     trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
                                                           "bitmex-quotes": "bitmex"}.get(kind, "tardis")
     check_choice("trades_format", trades_format, TRADE_FORMATS)
-    output = output_dir(output, overwrite)
-    writer = ColumnWriter(output)
-    try:
-        if kind == "lobster":
-            messages, books = as_path_list(inputs["messages"]), as_path_list(inputs["orderbook"])
-            if len(messages) != len(books):
-                raise ValueError(f"{len(messages)} message files but {len(books)} orderbook files")
-            dates = options.pop("date", None)
-            dates = [dates] * len(messages) if dates is None or isinstance(dates, str) else list(dates)
-            for m, b, day in zip(messages, books, dates):
-                writer.add_book(load_lobster(m, b, date=day, **options), str(m))
-            sources = [f"LOBSTER: {describe(messages)}"]
-        else:
-            book_inputs = as_path_list(inputs["book"])
-            for path in book_inputs:
-                writer.add_book(_load_book(kind, path, options), str(path))
-            sources = [f"{kind}: {describe(book_inputs)}"]
-        if trade_paths is not None:
-            symbol = options.get("symbol") or (writer.symbols[0] if len(set(writer.symbols)) == 1 else None)
-            for path in as_path_list(trade_paths):
-                writer.add_trades(_load_trades(trades_format, path, symbol, options), str(path))
-            sources.append(f"trades ({trades_format}): {describe(trade_paths)}")
-        return writer.finish("; ".join(sources))
-    except BaseException:
-        for fh in writer.files.values():
-            fh.close()
-        shutil.rmtree(output, ignore_errors=True)
-        raise
+    with output_dir(output, overwrite) as building:
+        writer = ColumnWriter(building)
+        try:
+            _convert_into(writer, kind, inputs, trade_paths, trades_format, options)
+        finally:
+            for fh in writer.files.values():
+                fh.close()
+    return Path(output)
+
+
+def _convert_into(writer: ColumnWriter, kind: str, inputs: dict, trade_paths, trades_format: str, options: dict):
+    if kind == "lobster":
+        messages, books = as_path_list(inputs["messages"]), as_path_list(inputs["orderbook"])
+        if len(messages) != len(books):
+            raise ValueError(f"{len(messages)} message files but {len(books)} orderbook files")
+        dates = options.pop("date", None)
+        dates = [dates] * len(messages) if dates is None or isinstance(dates, str) else list(dates)
+        for m, b, day in zip(messages, books, dates):
+            writer.add_book(load_lobster(m, b, date=day, **options), str(m))
+        sources = [f"LOBSTER: {describe(messages)}"]
+    else:
+        book_inputs = as_path_list(inputs["book"])
+        for path in book_inputs:
+            writer.add_book(_load_book(kind, path, options), str(path))
+        sources = [f"{kind}: {describe(book_inputs)}"]
+    if trade_paths is not None:
+        symbol = options.get("symbol") or (writer.symbols[0] if len(set(writer.symbols)) == 1 else None)
+        for path in as_path_list(trade_paths):
+            writer.add_trades(_load_trades(trades_format, path, symbol, options), str(path))
+        sources.append(f"trades ({trades_format}): {describe(trade_paths)}")
+    writer.finish("; ".join(sources))
 
 
 #: The keys of a ``{"format": ..., "book": ...}`` mapping that name files; the others are options.

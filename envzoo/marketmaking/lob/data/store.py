@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from envzoo.core.disk_cache import lock
 from envzoo.core.errors import DataFormatError
 from envzoo.marketmaking.lob.data.streams import BOOK_ARRAYS, DTYPES, TRADE_ARRAYS, PathLike, Trades
 from envzoo.marketmaking.lob.stream import LobStream
@@ -17,11 +21,12 @@ FORMAT_NAME = "envzoo-lob"
 FORMAT_VERSION = 1
 def save_stream(stream: LobStream, path: PathLike, *, overwrite: bool = False) -> Path:
     """Write ``stream`` as a directory of ``.npy`` files plus ``meta.json``; returns the path."""
-    path = output_dir(path, overwrite)
-    for name in BOOK_ARRAYS + TRADE_ARRAYS:
-        np.save(path / f"{name}.npy", np.asarray(getattr(stream, name), dtype=DTYPES[name]))
-    _write_meta(path, stream.symbol, stream.source, stream.n_levels, stream.n_updates, stream.trade_time.shape[0])
-    return path
+    with output_dir(path, overwrite) as building:
+        for name in BOOK_ARRAYS + TRADE_ARRAYS:
+            np.save(building / f"{name}.npy", np.asarray(getattr(stream, name), dtype=DTYPES[name]))
+        _write_meta(building, stream.symbol, stream.source, stream.n_levels, stream.n_updates,
+                    stream.trade_time.shape[0])
+    return Path(path)
 
 
 def load_stream(path: PathLike, *, mmap: bool = True, validate: bool = False) -> LobStream:
@@ -64,16 +69,27 @@ def load_stream(path: PathLike, *, mmap: bool = True, validate: bool = False) ->
     return stream
 
 
-def output_dir(path: PathLike, overwrite: bool) -> Path:
+@contextlib.contextmanager
+def output_dir(path: PathLike, overwrite: bool) -> Iterator[Path]:
+    """A new folder beside ``path`` for the block to write a stream into, put in ``path``'s place
+    when the block ends: readers never see half a stream, and of two processes writing the same
+    ``path`` at once the second waits for the first (and then finds ``path`` written, an error
+    unless ``overwrite``)."""
     path = Path(path)
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        if not overwrite:
-            raise FileExistsError(f"{path} exists and is not an empty directory; pass overwrite=True (--overwrite)")
-        if not (path / "meta.json").is_file() and path.is_dir():
-            raise FileExistsError(f"{path} is a non-empty directory that is not a stream; refusing to overwrite")
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    with lock(path):
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            if not overwrite:
+                raise FileExistsError(f"{path} exists and is not an empty directory; pass overwrite=True (--overwrite)")
+            if not (path / "meta.json").is_file() and path.is_dir():
+                raise FileExistsError(f"{path} is a non-empty directory that is not a stream; refusing to overwrite")
+        building = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+        try:
+            yield building
+            if path.exists():
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+            building.rename(path)
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
 
 
 def _write_meta(path: Path, symbol, source, levels, n_updates, n_trades):
