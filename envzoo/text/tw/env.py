@@ -118,8 +118,8 @@ class TextWorldEnv(TaskEnv):
       observation, reward, terminated, truncated, info = env.step(info["walkthrough"][0])
       ```
     - ``reward``: ``"sparse"`` or ``"dense"``.
-    - ``cache_dir``: where games are cached (default ``$ENVZOO_CACHE/textworld``, else
-      ``~/.cache/envzoo/textworld``).
+    - ``cache_dir``: where games are cached (default ``$ENVZOO_CACHE_DIR/textworld``, else
+      ``$XDG_CACHE_HOME/envzoo/textworld`` or ``~/.cache/envzoo/textworld``).
     - ``render_mode``: ``"ansi"``.
 
     Needs the ``text`` extra (``pip install "envzoo[text]"``: TextWorld 1.7).

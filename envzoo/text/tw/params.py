@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from envzoo.core.disk_cache import user_cache_dir
 from envzoo.text.tw.data import game_files
 
 #: The custom ladder: (rooms, objects, quest length) per level, easy to hard.
@@ -22,9 +23,8 @@ REWARDS = ("sparse", "dense")
 
 
 def default_cache_dir() -> Path:
-    """``$ENVZOO_CACHE/textworld``, else ``~/.cache/envzoo/textworld``."""
-    root = os.environ.get("ENVZOO_CACHE")
-    return Path(root) / "textworld" if root else Path.home() / ".cache" / "envzoo" / "textworld"
+    """``textworld`` in envzoo's folder of caches (:func:`envzoo.core.disk_cache.user_cache_dir`)."""
+    return user_cache_dir() / "textworld"
 
 
 @dataclass(frozen=True)
