@@ -14,6 +14,8 @@ import pytest
 import envzoo
 from envzoo.core.sandbox import SandboxUnavailableError, battery, bubblewrap, inside, run_solution, runner
 
+pytestmark = pytest.mark.needs_sandbox
+
 
 @pytest.fixture(scope="module")
 def verdicts():

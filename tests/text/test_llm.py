@@ -105,6 +105,7 @@ def solve(*args):
 """
 
 
+@pytest.mark.needs_sandbox
 def test_the_api_key_reaches_the_endpoint_only(monkeypatch, capsys, caplog):
     """An agent holding a key, the key in the trainer's environment, and a model-written program
     that looks for it: it is in the request's Authorization header and nowhere else, not in the

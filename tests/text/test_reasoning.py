@@ -180,6 +180,7 @@ def test_code_task_examples_match_their_worked_example():
     assert _load(TEMPLATES[6].source.format(pairs=["()", "[]"]))("([)]") is False
 
 
+@pytest.mark.needs_sandbox
 @pytest.mark.parametrize("level", range(1, LEVELS + 1))
 def test_expert_solves_every_code_level_and_a_wrong_program_fails(level):
     env = envzoo.make(ID, families="code", level=level)
@@ -201,6 +202,7 @@ def test_expert_solves_every_code_level_and_a_wrong_program_fails(level):
     ("def solve(*args):\n    return 1 // 0", "raised ZeroDivisionError"),
     ("def answer(*args):\n    return 0", "defines no function solve"),
 ])
+@pytest.mark.needs_sandbox
 def test_runaway_and_broken_programs_get_a_clear_zero(body, feedback):
     env = envzoo.make(ID, families="code", level=1)
     env.reset(seed=0)
@@ -208,6 +210,7 @@ def test_runaway_and_broken_programs_get_a_clear_zero(body, feedback):
     assert (reward, terminated) == (0.0, True) and feedback in observation, observation
 
 
+@pytest.mark.needs_sandbox
 def test_the_sandbox_kills_a_sleeping_program_at_the_wall_clock_and_isolates_it():
     from envzoo.core.sandbox import run_solution
 
@@ -221,6 +224,7 @@ def test_the_sandbox_kills_a_sleeping_program_at_the_wall_clock_and_isolates_it(
     assert not caller_path
 
 
+@pytest.mark.needs_sandbox
 def test_a_program_cannot_claim_passes_by_writing_results():
     """The expected outputs never reach the sandbox: a program that writes a results file and
     exits still fails."""
@@ -230,6 +234,7 @@ def test_a_program_cannot_claim_passes_by_writing_results():
     assert env.step(_code_reply(forged))[1] == 0.0
 
 
+@pytest.mark.needs_sandbox
 def test_all_families_and_the_default_stays_the_four_integer_ones():
     assert envzoo.make(ID).unwrapped.params.families == ("arithmetic", "linear_equation", "sorting", "sequence")
     env = envzoo.make(ID, families="all", level=5)
