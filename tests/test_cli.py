@@ -254,7 +254,7 @@ def test_unknown_id_exits_2_naming_it(capsys):
 @pytest.mark.parametrize("given, meant", [
     ("envzoo/Servrless-v1", "envzoo/Serverless-v1"), ("envzoo/serverless-v1", "envzoo/Serverless-v1"),
     ("Serverless-v1", "envzoo/Serverless-v1"), ("envzoo/Serverless-v0", "envzoo/Serverless-v1"),
-    ("envzoo/Crafter", "envzoo/Crafter-v0"),
+    ("envzoo/Crafter", "envzoo/Crafter-v1"),
 ])
 def test_an_unknown_id_says_which_id_was_meant(capsys, given, meant):
     code, _, err = run(capsys, "info", given)
@@ -271,7 +271,7 @@ def test_a_first_event_that_never_happened_is_never_and_counted():
     from envzoo.cli import _kpis, _mean_std
     from envzoo.core.rollout import EpisodeResult
 
-    entry = envzoo.env_info("envzoo/Crafter-v0")
+    entry = envzoo.env_info("envzoo/Crafter-v1")
 
     def kpi(steps):
         results = [EpisodeResult({"first_diamond_step": float(step), "achievements": 1.0}, 0.0, 10) for step in steps]

@@ -93,7 +93,9 @@ def test_two_processes_compiling_the_same_kernels_leave_a_cache_the_next_one_loa
         from envzoo.core.compiled import einsum_dot
         print(einsum_dot(np.arange(5.0), np.arange(5.0)), sum(einsum_dot.stats.cache_hits.values()))
     """
-    assert _run_two_at_once(script, env=env) == ["30.0 0\n", "30.0 0\n"]  # both compiled
+    # Both right; at least one compiled (the other may already find the first one's cache).
+    outputs = _run_two_at_once(script, env=env)
+    assert sorted(outputs)[0] == "30.0 0\n" and set(outputs) <= {"30.0 0\n", "30.0 1\n"}
     alone = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
                            env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "other")}, check=True)
     assert alone.stderr.count("envzoo: compiling kernels for this CPU (first run only") == 1

@@ -41,12 +41,7 @@ def convert(kind: str, inputs: dict, output: PathLike, *, overwrite: bool = Fals
         options: passed to the loader of ``kind`` (``levels``, ``symbol``, ``clock``, ``date``,
             ``tz``, ``on_invalid``, ``unknown_side``...).
     """
-    check_choice("kind", kind, FORMATS)
-    inputs = dict(inputs)
-    trade_paths = inputs.pop("trades", None)
-    trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
-                                                          "bitmex-quotes": "bitmex"}.get(kind, "tardis")
-    check_choice("trades_format", trades_format, TRADE_FORMATS)
+    inputs, trade_paths, trades_format = _checked_inputs(kind, inputs)
     with output_dir(output, overwrite) as building:
         writer = ColumnWriter(building)
         try:
@@ -87,12 +82,7 @@ INPUT_KEYS = ("book", "messages", "orderbook", "trades", "trades_format")
 def load_files(kind: str, inputs: dict, **options) -> LobStream:
     """The stream :func:`convert` would write, in memory (nothing written): for data that fit
     in memory. ``kind``, ``inputs`` and ``options`` as in :func:`convert`."""
-    check_choice("kind", kind, FORMATS)
-    inputs = dict(inputs)
-    trade_paths = inputs.pop("trades", None)
-    trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
-                                                          "bitmex-quotes": "bitmex"}.get(kind, "tardis")
-    check_choice("trades_format", trades_format, TRADE_FORMATS)
+    inputs, trade_paths, trades_format = _checked_inputs(kind, inputs)
     needed = ("messages", "orderbook") if kind == "lobster" else ("book",)
     missing = [key for key in needed if key not in inputs]
     if missing:
@@ -207,3 +197,15 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m envzoo.market
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _checked_inputs(kind: str, inputs: dict) -> tuple[dict, object, str]:
+    """``inputs`` without its trades entries, the trades' paths (or None) and their format, with
+    ``kind`` and the format checked."""
+    check_choice("kind", kind, FORMATS)
+    inputs = dict(inputs)
+    trade_paths = inputs.pop("trades", None)
+    trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
+                                                          "bitmex-quotes": "bitmex"}.get(kind, "tardis")
+    check_choice("trades_format", trades_format, TRADE_FORMATS)
+    return inputs, trade_paths, trades_format
