@@ -1,7 +1,7 @@
 """The first ``envzoo tour`` on a new machine against a second one: wall-clock and CPU seconds.
 
 A first run has empty caches: the compiled kernels (``NUMBA_CACHE_DIR``), the travel-time atlases
-and generated TextWorld games (``ENVZOO_CACHE_DIR``, ``ENVZOO_CACHE``), all pointed at a new
+and generated TextWorld games (``ENVZOO_CACHE_DIR``), all pointed at a new
 temporary folder; the second run reuses them. CPU seconds (user + system of the tour and every
 process it starts) say what a run costs on a loaded machine, where the wall clock depends on the
 others' load; the load average is printed beside them.
@@ -38,7 +38,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="envzoo-first-run-") as caches:
         env = {**os.environ, "NUMBA_CACHE_DIR": os.path.join(caches, "numba"),
-               "ENVZOO_CACHE_DIR": os.path.join(caches, "envzoo"), "ENVZOO_CACHE": os.path.join(caches, "envzoo")}
+               "ENVZOO_CACHE_DIR": os.path.join(caches, "envzoo")}
         print(f"{os.cpu_count()} CPUs; envzoo tour {' '.join(args.tour)}")
         print("run     wall s    CPU s   load average (1 min) before, after")
         for run in range(args.runs):
