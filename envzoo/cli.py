@@ -333,12 +333,12 @@ def cmd_eval(args) -> int:
 
 # ---------------------------------------------------------------------- dataset
 def cmd_dataset(args) -> int:
-    from envzoo.core.datasets import RANDOM, create
+    from envzoo.core.datasets import create, is_uniform_random
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
     env_kwargs = _env_kwargs(args.env, entry, args.max_steps)
-    if args.policy != RANDOM or RANDOM in {ref.name for ref in entry.policies}:
+    if not is_uniform_random(entry, args.policy):
         env_kwargs = _policy_env_kwargs(entry, args.policy, env_kwargs)
     if args.max_steps is not None:
         env_kwargs["max_episode_steps"] = args.max_steps

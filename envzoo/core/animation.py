@@ -5,11 +5,11 @@ writes (``envzoo animate --docs``: the docs pages' ``docs/animations/<Name>-vN.g
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import numpy as np
 
+from envzoo.core.disk_cache import write_atomically
 from envzoo.core.policy import Policy
 
 
@@ -68,9 +68,8 @@ def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: f
     if path.is_file() and _shown(path) == _shown(io.BytesIO(encoded)):
         return path.stat().st_size, len(pictures)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_bytes(encoded)
-    partial.replace(path)
+    with write_atomically(path) as partial:
+        partial.write_bytes(encoded)
     return len(encoded), len(pictures)
 
 

@@ -85,13 +85,19 @@ def _as_list(value):
 RANDOM = "random"
 
 
+def is_uniform_random(entry, name: str) -> bool:
+    """Whether behaviour policy ``name`` of the id means uniform random actions: ``random``
+    where the id has no reference policy of that name."""
+    return name == RANDOM and RANDOM not in {ref.name for ref in entry.policies}
+
+
 def behaviour_policy(entry, name: str) -> tuple[Callable[[object], Policy], str]:
     """The maker (``maker(env)``) of the id's reference policy ``name`` and what it plays, in words;
     for ``random`` where the id has no policy of that name, uniform random actions
     (:class:`~envzoo.core.policy.RandomPolicy`). An unknown name fails here, before any env is made."""
     import envzoo
 
-    if name == RANDOM and RANDOM not in {ref.name for ref in entry.policies}:
+    if is_uniform_random(entry, name):
         return RandomPolicy, "uniform random actions"
     entry.policy(name)
     return (lambda env: envzoo.make_policy(entry.id, name, env)), f"its reference policy {name!r}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,10 +26,11 @@ except ImportError:  # Windows
 
 def user_cache_dir() -> Path:
     """envzoo's folder of caches: ``$ENVZOO_CACHE_DIR``, else ``$XDG_CACHE_HOME/envzoo``, else
-    ``~/.cache/envzoo``."""
+    ``%LOCALAPPDATA%/envzoo`` (Windows), else ``~/.cache/envzoo``."""
     if os.environ.get("ENVZOO_CACHE_DIR"):
         return Path(os.environ["ENVZOO_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "envzoo"
+    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA") or Path.home() / ".cache"
+    return Path(base) / "envzoo"
 
 
 @contextlib.contextmanager
@@ -61,6 +63,24 @@ def write_atomically(path: str | os.PathLike, suffix: str = "") -> Iterator[Path
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(partial)
+
+
+@contextlib.contextmanager
+def folder_atomically(path: str | os.PathLike) -> Iterator[Path]:
+    """A new folder beside ``path`` for the block to fill; put in ``path``'s place (replacing
+    what is there) when the block ends, deleted if it raises: readers never see half a folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    try:
+        yield building
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        building.rename(path)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
 
 
 def build_once(path: str | os.PathLike, is_built: Callable[[], bool], build: Callable[[], None]) -> None:

@@ -121,11 +121,13 @@ def summarize(results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
     if results and np.ndim(results[0].episode_return) == 0:  # vector returns have no single sum
         table["return"] = np.array([r.episode_return for r in results], dtype=np.float64)
     table["length"] = np.array([r.length for r in results], dtype=np.float64)
-    return {name: _first_event(values) if is_first_event(name) else mean_and_std(values)
+    return {name: first_event_summary(values) if is_first_event(name) else mean_and_std(values)
             for name, values in table.items()}
 
 
-def _first_event(steps: np.ndarray) -> FirstEventSummary:
+def first_event_summary(steps: np.ndarray) -> FirstEventSummary:
+    """The steps of a first-event metric (:data:`NEVER` where the event never happened) over the
+    episodes where it happened, and how many those were."""
     happened = steps[steps != NEVER]
     mean, std = mean_and_std(happened) if happened.size else (float("nan"), float("nan"))
     return FirstEventSummary(mean, std, int(happened.size), int(steps.size))

@@ -34,13 +34,14 @@ def known_suffix(path: str | os.PathLike, suffixes: Iterable[str] = TABLE_SUFFIX
     return next((s for s in suffixes if name.endswith(s)), None)
 
 
-def looks_like_path(value) -> bool:
+def looks_like_path(value, suffixes: Iterable[str] = TABLE_SUFFIXES) -> bool:
     """Whether a data argument is meant as a path rather than a name: a ``PathLike``, or a string
-    that exists on disk, contains a path separator, or ends in a table suffix."""
+    that exists on disk, contains a path separator, or ends in one of ``suffixes`` (the argument's
+    kinds of file; tables by default)."""
     if isinstance(value, os.PathLike):
         return True
     return isinstance(value, str) and (
-        os.path.exists(value) or "/" in value or os.sep in value or known_suffix(value) is not None)
+        os.path.exists(value) or "/" in value or os.sep in value or known_suffix(value, suffixes) is not None)
 
 
 def existing_file(path: str | os.PathLike, what: str) -> Path:

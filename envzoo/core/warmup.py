@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from functools import cache
 from pathlib import Path
 
 import numba
@@ -35,13 +36,14 @@ from envzoo.core.disk_cache import user_cache_dir, write_atomically
 WARMUP_STEPS = 5
 
 
-def kernel_modules(domain: str) -> list[Path]:
+@cache  # asked for by every domain's size, the marker's stamp and the warm-up itself
+def kernel_modules(domain: str) -> tuple[Path, ...]:
     """The modules that define kernels among ``domain``'s package and the envzoo modules it
     imports (``envzoo/finance`` for the finance domains), leaving out ``envzoo/core``'s few small
     kernels, which every domain imports."""
     modules = {file for path in (PACKAGE_FOLDER / domain).rglob("*.py") for file in dependency_files(path)}
-    return sorted(path for path in modules
-                  if not path.is_relative_to(PACKAGE_FOLDER / "core") and "@kernel" in path.read_text())
+    return tuple(sorted(path for path in modules
+                        if not path.is_relative_to(PACKAGE_FOLDER / "core") and "@kernel" in path.read_text()))
 
 
 def domains_with_kernels() -> list[str]:

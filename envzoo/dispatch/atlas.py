@@ -27,7 +27,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 
-from envzoo.core.disk_cache import build_once, write_atomically
+from envzoo.core.disk_cache import build_once, user_cache_dir, write_atomically
 from envzoo.core.extras import require
 from envzoo.core.user_files import looks_like_path
 
@@ -71,12 +71,7 @@ class Atlas:
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
     """The atlas cache folder: ``override`` if given, else ``$ENVZOO_CACHE_DIR/dispatch``, else
     ``$XDG_CACHE_HOME/envzoo/dispatch``, else ``~/.cache/envzoo/dispatch``."""
-    if override is not None:
-        return Path(override)
-    if os.environ.get("ENVZOO_CACHE_DIR"):
-        return Path(os.environ["ENVZOO_CACHE_DIR"]) / "dispatch"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "envzoo" / "dispatch"
+    return Path(override) if override is not None else user_cache_dir() / "dispatch"
 
 
 NETWORK_SUFFIXES = (".net.xml", ".net.xml.gz", ".graphml", ".xml")
@@ -90,7 +85,7 @@ def network_path(network: str | os.PathLike) -> Path:
     path = Path(network)
     if not path.is_file():
         choices = f"one of {sorted(SHIPPED_NETWORKS)} or the path of a SUMO .net.xml (.net.xml.gz) or GraphML file"
-        if looks_like_path(network) or str(network).endswith(NETWORK_SUFFIXES):
+        if looks_like_path(network, NETWORK_SUFFIXES):
             raise FileNotFoundError(f"network: {str(network)!r} does not exist (absolute: {path.absolute()}); "
                                     f"network must be {choices}")
         raise ValueError(f"network must be {choices}; {str(network)!r} is neither")

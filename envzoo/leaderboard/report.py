@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.core.rollout import NEVER, is_first_event
+from envzoo.core.rollout import first_event_summary, is_first_event
 from envzoo.leaderboard import BOOTSTRAP_REPS, stats
 from envzoo.leaderboard.results import ResultFileError, RunResult
 
@@ -104,10 +104,10 @@ def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], rep
 
     def first_event_cell(episodes: list) -> str:
         """A first-event step (-1 where it never happened) over the episodes where it happened."""
-        steps = np.concatenate([np.atleast_1d(np.asarray(e, dtype=np.float64)) for e in episodes])
-        happened = steps[steps != NEVER]
-        return (f"{happened.mean():.4g} ({happened.size} of {steps.size})" if happened.size
-                else f"never (0 of {steps.size})")
+        summary = first_event_summary(np.concatenate([np.atleast_1d(np.asarray(e, dtype=np.float64))
+                                                      for e in episodes]))
+        return (f"{summary.mean:.4g} ({summary.happened} of {summary.episodes})" if summary.happened
+                else f"never (0 of {summary.episodes})")
 
     def entrant_cell(runs: list[RunResult], metric: str) -> str:
         if is_first_event(metric):

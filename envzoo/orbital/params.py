@@ -271,8 +271,7 @@ def make_params(**kwargs) -> CollisionAvoidanceParams:
     if isinstance(kwargs.get("tracking"), dict):
         kwargs["tracking"] = TrackingParams(**kwargs["tracking"])
     tle = kwargs.get("tle")
-    if isinstance(tle, os.PathLike) or (isinstance(tle, str) and (looks_like_path(tle) or tle.lower().endswith(
-            (".tle", ".txt")))):
+    if looks_like_path(tle, (".tle", ".txt")):
         kwargs["tle"] = read_tle_file(tle)
     for name in ("maneuver_mps", "tle"):
         if isinstance(kwargs.get(name), list):

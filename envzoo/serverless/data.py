@@ -77,9 +77,11 @@ def load_azure_invocations(
         start_minute: the minute episodes start at; None draws one at each reset.
     """
     if isinstance(paths, (str, os.PathLike, Mapping)):
+        folder = not isinstance(paths, Mapping) and Path(paths).is_dir()
         paths = list(named_files(paths, "Azure invocation file").values())
         invocations = [p for p in paths if p.name.startswith(INVOCATION_FILES)]
-        paths = invocations or paths  # the trace's folder also holds durations and memory files
+        if folder and invocations:  # the trace's folder also holds durations and memory files
+            paths = invocations
     paths = list(paths)
     if not paths:
         raise ValueError("the trace needs at least one Azure invocation file")

@@ -4,7 +4,7 @@
   every inner junction, approaches of ``attach_length`` metres so corner lights are controllable)
   and demand from origin-destination flows with Poisson arrivals, or from SUMO's
   ``randomTrips.py``. Generation is deterministic in its arguments and written once to the cache
-  folder (:func:`cache_dir`), keyed by them.
+  folder (:func:`envzoo.core.disk_cache.user_cache_dir`), keyed by them.
 - :func:`game`: the real-city scenarios that ship in the eclipse-sumo wheel under
   ``tools/game`` (``DRT`` Berlin, ``bs3d`` Braunschweig, ``fkk_in`` Ingolstadt, ...), copied to the
   cache folder once, without the game's GUI settings and output files.
@@ -21,13 +21,13 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from envzoo.core.disk_cache import build_once, folder_atomically, user_cache_dir
 from envzoo.core.errors import EnvzooError
 from envzoo.traffic.sumo import python_tool_command, run_sumo_program, sumo_binary, sumo_home
 
@@ -72,38 +72,20 @@ class Scenario:
 
 
 # ---------------------------------------------------------------------- cache
-def cache_dir() -> Path:
-    """Where generated and converted scenarios are kept: ``$ENVZOO_CACHE_DIR``, else the user's
-    cache folder (``$XDG_CACHE_HOME/envzoo`` or ``~/.cache/envzoo``)."""
-    if os.environ.get("ENVZOO_CACHE_DIR"):
-        return Path(os.environ["ENVZOO_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA") or Path.home() / ".cache"
-    return Path(base) / "envzoo"
-
-
 def _cached(kind: str, arguments: dict, build) -> Path:
-    """The cache folder for ``arguments``, built by ``build(folder)`` the first time.
-
-    The folder is built under a temporary name and renamed into place, so concurrent workers never
-    see half-written files (the loser of a race discards its copy).
-    """
+    """The cache folder for ``arguments``, built by ``build(folder)`` the first time: under a
+    temporary name, renamed into place, by one process while others that need it wait (SUMO's
+    generation takes seconds)."""
     key = hashlib.sha256(json.dumps({"kind": kind, **arguments, "sumo": str(sumo_home())},
                                     sort_keys=True, default=str).encode()).hexdigest()[:16]
-    folder = cache_dir() / "traffic" / f"{kind}-{key}"
-    if folder.is_dir():
-        return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
-        build(building)
-        (building / "arguments.json").write_text(json.dumps(arguments, indent=1, sort_keys=True, default=str))
-        try:
-            building.rename(folder)
-        except OSError:
-            if not folder.is_dir():
-                raise
-    finally:
-        shutil.rmtree(building, ignore_errors=True)
+    folder = user_cache_dir() / "traffic" / f"{kind}-{key}"
+
+    def build_folder():
+        with folder_atomically(folder) as building:
+            build(building)
+            (building / "arguments.json").write_text(json.dumps(arguments, indent=1, sort_keys=True, default=str))
+
+    build_once(folder, folder.is_dir, build_folder)
     return folder
 
 

@@ -18,7 +18,6 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
@@ -26,7 +25,8 @@ import numpy as np
 
 import envzoo
 from envzoo.core.errors import EnvzooError
-from envzoo.core.extras import require
+from envzoo.core.disk_cache import write_atomically
+from envzoo.core.extras import installed_version, require
 from envzoo.core.policy import Policy
 from envzoo.leaderboard.results import EVAL_SEED, CurvePoint, RunResult
 from envzoo.train.evaluation import evaluation, reference_evaluations
@@ -139,9 +139,8 @@ def save_checkpoint(learner: Learner, run_dir: Path, state: dict) -> None:
     name = f"checkpoint-{learner.timesteps}"
     shutil.rmtree(run_dir / name, ignore_errors=True)  # a half-written one of a killed process
     learner.save(run_dir / name)
-    written = run_dir / f"{STATE_FILE}.partial"
-    written.write_text(json.dumps({**state, "checkpoint": name}))
-    written.replace(run_dir / STATE_FILE)
+    with write_atomically(run_dir / STATE_FILE) as written:
+        written.write_text(json.dumps({**state, "checkpoint": name}))
     for old in run_dir.glob("checkpoint*"):
         if old.name != name:
             shutil.rmtree(old)
@@ -165,10 +164,7 @@ def require_scalar_reward(entry) -> None:
 def versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for library in LIBRARIES:
-        try:
-            found[library] = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            found[library] = "not installed"
+        found[library] = installed_version(library) or "not installed"
     return found
 
 

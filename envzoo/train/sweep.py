@@ -30,7 +30,7 @@ import envzoo
 from envzoo.core.extras import require
 from envzoo.leaderboard.results import RESULTS_DIR, RunResult, write
 from envzoo.train.hyperparams import HyperparamsError, TrainConfig, config_for
-from envzoo.train.runs import STATE_FILE, TrainingError, check, connect_ray, run_folder, train
+from envzoo.train.runs import STATE_FILE, TrainingError, check, check_seed, connect_ray, run_folder, train
 
 #: How often Ray runs a task again after its worker died.
 RETRIES = 3
@@ -61,17 +61,21 @@ def plan(env_ids, algos, frameworks, seeds, timesteps: int | None = None,
         raise HyperparamsError(f"--hyperparams {hyperparams} is one algorithm's file; for several --algos or "
                                f"--frameworks give a folder with a file per algorithm (ppo.yml, rllib-ppo.yml, ...)")
     runs = []
-    for env_id, algo, framework, seed in itertools.product(env_ids, algos, frameworks, seeds):
+    for env_id, algo, framework in itertools.product(env_ids, algos, frameworks):
         env_id = envzoo.env_info(env_id).id
         config = config_for(env_id, algo, hyperparams, framework)
         if timesteps:
             config = dataclasses.replace(config, n_timesteps=timesteps)
-        run = RunSpec(env_id, algo, framework, seed, config)
-        try:
-            check(env_id, algo, framework, seed, config)
-        except TrainingError as error:
-            raise TrainingError(f"{run}: {error}") from error
-        runs.append(run)
+        for index, seed in enumerate(seeds):
+            run = RunSpec(env_id, algo, framework, seed, config)
+            try:  # the id, algorithm and settings once (that makes an env), then each seed
+                if index == 0:
+                    check(env_id, algo, framework, seed, config)
+                else:
+                    check_seed(seed, config)
+            except TrainingError as error:
+                raise TrainingError(f"{run}: {error}") from error
+            runs.append(run)
     return runs
 
 

@@ -450,5 +450,6 @@ def test_load_files_is_what_convert_writes_without_writing(tmp_path):
     book = write(tmp_path / "AAPL_2012-06-21_34200000_57600000_orderbook_1.csv", LOBSTER_BOOK)
     assert_same(load_files("lobster", {"messages": messages, "orderbook": book}, on_invalid="drop"),
                 load_lobster(messages, book, on_invalid="drop"))
-    with pytest.raises(ValueError, match=r"format 'lobster' needs the file key\(s\) \['orderbook'\]"):
-        load_files("lobster", {"messages": messages})
+    for read in (load_files, lambda kind, inputs: convert(kind, inputs, tmp_path / "lobster-out")):
+        with pytest.raises(ValueError, match=r"format 'lobster' needs the file key\(s\) \['orderbook'\]"):
+            read("lobster", {"messages": messages})

@@ -79,6 +79,11 @@ def test_a_trace_is_a_file_a_folder_of_days_or_a_mapping(tmp_path):
     day2, day1 = sorted(folder.glob("invocations*"))[::-1]
     from_mapping = load_azure_invocations({"second": day2, "first": day1})
     np.testing.assert_array_equal(from_mapping.counts[0, [0, 1440]], [120, 60])
+    # a mapping's days are all the user's, whatever their file names (only a folder is filtered)
+    renamed = tmp_path / "day3.csv"
+    write_trace(renamed, [("quiet", np.ones(1440, dtype=int)), ("busy", np.full(1440, 180))])
+    mixed = load_azure_invocations({"first": day1, "third": renamed})
+    np.testing.assert_array_equal(mixed.counts[0, [0, 1440]], [60, 180])
     with pytest.raises(FileNotFoundError, match="'missing.csv' does not exist"):
         load_azure_invocations("missing.csv")
     with pytest.raises(FileNotFoundError, match=r"'d2'.*nope.csv' does not exist"):

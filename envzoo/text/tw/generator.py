@@ -61,7 +61,6 @@ def ensure_game(params: TextWorldParams, index: int) -> Path:
 
 
 def _generate(params: TextWorldParams, index: int, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     # Compile aside and move into place, so that envs in other processes never read half a game.
     with tempfile.TemporaryDirectory(dir=path.parent) as folder:
         for attempt in range(ATTEMPTS):

@@ -83,10 +83,6 @@ def load_files(kind: str, inputs: dict, **options) -> LobStream:
     """The stream :func:`convert` would write, in memory (nothing written): for data that fit
     in memory. ``kind``, ``inputs`` and ``options`` as in :func:`convert`."""
     inputs, trade_paths, trades_format = _checked_inputs(kind, inputs)
-    needed = ("messages", "orderbook") if kind == "lobster" else ("book",)
-    missing = [key for key in needed if key not in inputs]
-    if missing:
-        raise ValueError(f"format {kind!r} needs the file key(s) {missing}; got {sorted(inputs)}")
     if kind == "lobster":
         stream = load_lobster(inputs["messages"], inputs["orderbook"], **options)
     else:
@@ -201,11 +197,15 @@ if __name__ == "__main__":
 
 def _checked_inputs(kind: str, inputs: dict) -> tuple[dict, object, str]:
     """``inputs`` without its trades entries, the trades' paths (or None) and their format, with
-    ``kind`` and the format checked."""
+    ``kind``, the format and the file keys ``kind`` needs checked."""
     check_choice("kind", kind, FORMATS)
     inputs = dict(inputs)
     trade_paths = inputs.pop("trades", None)
     trades_format = inputs.pop("trades_format", None) or {"binance-book-ticker": "binance",
                                                           "bitmex-quotes": "bitmex"}.get(kind, "tardis")
     check_choice("trades_format", trades_format, TRADE_FORMATS)
+    needed = ("messages", "orderbook") if kind == "lobster" else ("book",)
+    missing = [key for key in needed if key not in inputs]
+    if missing:
+        raise ValueError(f"format {kind!r} needs the file key(s) {missing}; got {sorted(inputs)}")
     return inputs, trade_paths, trades_format

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from envzoo.core.disk_cache import lock
+from envzoo.core.disk_cache import folder_atomically, lock
 from envzoo.core.errors import DataFormatError
 from envzoo.marketmaking.lob.data.streams import BOOK_ARRAYS, DTYPES, TRADE_ARRAYS, PathLike, Trades
 from envzoo.marketmaking.lob.stream import LobStream
@@ -82,14 +80,8 @@ def output_dir(path: PathLike, overwrite: bool) -> Iterator[Path]:
                 raise FileExistsError(f"{path} exists and is not an empty directory; pass overwrite=True (--overwrite)")
             if not (path / "meta.json").is_file() and path.is_dir():
                 raise FileExistsError(f"{path} is a non-empty directory that is not a stream; refusing to overwrite")
-        building = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
-        try:
+        with folder_atomically(path) as building:
             yield building
-            if path.exists():
-                shutil.rmtree(path) if path.is_dir() else path.unlink()
-            building.rename(path)
-        finally:
-            shutil.rmtree(building, ignore_errors=True)
 
 
 def _write_meta(path: Path, symbol, source, levels, n_updates, n_trades):
