@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from envzoo.core.reproducible import matvec
 from gymnasium import spaces
 
 from envzoo.traffic.intersections import Intersection, Network
@@ -82,8 +80,7 @@ class LightFeatures:
         light's current green index and ``can_change`` its min-green flag."""
         phases = np.zeros(self.pressure.shape[0])
         phases[self.first_green + greens] = 1.0
-        # pressures in a fixed order of additions: max pressure compares them, near-ties included
-        source = np.concatenate([phases, can_change, density, queue, matvec(self.pressure, density)])
+        source = np.concatenate([phases, can_change, density, queue, self.pressure @ density])
         return source[self.gather].astype(np.float32)
 
     def split(self, observations: np.ndarray) -> list[np.ndarray]:

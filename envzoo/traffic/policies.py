@@ -116,13 +116,18 @@ class NetworkProgram(_Cycle):
 
 class MaxPressure(_PerIntersection):
     """Varaiya's max pressure (2013): the green whose links have the largest incoming-minus-outgoing
-    density (ties: the current green)."""
+    density (ties: the current green, else the first). Pressures within :data:`TIE` of each other
+    are ties: the observation's pressures are matrix products whose last bits depend on the CPU's
+    BLAS kernel, and exact comparisons made the same seed play different episodes on different
+    machines."""
+
+    TIE = 1e-5
 
     def choose(self, agent, observation, info):
         parts = self.parts(agent, observation)
-        current = int(np.argmax(parts["phase"]))
-        best = int(np.argmax(parts["pressure"]))
-        return current if parts["pressure"][current] >= parts["pressure"][best] else best
+        current, pressure = int(np.argmax(parts["phase"])), parts["pressure"].astype(np.float64)
+        top = pressure.max() - self.TIE
+        return current if pressure[current] >= top else int(np.flatnonzero(pressure >= top)[0])
 
 
 class LongestQueueFirst(_PerIntersection):

@@ -34,9 +34,10 @@ Why no case is trusted to be bit-exact everywhere (the audit behind the fallback
   pick FMA or SSE2 code paths per CPU and differ on aarch64; numpy's SIMD versions may differ
   between its releases and between CPU families.
 - decisions on near-ties: max pressure's argmax over pressures and BCRLSP's integer program over
-  fitted Q-values broke ties differently under another CPU's BLAS, and played other episodes; the
-  pressures and the Q-values are now computed in a fixed order, and the fitted-Q regression solved
-  in Python floats (``envzoo.core.reproducible``). HiGHS MILPs (dispatch relocation, promotion allocation) give
+  fitted Q-values broke ties differently under another CPU's BLAS, and played other episodes. The
+  reference policies changed, not the environments: max pressure treats pressures within 1e-5 as
+  tied; LQF's, SOTL's and BCRLSP's products are taken in a fixed order and BCRLSP's regression is
+  solved in Python floats (``envzoo.core.reproducible``). HiGHS MILPs (dispatch relocation, promotion allocation) give
   integers: the course check holds them exactly. Text ids (Household, TextWorld, Reasoning, ToolUse) have no float fields beyond
   their rewards, so their course check is already exact.
 
