@@ -108,14 +108,19 @@ def test_two_processes_compiling_the_same_kernels_leave_a_cache_the_next_one_loa
 
 def test_two_processes_writing_the_same_order_book_stream(tmp_path):
     out = tmp_path / "stream"
+    # Each writer reports what it wrote; the stream is read once both are done (a reader during
+    # the other's overwrite may find the folder between its removal and its replacement).
     outputs = _run_two_at_once("""
         import sys
-        from envzoo.marketmaking.lob.data.store import load_stream, save_stream
+        from envzoo.marketmaking.lob.data.store import save_stream
         from envzoo.marketmaking.lob.generator import synthetic_stream
-        save_stream(synthetic_stream(5_000, levels=5, seed=1, days=2), sys.argv[1], overwrite=True)
-        print(load_stream(sys.argv[1], validate=True).n_updates)
+        stream = synthetic_stream(5_000, levels=5, seed=1, days=2)
+        save_stream(stream, sys.argv[1], overwrite=True)
+        print(stream.n_updates)
     """, str(out))
-    assert outputs[0] == outputs[1] and int(outputs[0]) > 0
+    from envzoo.marketmaking.lob.data.store import load_stream
+
+    assert outputs[0] == outputs[1] == f"{load_stream(out, validate=True).n_updates}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".stream.lock", "stream"]  # no half-written folder
     with pytest.raises(FileExistsError, match="pass overwrite=True"):
         from envzoo.marketmaking.lob.data.store import save_stream

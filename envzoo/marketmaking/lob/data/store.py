@@ -72,7 +72,8 @@ def output_dir(path: PathLike, overwrite: bool) -> Iterator[Path]:
     """A new folder beside ``path`` for the block to write a stream into, put in ``path``'s place
     when the block ends: readers never see half a stream, and of two processes writing the same
     ``path`` at once the second waits for the first (and then finds ``path`` written, an error
-    unless ``overwrite``)."""
+    unless ``overwrite``). An overwrite removes the old stream before renaming the new one into place:
+    a reader at that moment finds no stream."""
     path = Path(path)
     with lock(path):
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
