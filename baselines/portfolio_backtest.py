@@ -12,7 +12,7 @@ import argparse
 import gymnasium as gym
 
 import envzoo
-from envzoo.core.rollout import run_episode
+from envzoo.tools.rollout import run_episode
 
 ENV_ID = "envzoo/Portfolio-v1"
 KPIS = ("fapv", "annual_return", "annual_volatility", "sharpe", "sortino", "max_drawdown", "turnover", "costs_paid")

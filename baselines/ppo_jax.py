@@ -21,8 +21,8 @@ import numpy as np
 
 import envzoo
 import envzoo.jax
-from envzoo.core.rollout import evaluate as evaluate_on_cpu
-from envzoo.core.rollout import summarize
+from envzoo.tools.rollout import evaluate as evaluate_on_cpu
+from envzoo.tools.rollout import summarize
 from envzoo.train.ppo_jax import PPOConfig, act, evaluate, train
 
 

@@ -1,6 +1,6 @@
 """Env-steps per second of every id in one run, against the speed goals, as one Markdown table:
 a single env (``envzoo.make``), the native vector env at N = 1024 and, for ids with a JAX
-backend, the on-device scan (``envzoo.core.throughput.bench``; random actions, resets included).
+backend, the on-device scan (``envzoo.tools.throughput.bench``; random actions, resets included).
 
     python every_id.py                                   # every id whose extra is installed
     python every_id.py --ids envzoo/Dispatch-v0 envzoo/Serverless-v1 --steps 200
@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import envzoo
 from envzoo.core.extras import missing_packages
-from envzoo.core.throughput import bench
+from envzoo.tools.throughput import bench
 
 #: Ids whose step is an external engine's (their own benchmarks compare them with the engine).
 ENGINES = {"traffic", "godot"}

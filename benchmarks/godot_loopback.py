@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 
 import envzoo  # noqa: F401  (registers the ids)
-from envzoo.core.throughput import gymnasium_rate, vector_rate
+from envzoo.tools.throughput import gymnasium_rate, vector_rate
 from envzoo.godot.env import ChaseEnv
 from envzoo.godot.parallel import ChaseSquadEnv
 

@@ -1,6 +1,6 @@
 """Env-steps per second of every id with a JAX backend, its functional env vmapped over
 N = 2^10 ... 2^20 instances and rolled out by one jitted ``lax.scan`` on JAX's default device
-(random actions drawn on the device, autoreset): ``envzoo.core.throughput.jax_scan_rate``.
+(random actions drawn on the device, autoreset): ``envzoo.tools.throughput.jax_scan_rate``.
 
     python jax_throughput.py                      # every JAX id, N = 2^10 ... 2^20, 100 steps
     python jax_throughput.py --log2 10 14 16      # N = 2^10, 2^14, 2^16 only (a CPU, or less memory)
@@ -16,7 +16,7 @@ import time
 import jax
 
 import envzoo.jax
-from envzoo.core.throughput import jax_scan_rate
+from envzoo.tools.throughput import jax_scan_rate
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import time
 import gymnasium
 
 import envzoo  # noqa: F401  (registers the ids)
-from envzoo.core.throughput import gymnasium_rate, vector_rate
+from envzoo.tools.throughput import gymnasium_rate, vector_rate
 
 ENV_ID = "envzoo/MarketMaking-v1"
 CLOCKS = {

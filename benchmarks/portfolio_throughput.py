@@ -12,7 +12,7 @@ import platform
 import gymnasium as gym
 import numpy as np
 
-from envzoo.core.throughput import bench, gymnasium_rate
+from envzoo.tools.throughput import bench, gymnasium_rate
 
 ENV_ID = "envzoo/Portfolio-v1"
 

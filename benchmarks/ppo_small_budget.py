@@ -22,7 +22,7 @@ import numpy as np
 
 import envzoo
 from envzoo.core.policy import RandomPolicy, TrainedPolicy
-from envzoo.core.rollout import evaluate, mean_and_std
+from envzoo.tools.rollout import evaluate, mean_and_std
 
 #: Arguments each id is trained and evaluated with besides its defaults.
 TRAIN_KWARGS = {"envzoo/Portfolio-v1": {"observation": "flat"}}

@@ -3,10 +3,10 @@ baselines at equal spend, over seeds, with 95 % confidence intervals.
 
 1. Offline datasets: ``--episodes`` episodes of PromotionBudget-v0 (its per-period budget never
    binds) logged by each behaviour policy (random, noisy business rule, epsilon-greedy), written
-   as Minari datasets and Parquet files (``envzoo.core.datasets``, as ``envzoo dataset`` does);
+   as Minari datasets and Parquet files (``envzoo.tools.datasets``, as ``envzoo dataset`` does);
    sizes and times.
 2. Offline RL from the noisy-rule dataset (read back from its Parquet file): fitted Q iteration
-   and CQL (PyTorch, ``envzoo.core.offline_rl``).
+   and CQL (PyTorch, ``envzoo.offline.learners``).
 3. Off-policy evaluation from the same dataset of per-user targets (the business rule, its
    epsilon-greedy version, the greedy policies of the learnt Qs): IPS, SNIPS, DR and FQE against
    the true value by simulation (a new user's discounted retention, gamma = 0.9).
@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 import envzoo
-from envzoo.core.datasets import create, parquet_arrays
-from envzoo.core.offline_rl import conservative_q, fitted_q_iteration
+from envzoo.tools.datasets import create, parquet_arrays
+from envzoo.offline.learners import conservative_q, fitted_q_iteration
 from envzoo.promotion.behaviour import EpsilonGreedy, GreedyQ, NoisyRule
 from envzoo.promotion.evaluation import estimates, true_value
 from envzoo.promotion.offline import user_transitions

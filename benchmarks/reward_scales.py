@@ -2,7 +2,7 @@
 multi-objective ids) and the mean episode return, under random actions and each reference
 policy, over a few seeded episodes at the default arguments. The registry's ``reward_scale`` is
 the median over the policies of the per-step RMS, at one significant figure
-(:func:`envzoo.core.reward_scale.measure_reward_scale`); ``envzoo.make(id, scale_reward=True)``
+(:func:`envzoo.tools.reward_scale.measure_reward_scale`); ``envzoo.make(id, scale_reward=True)``
 divides rewards by it.
 
     python benchmarks/reward_scales.py [--episodes 2] [--max-steps 200] [IDS ...]
@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 import envzoo
-from envzoo.core.reward_scale import median_step_rms, policy_reward_sizes
+from envzoo.tools.reward_scale import median_step_rms, policy_reward_sizes
 
 
 def _fmt(values) -> str:

@@ -10,7 +10,7 @@ import argparse
 import os
 import platform
 
-from envzoo.core.throughput import bench
+from envzoo.tools.throughput import bench
 
 ENV_ID = "envzoo/Serverless-v1"
 

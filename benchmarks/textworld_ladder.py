@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import envzoo
-from envzoo.core.rollout import run_episode
+from envzoo.tools.rollout import run_episode
 from envzoo.text.tw.generator import ensure_game
 from envzoo.text.tw.params import LADDER, make_params
 

@@ -64,7 +64,7 @@ from sumo_rl_episode import sumo_counts  # the sibling script: one reading of SU
 
 import envzoo  # noqa: F401
 from envzoo.core.policy import Policy
-from envzoo.core.rollout import run_episode
+from envzoo.tools.rollout import run_episode
 from envzoo.registry import make_policy
 from envzoo.traffic.generator import from_files, game, grid
 from envzoo.traffic.intersections import read_network

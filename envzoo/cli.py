@@ -28,9 +28,9 @@ YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids
 (``return.<objective>``), since a sum of unlike objectives means nothing. :func:`bench` is also
 a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a behaviour policy (a
 reference policy or ``random``, uniform actions) of a single-agent id as an offline dataset in
-Minari's format and/or Parquet (:mod:`envzoo.core.datasets`).
+Minari's format and/or Parquet (:mod:`envzoo.tools.datasets`).
 ``warmup`` compiles the kernels of every installed domain for this CPU at once, a
-process per CPU (:mod:`envzoo.core.warmup`); the first ``tour`` on a machine runs it first.
+process per CPU (:mod:`envzoo.tools.warmup`); the first ``tour`` on a machine runs it first.
 ``animate`` writes each id's GIF of
 its ``rgb_array`` frames under its best reference policy into the current folder (``--out DIR``
 elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see
@@ -55,10 +55,10 @@ import numpy as np
 import yaml
 
 import envzoo
-from envzoo.core.animation import record, write_gif
+from envzoo.tools.animation import record, write_gif
 from envzoo.core.errors import EnvzooError
-from envzoo.core.rollout import EpisodeResult, FirstEventSummary, evaluate, mean_and_std, run_episode, summarize
-from envzoo.core.throughput import bench
+from envzoo.tools.rollout import EpisodeResult, FirstEventSummary, evaluate, mean_and_std, run_episode, summarize
+from envzoo.tools.throughput import bench
 from envzoo.leaderboard import BOOTSTRAP_REPS
 from envzoo.leaderboard.results import RESULTS_DIR
 from envzoo.registry import KINDS, EnvEntry
@@ -161,7 +161,7 @@ def _num(x: float) -> str:
 
 
 def _mean_std(mean: float, std: float, happened: int | None = None, episodes: int | None = None) -> str:
-    """``mean ± std``; for a first-event metric (:class:`~envzoo.core.rollout.FirstEventSummary`)
+    """``mean ± std``; for a first-event metric (:class:`~envzoo.tools.rollout.FirstEventSummary`)
     ``never`` where the event never happened, else the mean and in how many episodes it did."""
     if happened == 0:
         return f"{'never':>9}   {'':<8} (0 of {episodes})"
@@ -333,7 +333,7 @@ def cmd_eval(args) -> int:
 
 # ---------------------------------------------------------------------- dataset
 def cmd_dataset(args) -> int:
-    from envzoo.core.datasets import create, is_uniform_random
+    from envzoo.tools.datasets import create, is_uniform_random
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
@@ -380,7 +380,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_new_domain(args) -> int:
-    from envzoo.scaffold import camel_case, new_domain
+    from envzoo.tools.scaffold import camel_case, new_domain
 
     written = new_domain(args.name, args.root, args.summary)
     print(f"wrote the domain {args.name!r}:")
@@ -475,7 +475,7 @@ def cmd_leaderboard(args) -> int:
 
 # ---------------------------------------------------------------------- tour
 def cmd_tour(args) -> int:
-    from envzoo.core import warmup
+    from envzoo.tools import warmup
 
     if not warmup.is_warm():
         warmup.warm_up_with_progress()
@@ -522,7 +522,7 @@ def cmd_tour(args) -> int:
 
 
 def cmd_warmup(args) -> int:
-    from envzoo.core import warmup
+    from envzoo.tools import warmup
 
     if args.workers is not None and args.workers < 1:
         raise EnvzooError(f"--workers must be at least 1, got {args.workers}")
@@ -532,7 +532,7 @@ def cmd_warmup(args) -> int:
 
 # ---------------------------------------------------------------------- plots
 def _figure(entry: EnvEntry, runs: list, seed: int):
-    from envzoo.core.plots import kpi_figure
+    from envzoo.tools.plots import kpi_figure
 
     return kpi_figure(entry.id, runs, list(entry.metrics), list(entry.objectives or []), seed)
 
@@ -549,7 +549,7 @@ def _save_plot(path: str, entry: EnvEntry, runs: list, seed: int) -> None:
 def _write_report(path: str, entries: list, runs: list, args) -> None:
     """``tour --report``: every id's figure and KPI table in one self-contained HTML file."""
     from envzoo.core.extras import require
-    from envzoo.core.plots import png_bytes, report_html, table_html
+    from envzoo.tools.plots import png_bytes, report_html, table_html
 
     require("plots", "matplotlib")
     sections = []

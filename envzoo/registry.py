@@ -13,7 +13,7 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
                         (envzoo.core.vector.TaskVectorEnv); "subprocess": the shared subprocess
                         face, one env per process (envzoo.core.subprocess_vector); or
                         "module:attr" of a VectorEnv factory (gymnasium and mo-gymnasium kinds)
-    jax_entry_point     "module:attr" of the id's JAX env (envzoo.core.jax_env.JaxEnv), made by
+    jax_entry_point     "module:attr" of the id's JAX env (envzoo.jax.env.JaxEnv), made by
                         envzoo.jax.make(id) and by gymnasium.make_vec(id, backend="jax")
     kwargs              default constructor arguments
     max_episode_steps   truncation horizon (max_cycles for PettingZoo)
@@ -51,7 +51,7 @@ from typing import Any
 import yaml
 
 from envzoo.core.errors import MissingExtraError, RegistryError
-from envzoo.core.extras import SYSTEM_EXTRAS, extra_requirements, install_command, known_extras, missing_packages
+from envzoo.core.extras import SYSTEM_EXTRAS, declare_system_extra, extra_requirements, install_command, known_extras, missing_packages
 
 REGISTRY_PATH = Path(__file__).with_name("registry.yaml")
 #: libyaml's safe loader where PyYAML was built with it (about 10x faster at import), else Python's.
@@ -169,7 +169,7 @@ class NativeVector:
     """The vector entry point of an id whose entry says ``vector_entry_point: native``:
     :class:`envzoo.core.vector.TaskVectorEnv` over the task of the id's env class (a
     :class:`envzoo.core.env.TaskEnv`), with its reward (scalar or vector); with
-    ``backend="jax"``, :class:`envzoo.core.jax_vector.JaxVectorEnv` over the id's JAX env (its
+    ``backend="jax"``, :class:`envzoo.jax.vector.JaxVectorEnv` over the id's JAX env (its
     ``jax_entry_point``). Nothing is imported until a vector env is made."""
 
     #: The class of the vector envs it makes.
@@ -185,7 +185,7 @@ class NativeVector:
         if kwargs.get("backend") == self.JAX:
             if self.jax_entry_point is None:
                 raise ValueError(f"{self.env_entry_point} has no JAX backend; envzoo.jax.ids() lists the ids with one")
-            from envzoo.core.jax_vector import JaxVectorEnv
+            from envzoo.jax.vector import JaxVectorEnv
 
             kwargs.pop("backend")
             return JaxVectorEnv(load_attr(self.jax_entry_point), num_envs, max_episode_steps, **kwargs)
@@ -356,6 +356,11 @@ def parse_registry(text: str) -> dict[str, EnvEntry]:
         raise RegistryError(f"registry.yaml is not valid YAML: {error}") from None
     if not isinstance(document, dict) or not isinstance(document.get("envs"), list):
         raise RegistryError("registry.yaml must be a mapping with a list under 'envs:'")
+    for name, system in (document.get("system_extras") or {}).items():
+        if not isinstance(system, dict) or set(system) != {"programs", "install"}:
+            raise RegistryError(f"registry.yaml: system_extras.{name} must be a mapping with exactly "
+                                f"'programs' (a list of programs on PATH) and 'install' (the command), got {system!r}")
+        declare_system_extra(name, system["programs"], system["install"])
     entries: dict[str, EnvEntry] = {}
     for position, raw in enumerate(document["envs"]):
         entry = parse_entry(raw, position)
@@ -473,7 +478,7 @@ def make(env_id: str, scale_reward: bool = False, **kwargs):
         env = gymnasium.make(entry.id, **kwargs)
     if not scale_reward:
         return env
-    from envzoo.core.reward_scale import scaled
+    from envzoo.core.scaled_reward import scaled
 
     return scaled(env, entry.reward_scale, entry.is_multi_agent)
 

@@ -12,8 +12,8 @@ import pytest
 import envzoo
 import envzoo.registry
 from envzoo.cli import Progress, _table, _table_in_blocks, main
-from envzoo.core.rollout import is_first_event
-from envzoo.core.throughput import MODES, bench
+from envzoo.tools.rollout import is_first_event
+from envzoo.tools.throughput import MODES, bench
 
 SERVERLESS = "envzoo/Serverless-v1"
 WITH_JAX = "envzoo/MarketMakingAS-v1"
@@ -269,7 +269,7 @@ def test_an_id_like_none_lists_every_id(capsys):
 
 def test_a_first_event_that_never_happened_is_never_and_counted():
     from envzoo.cli import _kpis, _mean_std
-    from envzoo.core.rollout import EpisodeResult
+    from envzoo.tools.rollout import EpisodeResult
 
     entry = envzoo.env_info("envzoo/Crafter-v1")
 

@@ -1,11 +1,11 @@
 """README.md's and docs/index.md's generated regions (ids, domains, extras, layout) match their
-sources: the registry, pyproject.toml and the package tree (see envzoo.docs_tables)."""
+sources: the registry, pyproject.toml and the package tree (see envzoo.tools.docs_tables)."""
 
 import pytest
 
 pytest.importorskip("tomllib")  # the generator reads pyproject.toml with it (Python 3.11+)
 
-from envzoo import docs_tables  # noqa: E402
+from envzoo.tools import docs_tables  # noqa: E402
 
 
 def test_generated_regions_are_up_to_date():

@@ -12,7 +12,7 @@ import pytest
 
 import envzoo
 from envzoo.core.errors import EnvzooError
-from envzoo.scaffold import camel_case, new_domain
+from envzoo.tools.scaffold import camel_case, new_domain
 
 TESTS = Path(__file__).resolve().parent
 

@@ -57,7 +57,7 @@ def test_animate_writes_only_the_gif_into_the_current_folder_and_the_same_bytes_
 
 
 def test_a_gif_showing_the_same_frames_is_left_as_it_is(tmp_path):
-    from envzoo.core.animation import write_gif
+    from envzoo.tools.animation import write_gif
 
     colours = np.array([[0, 0, 0], [200, 30, 30], [30, 200, 30]], dtype=np.uint8)
     pictures = [np.repeat(np.repeat(colours[[k % 3, (k + 1) % 3]][:, None], 8, 0), 8, 1) for k in range(3)]

@@ -250,7 +250,7 @@ def grid_boxes(box, n: int, columns: int | None = None, gap: int = 18) -> list[t
 
 def stacked_columns(canvas: Canvas, box, fractions, colors=CYCLE, length: int | None = None) -> None:
     """Shares over time in ``box``: column i stacks the non-negative ``fractions[i]`` (T, K) from
-    the bottom, colour by colour (portfolio weights through an episode)."""
+    the bottom, colour by colour (an allocation's weights through an episode)."""
     fractions = np.clip(np.nan_to_num(np.asarray(fractions, dtype=float)), 0.0, None)
     if fractions.size == 0:
         return

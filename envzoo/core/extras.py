@@ -22,11 +22,15 @@ from envzoo.core.errors import EnvzooError, MissingExtraError
 
 DISTRIBUTION = "envzoo"
 
-# Requirements that are programs on PATH (system packages), not pip extras: the programs, and
-# the command that installs them.
-SYSTEM_EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
-    "godot": (("godot3-server",), "sudo apt-get install godot3-server"),
-}
+#: Requirements that are programs on PATH (system packages), not pip extras, by name: the
+#: programs, and the command that installs them. The registry declares them (``system_extras:`` in
+#: registry.yaml) with :func:`declare_system_extra`, so a domain that needs one edits no code here.
+SYSTEM_EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {}
+
+
+def declare_system_extra(name: str, programs: list[str] | tuple[str, ...], install: str) -> None:
+    """Make ``name`` a known extra that is installed when every program is on PATH."""
+    SYSTEM_EXTRAS[name] = (tuple(programs), install)
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
-from envzoo.core import jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
+from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.finance.book import RUIN
 
 #: The fixed point's tolerance and iteration cap (:func:`envzoo.finance.book.transaction_factor`'s defaults).

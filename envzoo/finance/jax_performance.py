@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from envzoo.core import jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
-from envzoo.core.jax_arithmetic import divide_where
+from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
+from envzoo.jax.arithmetic import divide_where
 from envzoo.finance.performance import MAX_LOG_GROWTH, METRICS
 from envzoo.finance.rewards import DEVIATION_FLOOR
 

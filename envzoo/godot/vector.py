@@ -12,7 +12,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from envzoo.core.spaces import check_batch
-from envzoo.registry import load_attr
 
 
 class GodotVectorEnv(VectorEnv):
@@ -109,4 +108,6 @@ class GodotVectorEnv(VectorEnv):
 
 def chase_vector(num_envs: int = 1, max_episode_steps: int | None = None, **kwargs) -> GodotVectorEnv:
     """The vector entry point of envzoo/GodotChase-v0: ``num_envs`` Chase games."""
-    return GodotVectorEnv(load_attr("envzoo.godot.env:ChaseEnv"), num_envs, max_episode_steps, kwargs)
+    from envzoo.godot.env import ChaseEnv  # the single env of this vector face, imported when one is made
+
+    return GodotVectorEnv(ChaseEnv, num_envs, max_episode_steps, kwargs)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.core.rollout import first_event_summary, is_first_event
+from envzoo.tools.rollout import first_event_summary, is_first_event
 from envzoo.leaderboard import BOOTSTRAP_REPS, stats
 from envzoo.leaderboard.results import ResultFileError, RunResult
 

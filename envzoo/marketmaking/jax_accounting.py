@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from envzoo.core import jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
+from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.finance.jax_performance import sharpe_ratio, welford_step
 from envzoo.marketmaking.accounting import (
     ACCOUNT_FIELDS,

@@ -2,7 +2,7 @@
 (the propagator of :mod:`.propagation`, the encounters of :mod:`.generator` and
 :mod:`.collision`, the CW prediction of :mod:`.relative_motion`, the tracking of
 :mod:`.tracking`) and the task of :mod:`.task` as pure functions of one instance (``jax.vmap``
-batches them); see :mod:`envzoo.core.jax_env` for the API.
+batches them); see :mod:`envzoo.jax.env` for the API.
 
 Every formula follows the compiled kernels (``sim.start_row``, ``sim.step_row``,
 ``task.account_row``, ``task.observe_row``) operation for operation, with their orders of
@@ -28,9 +28,9 @@ arguments of the jitted function (the vector face, the tests) it holds; where th
 over as constants XLA folds it and fuses again, which changes nothing but the last bits.
 
 The episode's scenario and first estimate come, as on the CPU, from
-``numpy.random.default_rng(episode_key)``: :mod:`envzoo.core.jax_pcg64` draws the same
+``numpy.random.default_rng(episode_key)``: :mod:`envzoo.jax.pcg64` draws the same
 numbers on the device (the uniforms bit for bit, the normals to 4e-14). Process noise and
-tracking updates come from the counter-based stream of :mod:`envzoo.core.jax_rng`.
+tracking updates come from the counter-based stream of :mod:`envzoo.jax.rng`.
 
 The slot's track (its states at every decision time), its CW rate and its return-to-slot gain
 are the same for every episode of a configuration: they are computed once on the host by the
@@ -51,9 +51,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from envzoo.core import jax_pcg64, jax_rng
-from envzoo.core.jax_arithmetic import numpy_sum
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import pcg64 as jax_pcg64, rng as jax_rng
+from envzoo.jax.arithmetic import numpy_sum
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.orbital.collision import _EXP_UNDERFLOW, quadrature_nodes
 from envzoo.orbital.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION

@@ -1,6 +1,6 @@
 """``Portfolio-v1`` and ``PortfolioMO-v0`` in JAX: the simulator of :mod:`.sim` and the task of
 :mod:`.task` as pure functions of one instance (``jax.vmap`` batches them), with the episode's
-start bar and assets drawn from the same counter-based stream; see :mod:`envzoo.core.jax_env`
+start bar and assets drawn from the same counter-based stream; see :mod:`envzoo.jax.env`
 for the API.
 
 The price panel rides in ``params`` as device arrays (the features asset by asset, (N_all, T, F),
@@ -22,9 +22,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from envzoo.core import jax_rng
-from envzoo.core.jax_arithmetic import divide_where
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import rng as jax_rng
+from envzoo.jax.arithmetic import divide_where
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.finance import jax_book
 from envzoo.finance import jax_performance as perf
 from envzoo.finance.prices import episode_starts

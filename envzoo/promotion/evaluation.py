@@ -5,13 +5,13 @@ user's expected discounted retention ``sum_{t < T} gamma^t r_t`` (r_t = 1 while 
 episode of T periods, averaged over the users who start it (the first cohort). The truth is that
 average over many simulated episodes of the policy itself (:func:`true_value`); the estimates
 come from episodes a behaviour policy logged (:func:`estimates`): IPS, self-normalised IPS, doubly
-robust and FQE (:mod:`envzoo.core.ope`, :mod:`envzoo.core.offline_rl`)."""
+robust and FQE (:mod:`envzoo.offline.ope`, :mod:`envzoo.offline.learners`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core import ope
+from envzoo.offline import ope
 from envzoo.promotion.offline import first_cohort, simulate, user_transitions
 
 
@@ -33,7 +33,7 @@ def estimates(data: dict, behaviour, target, gamma: float, fqe_training=None) ->
     (``observations``, ``levels``) logged by ``behaviour`` (both per-user policies). The logged
     propensities are recomputed from ``behaviour`` (it is a function of the observation); DR uses
     the FQE model. FQE needs the ``train`` extra (torch)."""
-    from envzoo.core.offline_rl import Training, fitted_q_evaluation
+    from envzoo.offline.learners import Training, fitted_q_evaluation
 
     trajectories = first_cohort(data["observations"], data["levels"])
     features, level = trajectories["features"], trajectories["level"]

@@ -1,12 +1,12 @@
 """``Promotion-v1``, ``PromotionMO-v1`` and ``PromotionBudget-v0`` in JAX: the simulator of :mod:`.sim`
 and the task of :mod:`.task` as pure functions of one cohort of U users (``jax.vmap`` batches
-cohorts), drawing the same counter-based random numbers; see :mod:`envzoo.core.jax_env` for the API.
+cohorts), drawing the same counter-based random numbers; see :mod:`envzoo.jax.env` for the API.
 
 Every formula follows ``sim._step_rows`` and :class:`~.task.PromotionTask` operation for operation,
 with the same draws: the first cohort's segments from uniforms 0..U-1 of draw 0, then per period
 the draw's elements 0 (churn), 1 (active days) and 2 (a new user's segment), user u taking
 uniform u of each. The allocation is totalled in numpy's order of additions
-(:func:`envzoo.core.jax_arithmetic.numpy_sum`), so an allocation is refused exactly where the CPU
+(:func:`envzoo.jax.arithmetic.numpy_sum`), so an allocation is refused exactly where the CPU
 core refuses it. So on the CPU in float64 a trajectory equals the compiled core's to the rounding
 of ``exp`` and ``**`` and of XLA's fused multiply-adds and divisions by a constant (made as a
 multiplication by its reciprocal: a retained share of 5 users is one unit in the last place
@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from envzoo.core import jax_rng
-from envzoo.core.jax_arithmetic import divide_where, numpy_sum
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import rng as jax_rng
+from envzoo.jax.arithmetic import divide_where, numpy_sum
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.promotion.sim import DAYS
 from envzoo.promotion.task import PromotionTask, action_space, observation_space
 

@@ -14,7 +14,7 @@ and give
 
 :func:`fitted_q` is the dependency-free Q of the registry's BCRLSP: linear in :func:`user_basis`
 with one weight vector per level, refitted by least squares to ``reward + gamma * max Q(next)``.
-The PyTorch learners are :mod:`envzoo.core.offline_rl`.
+The PyTorch learners are :mod:`envzoo.offline.learners`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _users(observations: np.ndarray, users: int) -> np.ndarray:
 
 def user_transitions(observations: np.ndarray, levels: np.ndarray) -> dict[str, np.ndarray]:
     """Every (user, period) transition of the episodes, in the form of
-    :mod:`envzoo.core.offline_rl`: ``features`` and ``next_features`` (N, 4), ``action`` (N,) the
+    :mod:`envzoo.offline.learners`: ``features`` and ``next_features`` (N, 4), ``action`` (N,) the
     level, ``reward`` (N,) 1 when the user stayed and ``continues`` (N,) the same (a user stays
     in its slot exactly when its tenure grows by one; otherwise it churned, its value ends and
     ``next_features`` are its successor's)."""

@@ -116,7 +116,7 @@ class BCRLSP(_BudgetedPolicy):
     the allocation maximising the total Q within the budget (:func:`envzoo.promotion.allocation.allocate`).
 
     The Q is ``q`` (a function of per-user features (U, 4) -> (U, L), e.g. a network of
-    :mod:`envzoo.core.offline_rl` trained on a dataset), or the linear Q of
+    :mod:`envzoo.offline.learners` trained on a dataset), or the linear Q of
     :func:`envzoo.promotion.offline.fitted_q` with ``weights``; with neither, it fits that linear
     Q on ``episodes`` logged episodes (``periods`` long) of :class:`RandomBonus`."""
 

@@ -1,7 +1,7 @@
 """``Serverless-v1`` and ``ServerlessMO-v1`` in JAX: the simulator of :mod:`.sim` (with the KPA of
 :mod:`.kpa`, the workloads of :mod:`.generator` and the histogram of :mod:`.histogram`) and the
 task of :mod:`.task` as pure functions of one instance of F functions (``jax.vmap`` batches
-instances), drawing the same counter-based random numbers; see :mod:`envzoo.core.jax_env` for
+instances), drawing the same counter-based random numbers; see :mod:`envzoo.jax.env` for
 the API.
 
 The ticks of a decision interval run in ``lax.fori_loop`` (the KPA's periods, and the ticks of
@@ -41,9 +41,9 @@ import numpy as np
 from gymnasium import spaces
 from jax import lax
 
-from envzoo.core import jax_rng
-from envzoo.core.jax_arithmetic import divide_where, numpy_sum
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import rng as jax_rng
+from envzoo.jax.arithmetic import divide_where, numpy_sum
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
 from envzoo.serverless.generator import BURSTY, CONSTANT, DIURNAL, SPIKE, STEP, TRACE, WORKLOADS

@@ -122,7 +122,7 @@ class TradingEnv(TaskEnv):
     ``env.unwrapped.episode_metrics()`` gives the metrics of the episode so far at any step, e.g.
     where a ``TimeLimit`` wrapper (``gymnasium.make(..., max_episode_steps=...)``) cuts an episode:
     the env cannot see that cut, so the cut step's ``info`` has no metrics (``envzoo eval`` and
-    :func:`envzoo.core.rollout.run_episode` ask for them). The native vector env reports them in
+    :func:`envzoo.tools.rollout.run_episode` ask for them). The native vector env reports them in
     ``info["final_info"]``.
 
     ## Arguments

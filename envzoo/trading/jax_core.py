@@ -1,7 +1,7 @@
 """``Trading-v1`` and ``TradingMO-v1`` in JAX: the compiled simulator of :mod:`.sim` and the task of
 :mod:`.task` as pure functions of one instance (``jax.vmap`` batches them), with the episode's
 start bar drawn from the same counter-based stream (draw 0 of the episode key, as
-:meth:`.task.TradingTask.reset`); see :mod:`envzoo.core.jax_env` for the API.
+:meth:`.task.TradingTask.reset`); see :mod:`envzoo.jax.env` for the API.
 
 The market rides in ``params`` as device arrays: the closes (T,) and the params' causal market
 table (T, 9 + lookback: the indicators, then the lagged log returns), indexed by the state's bar.
@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 from gymnasium import spaces
 
-from envzoo.core import jax_rng
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import rng as jax_rng
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.finance import jax_book
 from envzoo.finance import jax_performance as perf
 from envzoo.finance.book import RUIN, notional_commissions

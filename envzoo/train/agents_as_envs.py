@@ -6,7 +6,7 @@ agent acts on its own observation through the same network, and each agent's tra
 samples for that one network (the "independent PPO with parameter sharing" of PettingZoo's SB3
 tutorials). Agents do not see each other's observations or actions; what one agent does reaches
 the others only through the environment. :class:`SharedTrainedPolicy` plays such a model back on
-the PettingZoo env with :func:`envzoo.core.rollout.run_episode`.
+the PettingZoo env with :func:`envzoo.tools.rollout.run_episode`.
 
     from stable_baselines3 import PPO
     from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy

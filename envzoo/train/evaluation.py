@@ -9,7 +9,7 @@ import numpy as np
 
 import envzoo
 from envzoo.core.policy import RandomPolicy
-from envzoo.core.rollout import evaluate
+from envzoo.tools.rollout import evaluate
 from envzoo.leaderboard.results import EVAL_SEED, Evaluation
 
 

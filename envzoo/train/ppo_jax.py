@@ -36,7 +36,7 @@ import numpy as np
 import optax
 from gymnasium import spaces
 
-from envzoo.core.jax_env import JaxEnv
+from envzoo.jax.env import JaxEnv
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ def test_money_is_conserved_and_no_market_beats_the_first_best(scenario):
 
 @pytest.mark.parametrize("scenario", ["crash", "lemon"])
 def test_the_metrics_come_at_the_episode_end_and_on_request(scenario):
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
 
     env = BazaarMOEnv(max_cycles=12, scenario=scenario)
     policy = (policies.Deceptive if scenario == "lemon" else policies.Undercutting)(env)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from envzoo.cli import main
-from envzoo.core.datasets import RANDOM
+from envzoo.tools.datasets import RANDOM
 
 from .support import entry_params, is_gymnasium, is_parallel
 
@@ -81,7 +81,7 @@ def test_a_malformed_minari_id_is_one_line_saying_the_form(malformed, minari_roo
 
 
 def test_arguments_json_cannot_hold_are_named_before_anything_is_played(minari_root):
-    from envzoo.core.datasets import create
+    from envzoo.tools.datasets import create
     from envzoo.core.errors import EnvzooError
     from envzoo.serverless.generator import Bursty
 

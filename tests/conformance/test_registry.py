@@ -14,7 +14,7 @@ import pytest
 
 import envzoo
 from envzoo.core.arguments import accepted_arguments
-from envzoo.core.reward_scale import measure_reward_scale
+from envzoo.tools.reward_scale import measure_reward_scale
 from envzoo.core.errors import RegistryError, UnknownArgumentError
 from envzoo.core.env import TaskEnv
 from envzoo.registry import NATIVE, SHARED_VECTOR_FACES, EpisodeConstraint, entries, load_attr, parse_registry

@@ -1,11 +1,11 @@
-"""numpy's ``default_rng(key)`` in JAX (:mod:`envzoo.core.jax_pcg64`) draws what numpy draws."""
+"""numpy's ``default_rng(key)`` in JAX (:mod:`envzoo.jax.pcg64`) draws what numpy draws."""
 
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
-jax_pcg64 = pytest.importorskip("envzoo.core.jax_pcg64")
+jax_pcg64 = pytest.importorskip("envzoo.jax.pcg64")
 
 # Keys of one and of two 32-bit words, the largest, and one with the top bit set.
 KEYS = [0, 1, 12345, 2**32 - 1, 2**32, 2**63 + 17, 2**64 - 1, 987654321987654321]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from envzoo.core.rollout import EpisodeResult, summarize
+from envzoo.tools.rollout import EpisodeResult, summarize
 
 
 def _results(values, returns):
@@ -25,7 +25,7 @@ def test_a_real_spread_is_kept():
 def test_step_rewards_add_up_to_the_return_and_max_steps_cuts_the_episode():
     import envzoo
     from envzoo.core.policy import RandomPolicy
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
 
     for env_id in ("envzoo/ServerlessMO-v1", "envzoo/ServerlessCluster-v1"):
         env = envzoo.make(env_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from envzoo import cli
-from envzoo.core import warmup
+from envzoo.tools import warmup
 
 
 def test_the_domains_with_kernels_include_those_using_finances_kernels():

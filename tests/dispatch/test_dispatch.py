@@ -213,7 +213,7 @@ def test_agencies_share_units_only_when_borrowing(cache, borrowing):
 
 
 def test_agencies_report_the_metrics_at_the_episode_end_and_on_request(cache):
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
     from envzoo.dispatch.parallel import DispatchAgenciesEnv
 
     env = DispatchAgenciesEnv(network="braunschweig", atlas_cache=cache, calls_per_hour=6.0, max_cycles=30)

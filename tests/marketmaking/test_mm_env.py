@@ -232,7 +232,7 @@ def test_reference_quoting_policies_keep_inventory_inside_the_limit():
     import gymnasium as gym
 
     import envzoo
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
 
     results = {}
     for name in ("fixed-0-9", "inventory-skew", "random"):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import envzoo
-from envzoo.core import ope
-from envzoo.core.datasets import minari_arrays, parquet_arrays
+from envzoo.offline import ope
+from envzoo.tools.datasets import minari_arrays, parquet_arrays
 from envzoo.promotion.behaviour import NoisyRule, PerUserPolicy, RandomLevels
 from envzoo.promotion.evaluation import discounted_retention, true_value
 from envzoo.promotion.offline import first_cohort, simulate, user_transitions
@@ -108,7 +108,7 @@ def test_fqe_against_simulation_and_closed_form(env):
     so a Q of the features carries the logging policy's mix of hidden states, a bias that grows
     with how far the target strays from the logs)."""
     pytest.importorskip("torch")
-    from envzoo.core.offline_rl import Training, fitted_q_evaluation
+    from envzoo.offline.learners import Training, fitted_q_evaluation
 
     gamma, horizon, periods = 0.9, 60, 30
     params, behaviour = env.params, RandomLevels(env)
@@ -136,7 +136,7 @@ def test_cql_is_conservative_where_the_data_is_thin(env):
     """CQL's penalty lowers the values of the actions the logging policy rarely takes (relative to
     fitted Q iteration on the same data) and widens the lead of the logged actions."""
     pytest.importorskip("torch")
-    from envzoo.core.offline_rl import Training, conservative_q, fitted_q_iteration
+    from envzoo.offline.learners import Training, conservative_q, fitted_q_iteration
 
     behaviour = NoisyRule(env)
     data = simulate(behaviour, 60, 30, seed=3, **LOGGING)
@@ -157,7 +157,7 @@ def test_cql_is_conservative_where_the_data_is_thin(env):
 
 def test_offline_learning_rejects_bad_input():
     pytest.importorskip("torch")
-    from envzoo.core.offline_rl import conservative_q, fitted_q_iteration
+    from envzoo.offline.learners import conservative_q, fitted_q_iteration
 
     transitions = {"features": np.zeros((3, 4)), "action": np.array([0, 1, 5]), "reward": np.zeros(3),
                    "continues": np.zeros(3), "next_features": np.zeros((3, 4))}

@@ -16,7 +16,7 @@ from envzoo.core.rng import key_from_generator
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 envzoo_jax = pytest.importorskip("envzoo.jax")
-EnvState = pytest.importorskip("envzoo.core.jax_env").EnvState
+EnvState = pytest.importorskip("envzoo.jax.env").EnvState
 
 IDS = ["envzoo/Promotion-v1", "envzoo/PromotionMO-v1", "envzoo/PromotionBudget-v0"]
 #: Five users, bonuses whose totals round differently in another order of additions, a budget

@@ -155,7 +155,7 @@ def test_an_outer_time_limit_cut_leaves_the_metrics_on_request(panel):
     import gymnasium as gym
 
     from envzoo.core.policy import Policy
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
 
     class Half(Policy):
         def __call__(self, observation, info):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envzoo.core.rollout import run_episode
+from envzoo.tools.rollout import run_episode
 from envzoo.trading.env import TradingEnv
 from envzoo.trading.policies import BuyAndHold, MACDCross, RSIMeanReversion
 

@@ -62,7 +62,7 @@ def test_same_greens_same_traffic_as_the_parallel_face():
 @pytest.mark.parametrize("policy", ["fixed-time", "webster", "max-pressure"])
 def test_reference_policies_drive_both_faces_alike(policy):
     import envzoo  # noqa: F401
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
     from envzoo.registry import make_policy
 
     metrics = []

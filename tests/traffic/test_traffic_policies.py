@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("libsumo")
 
 import envzoo  # noqa: E402,F401
-from envzoo.core.rollout import run_episode  # noqa: E402
+from envzoo.tools.rollout import run_episode  # noqa: E402
 from envzoo.registry import env_info, make_policy  # noqa: E402
 from envzoo.traffic.parallel import TrafficGridEnv  # noqa: E402
 

@@ -212,7 +212,7 @@ def test_webster_plans_from_the_measured_lane_flows(face):
 def test_webster_plans_each_episode_from_its_own_flows():
     """Episodes do not depend on the order they are played in: the flows measured in one
     episode are not carried into the next one's first cycle."""
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
     from envzoo.traffic.parallel import TrafficGridEnv
 
     env = TrafficGridEnv(scenario={**SCENARIO, "demand": 1500, "duration": 300})

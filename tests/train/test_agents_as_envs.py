@@ -11,7 +11,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envzoo.core.rollout import run_episode
+from envzoo.tools.rollout import run_episode
 from envzoo.train.agents_as_envs import AgentsVecEnv, SharedTrainedPolicy
 
 

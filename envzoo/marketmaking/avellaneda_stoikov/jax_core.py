@@ -1,6 +1,6 @@
 """``MarketMakingAS-v1`` in JAX: the simulator of :mod:`.sim` and the task of :mod:`.task` as
 pure functions of one instance (``jax.vmap`` batches them), drawing the same counter-based
-random numbers; see :mod:`envzoo.core.jax_env` for the API.
+random numbers; see :mod:`envzoo.jax.env` for the API.
 
 Every formula follows ``sim._advance_rows`` operation for operation, so that on the CPU in
 float64 a trajectory equals the compiled core's to the rounding of ``exp``, ``log`` and ``cos``.
@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from envzoo.core import jax_rng
-from envzoo.core.jax_env import JaxEnv, Outcome
+from envzoo.jax import rng as jax_rng
+from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.finance.jax_performance import sharpe_ratio, welford_step
 from envzoo.marketmaking.avellaneda_stoikov.task import MAX_UTILITY_EXPONENT, ASTask, action_space, observation_space
 

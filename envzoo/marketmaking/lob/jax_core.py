@@ -1,6 +1,6 @@
 """``MarketMaking-v1`` and ``MarketMakingMO-v1`` in JAX: the task of :mod:`.task` over the
 execution core of :mod:`.jax_sim`, as pure functions of one instance (``jax.vmap`` batches them);
-see :mod:`envzoo.core.jax_env` for the API.
+see :mod:`envzoo.jax.env` for the API.
 
 What does not depend on the agent is computed on the host when the env is built, by the CPU
 core's own code, and rides in ``params`` as device arrays: the stream (:class:`.jax_sim.Tape`),
@@ -13,7 +13,7 @@ operation, so that on the CPU in float64 a trajectory equals the compiled core's
 argument of ``MarketMaking-v1`` is supported.
 
 Resets: in ``split="train"`` the day is the one the CPU env draws with ``np_random.integers``
-from the generator that hands the JAX env its episode key (:func:`envzoo.core.jax_pcg64.integer_instead_of_key`:
+from the generator that hands the JAX env its episode key (:func:`envzoo.jax.pcg64.integer_instead_of_key`:
 the same day but with a chance below 3n / 2^32 per reset, n the number of training days); in
 ``split="test"`` the test days are played in turn, the first after a seeded reset, as on the CPU
 (``JaxVectorEnv.reset`` restarts the cycle even without a seed). ``options={"day": d}`` has no
@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from envzoo.core import jax_pcg64
-from envzoo.core.jax_env import EnvState, JaxEnv, Outcome
+from envzoo.jax import pcg64 as jax_pcg64
+from envzoo.jax.env import EnvState, JaxEnv, Outcome
 from envzoo.marketmaking.accounting import (
     AVERAGE_PRICE,
     CASH,

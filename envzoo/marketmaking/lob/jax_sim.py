@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from envzoo.core.jax_arithmetic import divide_where, numpy_sum, rounded_product
+from envzoo.jax.arithmetic import divide_where, numpy_sum, rounded_product
 from envzoo.marketmaking.accounting import (
     ACCOUNT_FIELDS,
     CASH,

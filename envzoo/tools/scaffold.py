@@ -15,7 +15,7 @@ from pathlib import Path
 
 from envzoo.core.errors import EnvzooError
 
-TEMPLATE = Path(__file__).with_name("domain_template")
+TEMPLATE = Path(__file__).resolve().parents[1] / "domain_template"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 

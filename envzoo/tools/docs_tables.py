@@ -1,4 +1,4 @@
-"""``python -m envzoo.docs_tables``: rewrite the generated regions of README.md and docs/index.md.
+"""``python -m envzoo.tools.docs_tables``: rewrite the generated regions of README.md and docs/index.md.
 
 A region sits between ``<!-- generated: NAME ... -->`` and ``<!-- /generated -->`` and is written
 from the checkout's sources, never by hand:
@@ -11,7 +11,7 @@ from the checkout's sources, never by hand:
   right above the extra there and the ids and reference policies that need it;
 - ``layout``: the ``envzoo/`` tree, from the registry's domains and each package's docstring.
 
-``python -m envzoo.docs_tables --check`` rewrites nothing and exits with status 1 naming the files
+``python -m envzoo.tools.docs_tables --check`` rewrites nothing and exits with status 1 naming the files
 that are out of date (``tests/test_docs_tables.py`` does the same). It runs in a checkout
 (``pyproject.toml`` next to the package) on Python 3.11+ (``tomllib``).
 """
@@ -27,9 +27,9 @@ from pathlib import Path
 from envzoo.core.extras import SYSTEM_EXTRAS
 from envzoo.registry import REGISTRY_PATH, NATIVE, SUBPROCESS, EnvEntry, parse_registry
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # envzoo/
 ROOT = PACKAGE.parent
-COMMAND = "python -m envzoo.docs_tables"
+COMMAND = "python -m envzoo.tools.docs_tables"
 #: The generated regions of each file, relative to the checkout's root.
 REGIONS = {"README.md": ("ids", "extras", "layout"), "docs/index.md": ("domains", "extras")}
 

@@ -10,14 +10,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.core.jax_env import EnvState, JaxEnv
+from envzoo.jax.env import EnvState, JaxEnv
 from envzoo.core.rng import key_from_generator
 from envzoo.core.seeding import InstanceSeeds
 from envzoo.core.vector import check_vector_size
 
 
 class JaxVectorEnv(VectorEnv):
-    """``num_envs`` instances of a :class:`~envzoo.core.jax_env.JaxEnv`, stepped by one jitted,
+    """``num_envs`` instances of a :class:`~envzoo.jax.env.JaxEnv`, stepped by one jitted,
     vmapped call on JAX's default device (the GPU where there is one).
 
     Observations, rewards, ``terminated``, ``truncated`` and every entry of ``info`` are JAX

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from envzoo.core import jax_rng  # noqa: F401 (turns on 64-bit mode: uint64 below)
+from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on 64-bit mode: uint64 below)
 
 _M32 = jnp.uint64(0xFFFFFFFF)
 # SeedSequence's hash constants (numpy.random.bit_generator).

@@ -17,7 +17,7 @@ Precup, Sutton & Singh 2000).
   ``sum_t gamma^t (w_t (r_t - q_t) + w_{t-1} v_t)``; unbiased like IPS, and exact with the true
   model.
 
-FQE (:func:`envzoo.core.offline_rl.fitted_q_evaluation`) is the model-based estimate next to them.
+FQE (:func:`envzoo.offline.learners.fitted_q_evaluation`) is the model-based estimate next to them.
 """
 
 from __future__ import annotations

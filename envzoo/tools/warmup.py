@@ -77,7 +77,7 @@ def warm_up_domain(domain: str) -> str:
     """Play :data:`WARMUP_STEPS` steps of the first reference policy on every installed id of
     ``domain`` (in a worker process); returns the domain."""
     import envzoo
-    from envzoo.core.rollout import run_episode
+    from envzoo.tools.rollout import run_episode
 
     silence_compiling_notice()  # the parent reports the progress
     for entry in envzoo.list_envs(domain=domain, installed=True):

@@ -17,7 +17,7 @@ metrics in ``info``.
 Parameters are split in two, as gymnax splits them: the domain's params dataclass (strings and
 switches: ``self.config``, static under ``jit``) and a pytree of its numbers (``params``, which
 ``jit`` traces and ``vmap`` may batch). Actions are not checked inside ``jit`` (nothing can raise
-there); :class:`envzoo.core.jax_vector.JaxVectorEnv` checks them before they enter.
+there); :class:`envzoo.jax.vector.JaxVectorEnv` checks them before they enter.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 from gymnasium import spaces
 
-from envzoo.core import jax_rng
+from envzoo.jax import rng as jax_rng
 
 
 class Outcome(NamedTuple):

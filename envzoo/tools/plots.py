@@ -11,7 +11,7 @@ import io
 
 import numpy as np
 
-from envzoo.core.rollout import NEVER, EpisodeResult, is_first_event
+from envzoo.tools.rollout import NEVER, EpisodeResult, is_first_event
 
 #: A figure's KPI panels wrap onto a further row after this many.
 PANELS_PER_ROW = 4
