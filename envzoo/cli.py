@@ -12,7 +12,7 @@
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
     envzoo warmup [--workers N]
     envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
-    envzoo train ID --algo ALGO [--framework sb3|rllib] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
+    envzoo train ID --algo ALGO [--framework sb3|rllib|jax] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
                  [--resume] [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--hyperparams FILE|DIR]
                  [--runs-dir DIR] [--ray-address ADDR]
@@ -409,17 +409,24 @@ def cmd_train(args) -> int:
     config = config_for(entry.id, args.algo, args.hyperparams, args.framework)
     if args.timesteps:
         config = dataclasses.replace(config, n_timesteps=args.timesteps)
-    if args.run_dir and len(args.seed) > 1:
+    if args.run_dir and len(args.seed) > 1 and args.framework != "jax":
         raise EnvzooError("--run-dir holds one run: give one --seed with it, or leave it out")
     for seed in args.seed:
         check_seed(seed, config)  # every seed before the first run starts
     if args.ray_address:
         connect_ray(args.ray_address)
-    for seed in args.seed:
-        run = f"{args.framework}-{args.algo}-seed{seed}"
-        run_dir = args.run_dir or run_folder(entry.id, args.framework, args.algo, seed)
-        result = train(entry.id, args.algo, args.framework, seed, config, run_dir, resume=args.resume,
-                       log=lambda line: print(line, file=sys.stderr, flush=True))
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.framework == "jax":  # every seed in one compiled program
+        from envzoo.train.jax_runs import train_seeds
+
+        run_dir = args.run_dir or run_folder(entry.id, args.framework, args.algo, args.seed)
+        results = train_seeds(entry.id, args.algo, args.seed, config, run_dir, resume=args.resume, log=log)
+    else:
+        results = (train(entry.id, args.algo, args.framework, seed, config,
+                         args.run_dir or run_folder(entry.id, args.framework, args.algo, seed), resume=args.resume,
+                         log=log) for seed in args.seed)
+    for result in results:
+        run = f"{args.framework}-{args.algo}-seed{result.seed}"
         path = write(result, args.results)
         scored = {name: result.scored_return(ev) for name, ev in result.references.items()}
         print(f"{entry.id} {run}: {result.timesteps:,} steps in {result.wall_seconds:.0f} s; evaluation return "
@@ -754,11 +761,13 @@ def build_parser() -> argparse.ArgumentParser:
     training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
     training.add_argument("id", help="an envzoo id")
     training.add_argument("--algo", required=True,
-                          help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib: ppo")
-    training.add_argument("--framework", choices=["sb3", "rllib"], default="sb3",
-                          help="Stable-Baselines3 (sb3, default) or RLlib (rllib, extra `rllib`)")
+                          help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib, jax: ppo")
+    training.add_argument("--framework", choices=["sb3", "rllib", "jax"], default="sb3",
+                          help="Stable-Baselines3 (sb3, default), RLlib (rllib, extra `rllib`) or PPO in JAX "
+                               "(jax, extra `jax`: ids with a JAX core, every seed in one program)")
     training.add_argument("--seed", type=int, nargs="+", default=[0],
-                          help="seed of the model and training envs; several train one run each (0)")
+                          help="seed of the model and training envs; several train one run each (jax: "
+                               "all in one program) (0)")
     training.add_argument("--timesteps", type=_positive, help="override the hyperparameter file's n_timesteps")
     training.add_argument("--hyperparams", help=HYPERPARAMS_HELP)
     training.add_argument("--results", default=str(RESULTS_DIR), help=f"folder of result files ({RESULTS_DIR})")

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 from gymnasium import spaces
 
 from envzoo.jax import rng as jax_rng
+from envzoo.jax import spaces as jax_spaces
 
 
 class Outcome(NamedTuple):
@@ -87,6 +88,17 @@ class JaxEnv:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ shared
+    @functools.cached_property
+    def jax_action_space(self):
+        """:attr:`action_space` as a space that samples from a JAX key under ``jit`` and ``vmap``
+        (:mod:`envzoo.jax.spaces`): ``env.jax_action_space.sample(key)``."""
+        return jax_spaces.from_gymnasium(self.action_space)
+
+    @functools.cached_property
+    def jax_observation_space(self):
+        """:attr:`observation_space` as a space that samples from a JAX key."""
+        return jax_spaces.from_gymnasium(self.observation_space)
+
     @functools.cached_property
     def default_params(self):
         """``numbers()``: the params of the configuration the env was made with (built once: a

@@ -109,38 +109,69 @@ def _mlp(layers, x):
 
 class Policy:
     """The actor's distribution over one action space: ``sample``, ``log_prob``, ``entropy``,
-    ``to_env`` (the action the env receives), ``n_outputs`` (the actor's output size)."""
+    ``to_env`` (the action the env receives), ``n_outputs`` (the actor's output size). ``Box``: a
+    diagonal Gaussian; ``Discrete``: a categorical; ``MultiDiscrete``: independent categoricals,
+    one per entry, their logits side by side in the actor's output."""
 
     def __init__(self, space: spaces.Space):
-        if isinstance(space, spaces.Box):
-            self.continuous = True
+        self.continuous = isinstance(space, spaces.Box)
+        if self.continuous:
             self.n_outputs = int(np.prod(space.shape))
             self.low, self.high = jnp.asarray(space.low, jnp.float64), jnp.asarray(space.high, jnp.float64)
         elif isinstance(space, spaces.Discrete):
-            self.continuous = False
-            self.n_outputs, self.start = int(space.n), int(space.start)
+            self.sizes, self.start, self.shape = (int(space.n),), int(space.start), ()
+        elif isinstance(space, spaces.MultiDiscrete) and space.nvec.ndim == 1:
+            self.sizes, self.start, self.shape = tuple(int(n) for n in space.nvec), jnp.asarray(space.start), space.shape
         else:
-            raise TypeError(f"PPO here handles Box and Discrete action spaces, not {space}")
+            raise TypeError(f"PPO here handles Box, Discrete and one-dimensional MultiDiscrete action spaces, "
+                            f"not {space}")
+        if not self.continuous:
+            self.n_outputs = sum(self.sizes)
+            self.bounds = np.cumsum((0,) + self.sizes)
+
+    def _groups(self, logits):
+        """The log-probabilities of each categorical: a list of (..., n_i)."""
+        return [jax.nn.log_softmax(logits[..., a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+
+    def _columns(self, action):
+        return [action] if self.shape == () else [action[..., i] for i in range(len(self.sizes))]
 
     def sample(self, key, logits, log_std):
         if self.continuous:
             return logits + jnp.exp(log_std) * jax.random.normal(key, logits.shape)
-        return jax.random.categorical(key, logits)
+        keys = jax.random.split(key, len(self.sizes))
+        draws = [jax.random.categorical(k, group) for k, group in zip(keys, self._groups(logits))]
+        return draws[0] if self.shape == () else jnp.stack(draws, axis=-1)
 
     def log_prob(self, logits, log_std, action):
         if self.continuous:
             z = (action - logits) / jnp.exp(log_std)
             return jnp.sum(-0.5 * z**2 - log_std - 0.5 * jnp.log(2 * jnp.pi), axis=-1)
-        return jnp.take_along_axis(jax.nn.log_softmax(logits), action[..., None], axis=-1)[..., 0]
+        return sum(jnp.take_along_axis(group, column[..., None], axis=-1)[..., 0]
+                   for group, column in zip(self._groups(logits), self._columns(action)))
 
     def entropy(self, logits, log_std):
         if self.continuous:
             return jnp.sum(log_std + 0.5 * jnp.log(2 * jnp.pi * jnp.e)) * jnp.ones(logits.shape[:-1])
-        log_p = jax.nn.log_softmax(logits)
-        return -jnp.sum(jnp.exp(log_p) * log_p, axis=-1)
+        return sum(-jnp.sum(jnp.exp(group) * group, axis=-1) for group in self._groups(logits))
+
+    def mode(self, logits):
+        """The most likely action (the Gaussian's mean)."""
+        if self.continuous:
+            return logits
+        modes = [jnp.argmax(group, axis=-1) for group in self._groups(logits)]
+        return modes[0] if self.shape == () else jnp.stack(modes, axis=-1)
 
     def to_env(self, action):
         return jnp.clip(action, self.low, self.high) if self.continuous else action + self.start
+
+
+def flatten(observations, batch_dims: int = 1):
+    """Observations as one float vector each: a ``Dict`` observation's entries flattened and
+    concatenated in sorted key order (the order of ``jax.tree.leaves``)."""
+    leaves = jax.tree.leaves(observations)
+    lead = leaves[0].shape[:batch_dims]
+    return jnp.concatenate([jnp.reshape(leaf, lead + (-1,)).astype(jnp.float64) for leaf in leaves], axis=-1)
 
 
 def init_networks(key, n_observations: int, policy: Policy, hidden: tuple[int, ...]):
@@ -186,9 +217,9 @@ class _Rollout(NamedTuple):
 
 
 def make_train(env: JaxEnv, params, config: PPOConfig, reward_scale: float = 1.0):
-    """The jittable ``train(key) -> (networks, observation stats, curve)`` of :func:`train`."""
+    """The :class:`Trainer` of :func:`train`: PPO's ``init`` and ``advance`` as pure functions."""
     policy = Policy(env.action_space)
-    n_obs = int(np.prod(env.observation_space.shape))
+    n_obs = int(spaces.flatdim(env.observation_space))
     batch = config.num_envs * config.num_steps
     minibatch = batch // config.num_minibatches
     schedule = (optax.linear_schedule(config.learning_rate, 0.0,
@@ -198,8 +229,7 @@ def make_train(env: JaxEnv, params, config: PPOConfig, reward_scale: float = 1.0
     reset = jax.vmap(env.reset, in_axes=(0, None))
     step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
 
-    def heads(networks, observations):
-        flat = observations.reshape(observations.shape[0], -1)
+    def heads(networks, flat):
         return _mlp(networks["actor"], flat), networks["log_std"], _mlp(networks["critic"], flat)[:, 0]
 
     def loss(networks, data, advantages, targets):
@@ -233,14 +263,15 @@ def make_train(env: JaxEnv, params, config: PPOConfig, reward_scale: float = 1.0
         def one_step(inner, _):
             networks, obs_stats, states, observations, returns, key = inner
             key, act_key, step_key = jax.random.split(key, 3)
-            obs_stats = obs_stats.update(observations.reshape(observations.shape[0], -1))
-            normalised = obs_stats.normalise(observations)
+            flat = flatten(observations)
+            obs_stats = obs_stats.update(flat)
+            normalised = obs_stats.normalise(flat)
             logits, log_std, value = heads(networks, normalised)
             action = policy.sample(act_key, logits, log_std)
             next_obs, states, reward, done, info = step(jax.random.split(step_key, config.num_envs), states,
                                                         policy.to_env(action), params)
             truncated = info["truncated"] & ~info["terminated"]
-            _, _, final_value = heads(networks, obs_stats.normalise(info["final_obs"]))
+            _, _, final_value = heads(networks, obs_stats.normalise(flatten(info["final_obs"])))
             returns = returns + reward
             t = _Rollout(normalised, action, policy.log_prob(logits, log_std, action), value,
                          reward / reward_scale, info["terminated"].astype(jnp.float64), done.astype(jnp.float64),
@@ -251,7 +282,7 @@ def make_train(env: JaxEnv, params, config: PPOConfig, reward_scale: float = 1.0
         (networks, obs_stats, states, observations, returns, key), (rollout, (done, episode_returns)) = \
             jax.lax.scan(one_step, (networks, obs_stats, states, observations, returns, key), None,
                          config.num_steps)
-        _, _, last_value = heads(networks, obs_stats.normalise(observations))
+        _, _, last_value = heads(networks, obs_stats.normalise(flatten(observations)))
         advantages, targets = gae(rollout, last_value)
 
         def epoch(inner, _):
@@ -279,39 +310,61 @@ def make_train(env: JaxEnv, params, config: PPOConfig, reward_scale: float = 1.0
                  "entropy": entropy.mean()}
         return (networks, opt_state, obs_stats, states, observations, returns, key), point
 
-    def train_fn(key):
+    def init(key):
         key, init_key, reset_key = jax.random.split(key, 3)
         networks = init_networks(init_key, n_obs, policy, config.hidden)
         observations, states = reset(jax.random.split(reset_key, config.num_envs), params)
-        carry = (networks, optimiser.init(networks), ObservationStats.initial(n_obs), states, observations,
-                 jnp.zeros(config.num_envs), key)
-        (networks, _, obs_stats, *_), curve = jax.lax.scan(update, carry, None, config.num_updates)
-        return networks, obs_stats, curve
+        return (networks, optimiser.init(networks), ObservationStats.initial(n_obs), states, observations,
+                jnp.zeros(config.num_envs), key)
 
-    return train_fn
+    def advance(carry, updates: int):
+        return jax.lax.scan(update, carry, None, updates)
+
+    return Trainer(init, advance)
+
+
+class Trainer(NamedTuple):
+    """PPO on one env as two pure functions: ``init(key) -> carry`` (networks, optimiser,
+    observation statistics, env states, PRNG key) and ``advance(carry, updates) -> (carry,
+    curve)`` (``updates`` must be static under ``jit``). :func:`train` runs them once;
+    ``envzoo.train.jax`` runs them in chunks, ``vmap``-ed over seeds."""
+
+    init: Any
+    advance: Any
+
+
+def networks_of(carry):
+    """The networks and observation statistics in a trainer's ``carry``."""
+    return carry[0], carry[2]
 
 
 def train(env: JaxEnv, params, config: PPOConfig, key, reward_scale: float = 1.0) -> TrainResult:
     """Train PPO on ``env`` (a JAX env from ``envzoo.jax.make``) with ``params``; see the module
     docstring. Compiles and runs one jitted function; returns a :class:`TrainResult`."""
     start = time.perf_counter()
-    networks, obs_stats, curve = jax.jit(make_train(env, params, config, reward_scale))(key)
+    trainer = make_train(env, params, config, reward_scale)
+    carry, curve = jax.jit(lambda k: trainer.advance(trainer.init(k), config.num_updates))(key)
     curve = {name: np.asarray(values) for name, values in curve.items()}
     wall = time.perf_counter() - start
     per_update = config.num_envs * config.num_steps
     curve["env_steps"] = per_update * np.arange(1, config.num_updates + 1)
+    networks, obs_stats = networks_of(carry)
     return TrainResult(networks, obs_stats, curve, wall, asdict(config))
 
 
 def act(env: JaxEnv, result: TrainResult):
     """The trained policy's deterministic action for one observation (the Gaussian's mean, or
     the most likely discrete action), as a jittable function."""
+    return greedy_action(env, result.networks, result.observation_stats)
+
+
+def greedy_action(env: JaxEnv, networks, observation_stats):
+    """:func:`act` from the networks and observation statistics themselves."""
     policy = Policy(env.action_space)
 
     def action(observation):
-        flat = result.observation_stats.normalise(observation.reshape(-1))
-        logits = _mlp(result.networks["actor"], flat)
-        return policy.to_env(logits if policy.continuous else jnp.argmax(logits))
+        flat = observation_stats.normalise(flatten(observation, batch_dims=0))
+        return policy.to_env(policy.mode(_mlp(networks["actor"], flat)))
     return action
 
 

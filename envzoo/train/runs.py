@@ -37,7 +37,7 @@ FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
 #: The run folder's record of the curve so far, the time spent and the last checkpoint's folder.
 STATE_FILE = "state.json"
 #: Libraries whose versions a result file records.
-LIBRARIES = ("envzoo", "gymnasium", "pettingzoo", "stable-baselines3", "ray", "torch", "numpy")
+LIBRARIES = ("envzoo", "gymnasium", "pettingzoo", "stable-baselines3", "ray", "torch", "jax", "numpy")
 
 
 class TrainingError(EnvzooError, ValueError):
@@ -108,14 +108,14 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
         learner = make_learner(None)
         state, curve = {"wall_seconds": 0.0}, []
     run_dir.mkdir(parents=True, exist_ok=True)
-    eval_kwargs = {**config.env_kwargs, **config.eval_env_kwargs}
+    eval_kwargs = evaluation_env_kwargs(config)
     started = time.perf_counter() - state["wall_seconds"]
     chunk = max(1, config.n_timesteps // config.curve_points)
     try:
         while learner.timesteps < config.n_timesteps:
             learner.learn(min(chunk, config.n_timesteps - learner.timesteps))
-            returns = np.array(evaluation(entry.id, learner.policy, eval_kwargs, config.curve_episodes).returns)
-            curve.append(CurvePoint(learner.timesteps, float(returns.mean()), float(returns.std())))
+            curve.append(curve_point(learner.timesteps,
+                                     evaluation(entry.id, learner.policy, eval_kwargs, config.curve_episodes)))
             save_checkpoint(learner, run_dir, {"curve": [asdict(p) for p in curve],
                                                "wall_seconds": time.perf_counter() - started})
             log(f"{entry.id} {algo} seed {seed}: {learner.timesteps:,}/{config.n_timesteps:,} steps, evaluation "
@@ -125,11 +125,30 @@ def train_run(env_id: str, algo: str, framework: str, seed: int, config: TrainCo
         final = evaluation(entry.id, learner.policy, eval_kwargs, config.eval_episodes)
     finally:
         learner.close()
+    return run_result(entry, algo, framework, seed, config, learner.timesteps, wall_seconds, curve, final)
+
+
+def evaluation_env_kwargs(config: TrainConfig) -> dict:
+    """The arguments of the evaluation episodes' env: the training env's, updated by ``eval_env_kwargs``."""
+    return {**config.env_kwargs, **config.eval_env_kwargs}
+
+
+def curve_point(timesteps: int, evaluated) -> CurvePoint:
+    returns = np.array(evaluated.returns)
+    return CurvePoint(timesteps, float(returns.mean()), float(returns.std()))
+
+
+def run_result(entry, algo: str, framework: str, seed: int, config: TrainConfig, timesteps: int,
+               wall_seconds: float, curve: list[CurvePoint], final, hyperparams: dict | None = None) -> RunResult:
+    """The run's result file: what was trained and how, its curve and final evaluation, and the
+    random and reference policies' evaluations on the same seeds."""
     return RunResult(
-        env_id=entry.id, algo=algo, framework=framework, seed=seed, timesteps=learner.timesteps,
-        env_kwargs=config.env_kwargs, eval_env_kwargs=config.eval_env_kwargs, hyperparams=asdict(config),
-        versions=versions(), wall_seconds=wall_seconds, curve=tuple(curve), evaluation=final,
-        references=reference_evaluations(entry.id, eval_kwargs, config.eval_episodes), constraint=entry.constraint)
+        env_id=entry.id, algo=algo, framework=framework, seed=seed, timesteps=timesteps,
+        env_kwargs=config.env_kwargs, eval_env_kwargs=config.eval_env_kwargs,
+        hyperparams=hyperparams or asdict(config), versions=versions(), wall_seconds=wall_seconds,
+        curve=tuple(curve), evaluation=final,
+        references=reference_evaluations(entry.id, evaluation_env_kwargs(config), config.eval_episodes),
+        constraint=entry.constraint)
 
 
 def save_checkpoint(learner: Learner, run_dir: Path, state: dict) -> None:
@@ -168,9 +187,11 @@ def versions() -> dict[str, str]:
     return found
 
 
-def run_folder(env_id: str, framework: str, algo: str, seed: int, root: Path = Path("runs")) -> Path:
-    """Where a run keeps its checkpoints unless told otherwise: ``root/NAME/FRAMEWORK-ALGO-seedS``."""
-    return Path(root) / env_id.split("/", 1)[1] / f"{framework}-{algo}-seed{seed}"
+def run_folder(env_id: str, framework: str, algo: str, seed: int | list[int], root: Path = Path("runs")) -> Path:
+    """Where a run keeps its checkpoints unless told otherwise: ``root/NAME/FRAMEWORK-ALGO-seedS``
+    (``...-seeds0-1-2`` for seeds trained together in one program)."""
+    seeds = f"seed{seed}" if isinstance(seed, int) else "seeds" + "-".join(str(s) for s in seed)
+    return Path(root) / env_id.split("/", 1)[1] / f"{framework}-{algo}-{seeds}"
 
 
 def connect_ray(address: str | None = None) -> None:
