@@ -3,7 +3,13 @@
 Single-agent ids train on the Gymnasium env, PettingZoo ids on RLlib's
 ``ParallelPettingZooEnv`` with one policy shared by every agent (``multi_agent_policies:
 shared``) or one per agent (``per-agent``). Hyperparameters come from
-``envzoo/train/configs/rllib-ppo.yml``; its algorithm keys go to ``PPOConfig.training``. The
+``envzoo/train/configs/rllib-ppo.yml``: its ``environment:`` block goes to
+``PPOConfig.environment`` (``normalize_actions``, ``clip_actions``, ``clip_rewards``), its
+``model:`` block to the RL module's ``DefaultModelConfig`` (``fcnet_hiddens``,
+``fcnet_activation``, ``vf_share_layers``, ...), every other algorithm key to
+``PPOConfig.training``. envzoo's file sets RLlib's defaults that differ from Stable-Baselines3's
+to SB3's (see its comments): RLlib alone would start a Gaussian at the middle of a ``Box`` it
+rescales to [-1, 1] and never clip it, clamp the value loss at 10 and use GAE's λ = 1. The
 budget counts agent steps, as Stable-Baselines3's parameter sharing does (one step per agent per
 parallel step). Rewards are divided by ``reward_scale`` while training, as with SB3. The run
 itself (curve, checkpoints, evaluation) is :func:`envzoo.train.runs.train_run`.
@@ -15,11 +21,13 @@ whose Ray pins ``gymnasium==1.2.2``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import partial
 from pathlib import Path
 
 import numpy as np
+from gymnasium.spaces import Box
 
 import envzoo
 from envzoo.core.extras import require
@@ -37,13 +45,43 @@ def learner_factory(entry, algo: str, seed: int, config: TrainConfig) -> Learner
         raise TrainingError(f"envzoo trains RLlib's {', '.join(ALGORITHMS)}; got {algo!r}")
     require_scalar_reward(entry)
     if config.normalize_actions or config.normalize_observations:
-        raise TrainingError("normalize_actions and normalize_observations are envzoo's keys for Stable-Baselines3; "
-                            "RLlib normalizes Box actions itself and filters observations with its own settings "
-                            "(observation_filter): remove them from the RLlib hyperparameter block")
+        raise TrainingError("normalize_actions and normalize_observations are envzoo's keys for Stable-Baselines3; for "
+                            "RLlib set `environment: {normalize_actions: ..., clip_actions: ...}` and its observation "
+                            "filter (observation_filter) instead")
+    _check_sections(entry, config)
     if config.torch_threads is not None:
         raise TrainingError("torch_threads is envzoo's key for Stable-Baselines3; RLlib sets its workers' threads "
                             "itself: remove it from the RLlib hyperparameter block")
     return partial(RLlibLearner, entry, seed, config)
+
+
+#: The keys of the hyperparameter block's ``environment:`` section (``PPOConfig.environment``).
+ENVIRONMENT_KEYS = ("normalize_actions", "clip_actions", "clip_rewards")
+
+
+def _sections(config: TrainConfig) -> tuple[dict, dict, dict]:
+    """The block's ``environment:`` and ``model:`` sections and the keys for ``training``."""
+    training = dict(config.algo_kwargs)
+    return training.pop("environment", {}) or {}, training.pop("model", {}) or {}, training
+
+
+def _check_sections(entry, config: TrainConfig) -> None:
+    environment, model, _ = _sections(config)
+    for name, section in (("environment", environment), ("model", model)):
+        if not isinstance(section, dict):
+            raise TrainingError(f"{entry.id}: `{name}:` must be a mapping of keys, got {section!r}")
+    unknown = sorted(set(environment) - set(ENVIRONMENT_KEYS))
+    if unknown:
+        raise TrainingError(f"{entry.id}: environment keys {unknown} are not RLlib's; use {', '.join(ENVIRONMENT_KEYS)}")
+    fields = {field.name for field in dataclasses.fields(_default_model_config())}
+    unknown = sorted(set(model) - fields)
+    if unknown:
+        raise TrainingError(f"{entry.id}: model keys {unknown} are not fields of RLlib's DefaultModelConfig; "
+                            f"its fields: {', '.join(sorted(fields))}")
+
+
+def _default_model_config():
+    return require("rllib", "ray.rllib.core.rl_module.default_model_config").DefaultModelConfig
 
 
 class RLlibLearner:
@@ -85,8 +123,9 @@ class RLlibLearner:
 
 
 class RLlibPolicy(Policy):
-    """An RLlib algorithm's modules acting deterministically: the mode of each action distribution
-    (continuous actions mapped from RLlib's normalized [-1, 1] to the action space's bounds)."""
+    """An RLlib algorithm's modules acting deterministically: the mode of each action distribution,
+    a continuous action mapped from RLlib's normalized [-1, 1] to the action space's bounds where
+    the algorithm normalizes actions, else clipped to them (as ``clip_actions`` does in training)."""
 
     def __init__(self, env, algo):
         super().__init__(env)
@@ -107,7 +146,9 @@ class RLlibPolicy(Policy):
             out = module.forward_inference({"obs": self._torch.as_tensor(np.asarray(observation)[None])})
             distribution = module.get_inference_action_dist_cls().from_logits(out["action_dist_inputs"])
             action = distribution.to_deterministic().sample()[0].numpy()
-        return self._unsquash(action, space) if self.algo.config.normalize_actions else action
+        if self.algo.config.normalize_actions:
+            return self._unsquash(action, space)
+        return np.clip(action, space.low, space.high).astype(space.dtype) if isinstance(space, Box) else action
 
 
 def _register(entry, config: TrainConfig) -> str:
@@ -129,9 +170,15 @@ def _ppo_config(entry, env_name: str, seed: int, config: TrainConfig):
     ppo = require("rllib", "ray.rllib.algorithms.ppo")
     if config.n_envs < 1:
         raise TrainingError(f"n_envs must be at least 1, got {config.n_envs}")
-    settings = (ppo.PPOConfig().environment(env_name)
-                .env_runners(num_env_runners=0, num_envs_per_env_runner=1 if entry.is_multi_agent else config.n_envs)
-                .training(**config.algo_kwargs).debugging(seed=seed))
+    environment, model, training = _sections(config)
+    try:
+        settings = (ppo.PPOConfig().environment(env_name, **environment)
+                    .env_runners(num_env_runners=0, num_envs_per_env_runner=1 if entry.is_multi_agent else config.n_envs)
+                    .rl_module(model_config=_default_model_config()(**model))
+                    .training(**training).debugging(seed=seed))
+    except TypeError as error:
+        raise TrainingError(f"{entry.id}: a key of the RLlib hyperparameter block is not PPOConfig.training's: {error}") \
+            from None
     if entry.is_multi_agent:
         agents = list(envzoo.make(entry.id, **config.env_kwargs).possible_agents)
         if config.multi_agent_policies == "shared":

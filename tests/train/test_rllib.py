@@ -6,7 +6,7 @@ virtual environment with that Gymnasium (see ``.ci/run``)."""
 
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -75,6 +75,44 @@ def test_rllib_trains_a_pettingzoo_id(tmp_path, env_id):
     [result] = collect(tmp_path / "results")
     assert result.env_id == env_id and len(result.evaluation.returns) == 2
     assert result.references["random"].seeds == result.evaluation.seeds
+
+
+def test_the_shipped_defaults_reach_rllib_and_a_box_action_is_clipped_not_rescaled():
+    import envzoo
+    from envzoo.train.hyperparams import config_for
+    from envzoo.train.rllib import learner_factory
+
+    entry = envzoo.env_info("envzoo/MarketMakingAS-v1")
+    config = replace(config_for(entry.id, "ppo", framework="rllib"), n_timesteps=400)
+    learner = learner_factory(entry, "ppo", 0, config)(None)
+    try:
+        settings = learner.algo.config
+        assert (settings.normalize_actions, settings.clip_actions) == (False, True)
+        assert (settings.lambda_, settings.vf_clip_param, settings.use_kl_loss) == (0.95, float("inf"), False)
+        assert list(settings.model_config["fcnet_hiddens"]) == [64, 64]
+        env = envzoo.make(entry.id)
+        policy = learner.policy(env)
+        observation, info = env.reset(seed=0)
+        for _ in range(30):
+            action = policy(observation, info)
+            # The untrained Gaussian is centred near 0, the space's lower bound: unclipped, about
+            # half of these depths would be negative.
+            assert env.action_space.contains(action), action
+            observation, _, terminated, truncated, info = env.step(action)
+            assert not (terminated or truncated)
+    finally:
+        learner.close()
+
+
+@pytest.mark.parametrize("block, named", [("environment: {normalise_actions: false}", "normalise_actions"),
+                                          ("model: {hidden: [64]}", "hidden"),
+                                          ("lamda: 0.9", "lamda")])
+def test_a_key_rllib_does_not_know_is_named(tmp_path, capsys, block, named):
+    hyperparams = tmp_path / "rllib-ppo.yml"
+    hyperparams.write_text(HYPERPARAMS + f"envzoo/MarketMakingAS-v1:\n  {block}\n")
+    assert main(["train", "envzoo/MarketMakingAS-v1", "--algo", "ppo", "--framework", "rllib", "--hyperparams",
+                 str(hyperparams), "--results", str(tmp_path / "results")]) == 2
+    assert named in capsys.readouterr().err
 
 
 SB3_HYPERPARAMS = """
