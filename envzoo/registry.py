@@ -23,6 +23,10 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     constraint          {metric, infeasible_return}: how the leaderboard scores a constrained id;
                         an evaluation episode whose final metric ``metric`` is nonzero broke the
                         constraint and counts as ``infeasible_return``
+    score_floor         the reference policy whose mean return is the leaderboard's score 0
+                        (default: random, uniform random actions); an id where random actions
+                        are mostly refused names its random-among-valid-actions policy, so that
+                        0 is play that knows the rules and nothing more
     reward_scale        the typical size of one step's reward (one per objective for
                         multi-objective ids), measured by benchmarks/reward_scales.py;
                         envzoo.make(id, scale_reward=True) divides rewards by it
@@ -136,6 +140,7 @@ class EnvEntry(_NeedsExtra):
     policies: tuple[PolicyRef, ...] = ()
     reward_scale: float | tuple[float, ...] | None = None
     constraint: EpisodeConstraint | None = None
+    score_floor: str = "random"
 
     @property
     def is_multi_agent(self) -> bool:
@@ -233,7 +238,7 @@ SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "jax_entry_point": str, "kwargs": dict, "max_episode_steps": int,
              "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
-             "policies": dict, "reward_scale": (int, float, list), "constraint": dict}
+             "policies": dict, "reward_scale": (int, float, list), "constraint": dict, "score_floor": str}
 
 
 def _unknown_extra(extra, known) -> str:
@@ -314,7 +319,16 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         papers=tuple(raw.get("papers") or ()), extra=raw.get("extra"),
         tags=tuple(raw.get("tags") or ()), policies=tuple(policies),
         reward_scale=_reward_scale(raw, where), constraint=_constraint(raw, where),
+        score_floor=_score_floor(raw, where, [ref.name for ref in policies]),
     )
+
+
+def _score_floor(raw: dict, where: str, policies: list[str]) -> str:
+    """The entry's ``score_floor``: ``random`` or one of its reference policies."""
+    floor = raw.get("score_floor", "random")
+    if floor != "random" and floor not in policies:
+        raise _fail(where, "score_floor", f"{floor!r} is neither 'random' nor one of the id's policies {policies}")
+    return floor
 
 
 def _constraint(raw: dict, where: str) -> EpisodeConstraint | None:

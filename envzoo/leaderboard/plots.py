@@ -26,7 +26,7 @@ def _pyplot():
 
 def curves(results: list[RunResult], env_id: str, path: Path) -> Path:
     """Each entrant's mean learning curve over its seeds (evaluation return against steps), the
-    band one standard deviation wide, with the random and best reference returns as lines."""
+    band one standard deviation wide, with the floor's (random play) and the best reference's returns as lines."""
     plt = _pyplot()
     mine = [r for r in results if r.env_id == env_id]
     by_entrant = defaultdict(list)
@@ -42,7 +42,7 @@ def curves(results: list[RunResult], env_id: str, path: Path) -> Path:
         axes.plot(grid, mean, label=f"{name} ({len(runs)} seeds)")
         axes.fill_between(grid, mean - std, mean + std, alpha=0.25)
     references = mine[0].references
-    for name in ("random", mine[0].best_reference):
+    for name in (mine[0].floor, mine[0].best_reference):
         axes.axhline(references[name].mean_return, linestyle="--", linewidth=1, color="grey")
         axes.annotate(name, (0, references[name].mean_return), fontsize=8, color="grey", va="bottom")
     axes.set(title=env_id, xlabel="environment steps", ylabel="evaluation return")

@@ -66,7 +66,7 @@ def id_table(results: list[RunResult], env_id: str) -> Table:
     constrained = "" if reference.constraint is None else (
         f" (constrained return: an episode with {reference.constraint.metric} counts as "
         f"{reference.constraint.infeasible_return:g})")
-    return Table(f"{env_id}: {episodes} evaluation episodes per run; score 0 = random, 1 = {reference.best_reference}"
+    return Table(f"{env_id}: {episodes} evaluation episodes per run; score 0 = {reference.floor}, 1 = {reference.best_reference}"
                  f"{constrained}",
                  ("entrant", "runs", "budget (steps)", "mean return", "normalized score [95 % CI]"), tuple(rows))
 

@@ -4,7 +4,9 @@ A run's file holds what reproduces and judges it: the id and its arguments, the 
 framework, the seed, the budget and hyperparameters, the library versions, the learning curve,
 the trained policy's evaluation episodes and those of the random policy and every reference
 policy on the *same* evaluation seeds. From these the run's **normalized score** follows without
-any other source: 0 is the random policy's mean return, 1 the best reference policy's. A
+any other source: 0 is the random policy's mean return (or that of the id's ``score_floor`` in
+the registry: random among the valid actions, where random actions are mostly refused), 1 the
+best reference policy's. A
 constrained id's file also holds its constraint (the registry's ``constraint``): there the score
 is taken from the *constrained return*, each episode that broke the constraint counting as the
 constraint's ``infeasible_return``.
@@ -20,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import envzoo
 from envzoo.core.errors import EnvzooError, RegistryError
 from envzoo.registry import EpisodeConstraint
 
@@ -85,25 +88,37 @@ class RunResult:
         return sum(returns) / len(returns)
 
     @property
+    def floor(self) -> str:
+        """The policy whose scored return is the score's 0: the id's ``score_floor`` in the registry
+        (``random`` for an id the registry does not know)."""
+        try:
+            return envzoo.env_info(self.env_id).score_floor
+        except RegistryError:
+            return "random"
+
+    @property
     def best_reference(self) -> str:
-        """The reference policy (not random) with the highest scored return on the evaluation seeds."""
-        named = {name: ev for name, ev in self.references.items() if name != "random"}
+        """The reference policy (not random, not the floor) with the highest scored return on the
+        evaluation seeds."""
+        named = {name: ev for name, ev in self.references.items() if name not in ("random", self.floor)}
         if not named:
             raise ResultFileError(f"{self.env_id}: the result has no reference policy besides random to scale by")
         return max(named, key=lambda name: self.scored_return(named[name]))
 
     @property
     def normalized_score(self) -> float:
-        """(scored return - random's) / (best reference's - random's): 0 is random, 1 the best reference."""
+        """(scored return - the floor's) / (best reference's - the floor's): 0 is the floor policy
+        (:attr:`floor`: random play, or random valid play where the registry says so), 1 the best
+        reference."""
         return self.normalize(self.scored_return(self.evaluation))
 
     def normalize(self, mean_return: float) -> float:
-        """``mean_return`` on the scale where random's scored return is 0 and the best reference's 1."""
-        floor = self.scored_return(self.references["random"])
+        """``mean_return`` on the scale where the floor's scored return is 0 and the best reference's 1."""
+        floor = self.scored_return(self.references[self.floor])
         span = self.scored_return(self.references[self.best_reference]) - floor
         if span <= 0:
-            raise ResultFileError(f"{self.env_id}: no reference policy beats random on the evaluation seeds, so "
-                                  f"scores cannot be normalized (random {floor:.6g})")
+            raise ResultFileError(f"{self.env_id}: no reference policy beats {self.floor} on the evaluation seeds, so "
+                                  f"scores cannot be normalized ({self.floor} {floor:.6g})")
         return (mean_return - floor) / span
 
     @property
@@ -178,7 +193,6 @@ def problems(result: RunResult, min_timesteps: int = 1) -> list[str]:
     does not have, evaluation seeds other than the standard ones or not shared by every
     reference policy, a budget below ``min_timesteps``, metrics the id reports but the result
     lacks, a score that cannot be normalized."""
-    import envzoo
 
     found = []
     try:
@@ -191,8 +205,8 @@ def problems(result: RunResult, min_timesteps: int = 1) -> list[str]:
     for name, evaluation in result.references.items():
         if evaluation.seeds != seeds:
             found.append(f"reference policy {name!r} ran on other seeds than the trained policy")
-    if "random" not in result.references:
-        found.append("the random policy's evaluation is missing (the score's 0)")
+    if entry.score_floor not in result.references:
+        found.append(f"the {entry.score_floor} policy's evaluation is missing (the score's 0)")
     if result.timesteps < min_timesteps:
         found.append(f"budget {result.timesteps:,} steps is below the required {min_timesteps:,}")
     if result.constraint != entry.constraint:
