@@ -6,6 +6,8 @@
     envzoo info  ID
     envzoo eval  ID --policy NAME [--env KEY=VALUE ...] [--episodes K] [--seed S] [--max-steps N] [--json]
                  [--plot OUT.png]
+    envzoo eval  ID --agent openai --base-url URL --model NAME [--no-tools] [--temperature T] ...
+    envzoo serve-llm [--model FILE.gguf] [--port P]
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
     envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
                    [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
@@ -307,11 +309,27 @@ def cmd_info(args) -> int:
 def cmd_eval(args) -> int:
     entry = envzoo.env_info(args.id)
     entry.require_extra()
+    if (args.policy is None) == (args.agent is None):
+        raise EnvzooError("give either --policy NAME (a reference policy) or --agent openai (a language model)")
+    if args.agent and not (args.base_url and args.model):
+        raise EnvzooError("--agent openai needs --base-url (e.g. http://127.0.0.1:8000/v1, see `envzoo serve-llm`) "
+                          "and --model (the endpoint's model name)")
+    label = args.policy or f"openai:{args.model}"
     progress = Progress(args.episodes)
-    progress.label = f"{entry.id} {args.policy}"
+    progress.label = f"{entry.id} {label}"
     try:
-        env_kwargs = _policy_env_kwargs(entry, args.policy, _env_kwargs(args.env, entry, args.max_steps))
-        results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, env_kwargs)
+        given = _env_kwargs(args.env, entry, args.max_steps)
+        if args.agent:
+            from envzoo.text.llm import ChatCompletionsAgent
+
+            env_kwargs = given
+            results = evaluate(lambda: _make_env(entry, args.max_steps, given),
+                               lambda env: ChatCompletionsAgent(env, args.base_url, args.model, api_key=args.api_key,
+                                                                temperature=args.temperature, use_tools=args.tools),
+                               args.episodes, args.seed, progress=progress)
+        else:
+            env_kwargs = _policy_env_kwargs(entry, args.policy, given)
+            results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, env_kwargs)
     finally:
         progress.close()
     kpis = _kpis(entry, results)
@@ -319,14 +337,14 @@ def cmd_eval(args) -> int:
         _save_plot(args.plot, entry, [(args.policy, results, kpis)], args.seed)
     if args.json:
         print(json.dumps({
-            "id": entry.id, "policy": args.policy, "env_kwargs": env_kwargs, "episodes": args.episodes,
+            "id": entry.id, "policy": label, "env_kwargs": env_kwargs, "episodes": args.episodes,
             "seed": args.seed,
             "max_steps": args.max_steps, "metrics": _as_json(kpis),
             "per_episode": [_episode_json(r, args.seed + i) for i, r in enumerate(results)],
         }, indent=2))
         return 0
     seeds = f"seed {args.seed}" if args.episodes == 1 else f"seeds {args.seed}-{args.seed + args.episodes - 1}"
-    print(f"{entry.id}, policy {args.policy}: {args.episodes} episode(s), {seeds}")
+    print(f"{entry.id}, policy {label}: {args.episodes} episode(s), {seeds}")
     print(_table(["kpi", MEAN_STD], [[name, _mean_std(*ms)] for name, ms in kpis.items()]))
     return 0
 
@@ -710,9 +728,19 @@ def build_parser() -> argparse.ArgumentParser:
                          help="shorten episodes to this many steps" + (f" ({max_steps})" if max_steps else ""))
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    evaluation = commands.add_parser("eval", help="evaluate a reference policy on an environment")
+    evaluation = commands.add_parser("eval", help="evaluate a reference policy or a language model on an environment")
     evaluation.add_argument("id", help="an envzoo id")
-    evaluation.add_argument("--policy", required=True, help="a reference policy (see `envzoo info ID`)")
+    evaluation.add_argument("--policy", help="a reference policy (see `envzoo info ID`)")
+    evaluation.add_argument("--agent", choices=["openai"],
+                            help="instead of --policy: a language model behind an OpenAI-compatible endpoint "
+                                 "(text ids; envzoo.text.llm)")
+    evaluation.add_argument("--base-url", help="the endpoint of --agent openai, e.g. http://127.0.0.1:8000/v1")
+    evaluation.add_argument("--model", help="the endpoint's model name (--agent openai)")
+    evaluation.add_argument("--api-key", help="sent as a bearer token (--agent openai; hosted endpoints)")
+    evaluation.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0: greedy)")
+    evaluation.add_argument("--no-tools", dest="tools", action="store_false",
+                            help="ask for the action in the reply's text instead of the act tool (models without "
+                                 "tool calling, such as envzoo serve-llm's)")
     evaluation.add_argument("--env", type=_env_argument, action="append", default=[], metavar="KEY=VALUE",
                             help="a constructor argument of the env (repeatable), e.g. scenario=grid2x2")
     add_run_options(evaluation, episodes=10, max_steps=None)
@@ -828,10 +856,38 @@ def build_parser() -> argparse.ArgumentParser:
     scaffold.add_argument("--summary", help="the one-line summary of its first id")
     scaffold.set_defaults(run=cmd_new_domain)
 
+    serving = commands.add_parser("serve-llm", help="a local language model behind an OpenAI-compatible endpoint "
+                                                    "(extra `llm`)")
+    serving.add_argument("--model", help="a GGUF file (default: SmolLM2-135M-Instruct Q4_1 from the llm extra)")
+    serving.add_argument("--name", default=None, help="the model's name in requests (default: smollm2, or the file's stem)")
+    serving.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serving.add_argument("--port", type=int, default=8000, help="port (8000; 0: any free port, printed)")
+    serving.add_argument("--threads", type=_positive, help="llama.cpp's threads (default: its own choice)")
+    serving.set_defaults(run=cmd_serve_llm)
+
     sandbox = commands.add_parser("sandbox", help="the sandbox for untrusted code (docs: Security)")
     sandbox.add_argument("action", choices=["check"], help="check: run the hostile-program battery against it")
     sandbox.set_defaults(run=cmd_sandbox)
     return parser
+
+
+def cmd_serve_llm(args) -> int:
+    from pathlib import Path
+
+    from envzoo.tools.llm_server import DEFAULT_MODEL, ChatModel, make_server, smollm2_path
+
+    path = Path(args.model) if args.model else smollm2_path()
+    name = args.name or (Path(args.model).stem if args.model else DEFAULT_MODEL)
+    server = make_server(ChatModel(path, name, threads=args.threads), args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"envzoo: serving {name} ({path.name}) at http://{host}:{port}/v1 (Ctrl-C stops it)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
 
 
 def cmd_sandbox(args) -> int:
