@@ -92,7 +92,8 @@ class Edge:
 
 @dataclass(frozen=True)
 class TimedRewardMachine:
-    """A parsed TRM: its clocks, states (in order of appearance, the initial first), terminal
+    """A parsed TRM: its clocks, states (the initial, then the others in the order the edges
+    name them), terminal
     states, per-state step rewards and edges (in the file's order, which is their priority)."""
 
     name: str
@@ -222,7 +223,7 @@ def parse_trm(text: str, source: str = "<text>") -> TimedRewardMachine:
     both = accepting & rejecting
     if both:
         raise TRMFormatError(f"{source}: the states {sorted(both)} are both accepting and rejecting")
-    for state in [initial, *(e.source for e in edges), *(e.target for e in edges)]:
+    for state in [initial, *(state for edge in edges for state in (edge.source, edge.target))]:
         if state not in states:
             states.append(state)
     for kind, named in (("accepting", accepting), ("rejecting", rejecting), ("step", step_rewards)):

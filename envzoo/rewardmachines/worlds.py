@@ -73,7 +73,7 @@ class GridWorld:
         free: (height, width) bool, the cells the agent can stand on.
         label: (height, width) int, the label index of each cell (``len(labels)``: unlabelled).
         labels: the label names, in order.
-        start: (row, column) of the start.
+        start: (row, column) of the map's start (``@``).
         slip: the probability that a move goes sideways (half to each side).
     """
 
@@ -89,6 +89,13 @@ class GridWorld:
     @property
     def cells(self) -> int:
         return self.height * self.width
+
+    def start_cells(self, start: str) -> np.ndarray:
+        """The cells (row-major numbers) an episode may start on: the map's start for
+        ``"fixed"``, every free unlabelled cell for ``"random"`` (drawn uniformly)."""
+        if start == "fixed":
+            return np.array([self.start[0] * self.width + self.start[1]])
+        return np.flatnonzero(self.free.reshape(-1) & (self.label.reshape(-1) == len(self.labels)))
 
     def moved(self, rows: np.ndarray, cols: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where moves in ``directions`` (action indices) from (rows, cols) land: a wall or the
