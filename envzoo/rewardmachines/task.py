@@ -41,10 +41,21 @@ class TRMTask(Task):
         reward, terminated = self.sim.step(actions)
         return Transition(reward=reward, terminated=terminated, truncated=np.zeros(self.batch, dtype=bool), cost=None)
 
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        """One step of the single env in plain Python (the batch's step, row 0, the same numbers)."""
+        sim, machine = self.sim, self.params.compiled
+        reward, terminated = sim.step_one(int(action))
+        config = int(sim.config[0])
+        accepting = bool(machine.accepting[config])
+        metrics = {"success": float(accepting), "failure": float(terminated and not accepting),
+                   "episode_return": float(sim.total[0]), "steps": float(sim.steps[0])}
+        return self.observe()[0], reward, terminated, False, {"metrics": metrics}
+
     def observe(self) -> np.ndarray:
         """(row, column, machine state, clock values...) of every row, int64."""
         sim, machine = self.sim, self.params.compiled
-        return np.column_stack([sim.row, sim.col, machine.state_of[sim.config], machine.clocks_of[sim.config]])
+        rows, cols = np.divmod(sim.cell, self.params.world.width)
+        return np.column_stack([rows, cols, machine.state_of[sim.config], machine.clocks_of[sim.config]])
 
     def metrics(self) -> dict[str, np.ndarray]:
         sim, machine = self.sim, self.params.compiled
@@ -55,12 +66,13 @@ class TRMTask(Task):
     def render_text(self, row: int = 0) -> str:
         sim, world, machine = self.sim, self.params.world, self.params.compiled
         letters = {i: name[0] for i, name in enumerate(world.labels)}
+        agent_row, agent_col = divmod(int(sim.cell[row]), world.width)
         lines = []
         for r in range(world.height):
             cells = ["#" if not world.free[r, c] else letters.get(int(world.label[r, c]), ".")
                      for c in range(world.width)]
-            if r == sim.row[row]:
-                cells[sim.col[row]] = "@"
+            if r == agent_row:
+                cells[agent_col] = "@"
             lines.append("".join(cells))
         config = int(sim.config[row])
         clocks = " ".join(f"{name}={value}" for name, value in zip(machine.machine.clocks, machine.clocks_of[config]))
@@ -70,7 +82,7 @@ class TRMTask(Task):
     def snapshot(self, row: int = 0) -> dict:
         sim, machine = self.sim, self.params.compiled
         config = int(sim.config[row])
-        return {"cell": (int(sim.row[row]), int(sim.col[row])), "state": int(machine.state_of[config]),
+        return {"cell": divmod(int(sim.cell[row]), self.params.world.width), "state": int(machine.state_of[config]),
                 "clocks": tuple(int(v) for v in machine.clocks_of[config]), "total": float(sim.total[row]),
                 "steps": int(sim.steps[row])}
 
@@ -88,7 +100,7 @@ class HiddenMachineTask(TRMTask):
 
     def observe(self) -> np.ndarray:
         """(row, column) of every row, int64."""
-        return np.column_stack([self.sim.row, self.sim.col])
+        return np.column_stack(np.divmod(self.sim.cell, self.params.world.width))
 
     def draw(self, canvas, snapshots) -> None:
         picture.draw(canvas, snapshots, self.params, hidden=True)

@@ -106,6 +106,16 @@ class GridWorld:
         open_[inside] = self.free[to_rows[inside], to_cols[inside]]
         return np.where(open_, to_rows, rows), np.where(open_, to_cols, cols)
 
+    def move_table(self) -> np.ndarray:
+        """(cells, actions) the cell (row-major number) that a move in each direction reaches."""
+        cells = np.arange(self.cells)
+        rows, cols = cells // self.width, cells % self.width
+        table = np.zeros((self.cells, len(ACTION_NAMES)), dtype=np.int64)
+        for direction in range(len(ACTION_NAMES)):
+            to_rows, to_cols = self.moved(rows, cols, np.full(self.cells, direction))
+            table[:, direction] = to_rows * self.width + to_cols
+        return table
+
     def outcomes(self, action: int) -> list[tuple[int, float]]:
         """The directions an ``action`` may take with their probabilities."""
         if action == WAIT or self.slip == 0.0:
