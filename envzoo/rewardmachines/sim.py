@@ -33,6 +33,7 @@ class TRMSim:
         self.config = np.zeros(batch, dtype=np.int64)
         self.steps = np.zeros(batch, dtype=np.int64)
         self.total = np.zeros(batch)
+        self._uniform = np.zeros(1)
 
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
         """Start the episodes of ``rows`` (indices) from one key each: the agent on a start
@@ -74,7 +75,14 @@ class TRMSim:
     def step_one(self, action: int) -> tuple[float, bool]:
         """:meth:`step` of a one-row simulator with one action, in plain Python numbers."""
         machine = self.params.compiled
-        direction = int(self.directions(np.array([action]))[0]) if self.params.world.slip > 0.0 else action
+        direction, slip = action, self.params.world.slip
+        if slip > 0.0:
+            # directions() on one row: the same uniform by the compiled one-instance draw.
+            rng.draw_uniforms_one(self.keys[0], self.draws[0], self._uniform)
+            self.draws[0] += np.uint64(1)
+            u = self._uniform[0]
+            if action != WAIT and u >= 1.0 - slip:
+                direction = (action + 1) % 4 if u < 1.0 - slip / 2 else (action + 3) % 4
         cell = int(self.moves[self.cell[0], direction])
         label = self.cell_label[cell]
         config = int(self.config[0])
