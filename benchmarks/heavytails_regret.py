@@ -59,7 +59,7 @@ def main() -> None:
     for i, v in enumerate(V_VALUES):
         cells = [interval(totals[i * len(ESTIMATORS) + j]) for j in range(len(ESTIMATORS))]
         print(f"| {v} | " + " | ".join(cells) + " |")
-    print("\nv = 0.5, the truncated mean over rewards clipped at the user (LDP) or released by the binary "
+    print("\nv = 0.5, the mean of rewards clipped and privatized at the user (LDP) or released by the binary "
           "mechanism (JDP):\n")
     print("| epsilon | ldp | jdp |\n|---|---|---|")
     offset = len(by_v)
