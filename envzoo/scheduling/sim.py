@@ -67,7 +67,8 @@ class SchedulingSim:
     def step(self, machines: np.ndarray) -> dict[str, np.ndarray]:
         """Route every row's current task to ``machines`` (B,), then draw the next task. Returns
         the routed task's ``sojourn`` (0 where rejected), ``weight`` (1 + priority), ``rejected``,
-        ``start`` and ``end`` times, ``arrival``, ``priority`` and ``machine`` (-1 where rejected)."""
+        ``start`` and ``end`` times, ``arrival``, ``priority`` and ``machine`` (-1 where rejected), the ``interval``
+        until the next arrival and each machine's ``busy`` time in it (B, M)."""
         p = self.params
         rows = np.arange(self.batch)
         full = self.queue_lengths()[rows, machines] >= p.queue_capacity
@@ -90,4 +91,9 @@ class SchedulingSim:
                    "end": np.where(accepted, end, self.now), "arrival": self.now.copy(),
                    "priority": self.priority.copy(), "machine": np.where(accepted, machines, -1)}
         self._draw_task(rows)
+        # Until the next arrival each machine works through its backlog without a break (FCFS):
+        # it is busy from the arrival until free_at, or the whole interval.
+        interval = self.now - outcome["arrival"]
+        outcome["interval"] = interval
+        outcome["busy"] = np.clip(self.free_at - outcome["arrival"][:, None], 0.0, interval[:, None])
         return outcome

@@ -18,6 +18,10 @@ class SchedulingTask(Task):
     """B rows of machines (``Scheduling-v0``); see its docstring."""
 
     make_params = staticmethod(make_params)
+    #: The vector reward: minus the weighted sojourn (and rejection penalty), the machines' mean
+    #: utilization until the next arrival, minus the energy drawn until then.
+    reward_space = spaces.Box(np.array([-np.inf, 0.0, -np.inf], np.float32), np.array([0.0, 1.0, 0.0], np.float32),
+                              dtype=np.float32)
 
     def __init__(self, params: SchedulingParams, batch: int):
         super().__init__(params, batch)
@@ -35,8 +39,13 @@ class SchedulingTask(Task):
         outcome = self.sim.step(np.asarray(actions, dtype=np.int64))
         self.last = outcome
         reward = -outcome["weight"] * outcome["sojourn"] - self.params.rejection_penalty * outcome["rejected"]
+        p, busy, interval = self.params, outcome["busy"], outcome["interval"]
+        utilization = np.divide(busy.mean(axis=1), interval, out=np.zeros(self.batch), where=interval > 0)
+        energy = (busy * p.busy_power).sum(axis=1) + ((interval[:, None] - busy) * p.idle_power).sum(axis=1)
+        objectives = np.stack([reward, utilization, -energy], axis=1)
         none = np.zeros(self.batch, dtype=bool)
-        return Transition(reward=reward, terminated=none, truncated=none, cost=outcome["rejected"].astype(np.float64),
+        return Transition(reward=reward, objectives=objectives, terminated=none, truncated=none,
+                          cost=outcome["rejected"].astype(np.float64),
                           info={"sojourn": outcome["sojourn"], "time": outcome["arrival"]})
 
     def observe(self) -> np.ndarray:

@@ -76,3 +76,23 @@ def test_a_bad_argument_is_named():
                          ({"priorities": 0}, "priorities"), ({"busy_power": -1}, "busy_power")]:
         with pytest.raises(ValueError, match=what):
             make_params(**kwargs)
+
+
+def test_the_vector_rewards_utilization_and_energy_account_for_the_work_done():
+    # Work is conserved: the busy time the utilization objective counts, step by step, is the
+    # work assigned less the backlog still ahead; energy is busy and idle power over that time.
+    env = gymnasium.make("envzoo/SchedulingMO-v0", speeds=(1.0, 2.0), busy_power=(1.0, 3.0), idle_power=0.5)
+    observation, _ = env.reset(seed=2)
+    busy_time = energy = 0.0
+    generator = np.random.default_rng(0)
+    for _ in range(300):
+        start = env.unwrapped.task.sim.now[0]
+        observation, vector, _, _, info = env.step(int(generator.integers(2)))
+        interval = env.unwrapped.task.sim.now[0] - start
+        busy_time += float(vector[1]) * interval * 2
+        energy -= float(vector[2])
+    sim = env.unwrapped.task.sim
+    backlog = np.maximum(sim.free_at[0] - sim.now[0], 0.0)
+    assert busy_time == pytest.approx(sim.work[0].sum() - backlog.sum(), rel=1e-5)
+    busy = sim.work[0] - backlog
+    assert energy == pytest.approx((busy * [1.0, 3.0]).sum() + ((sim.now[0] - busy) * 0.5).sum(), rel=1e-5)
