@@ -1,0 +1,147 @@
+"""The timed-reward-machine faces: the product face (``OfficeTRM-v0``, ``DeliveryTRM-v0``,
+``FrozenLakeTRM-v0``) and the non-Markovian one (``OfficeTRMHidden-v0``)."""
+
+from __future__ import annotations
+
+from envzoo.core.env import TaskEnv
+from envzoo.rewardmachines.task import HiddenMachineTask, TRMTask
+
+
+class TRMEnv(TaskEnv):
+    """
+    ## Description
+
+    An agent walks a grid world (the office world of the reward-machine papers, a delivery yard
+    after Taxi, FrozenLake's ice) and is rewarded by a **timed reward machine**: a finite
+    automaton that reads the label of the cell the agent stands on after every step (``coffee``,
+    ``mail``, ``office``, ``plant``; the stands ``A``-``D``; ``hole``, ``goal``), with integer
+    clocks that every step advances, guards on them and resets. Tasks with deadlines and delays
+    read like this (``spec="coffee-then-mail"`` of the office world)::
+
+        clocks x
+        initial fetch_coffee
+        accepting done
+        rejecting broken
+        fetch_coffee -> broken on plant
+        fetch_coffee -> carry_coffee on coffee reset x
+        carry_coffee -> broken on plant
+        carry_coffee -> fetch_coffee on any if x > 12
+        carry_coffee -> fetch_mail on office reward 1
+        fetch_mail -> broken on plant
+        fetch_mail -> carry_mail on mail
+        carry_mail -> broken on plant
+        carry_mail -> done on office reward 1
+
+    The format (``envzoo.rewardmachines.machine``) is documented on the domain's page; a user's
+    own ``.trm`` file is passed as ``spec="path/to/task.trm"``. Clocks are digital (integers):
+    each is capped at its largest constant + 1, which changes no reward, so the product of the
+    grid and the machine is a finite MDP whose optimal values ``envzoo.rewardmachines.planning``
+    computes exactly.
+
+    ## Action Space
+
+    ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait. A move into a wall stays put. With
+    ``slip`` > 0 a move goes sideways with probability ``slip`` (half to each side); waiting
+    never slips.
+
+    ## Observation Space
+
+    The product state, ``MultiDiscrete([height, width, states, cap_1 + 1, ...])``: the agent's
+    row and column, the machine's state (its index: the initial state 0, the others numbered in
+    the order the edges first name them) and each clock's value (capped at its largest constant + 1).
+
+    ## Rewards
+
+    The machine's: an edge's reward when it fires, else the current state's ``step`` reward.
+
+    ## Starting State
+
+    The agent on a free unlabelled cell drawn uniformly from the seed (``start="random"``, the
+    default) or on the map's start cell (``start="fixed"``: a deterministic world then has one
+    episode only); the machine in its initial state, every clock 0.
+
+    ## Episode End
+
+    Terminated when the machine reaches an accepting or rejecting state; the registry's horizon
+    truncates.
+
+    ## Metrics
+
+    ``info["metrics"]``: ``success`` (1 in an accepting state), ``failure`` (1 in a rejecting
+    state), ``episode_return``, ``steps``.
+
+    ## Arguments
+
+    ``world`` (``"office"``, ``"delivery"``, ``"frozenlake"``), ``spec`` (a specification shipped
+    for the world, or a path to a ``.trm`` file), ``slip`` (None: the world's, 0 for office and
+    delivery, 0.2 for frozenlake), ``start`` (``"random"``, ``"fixed"``), ``render_mode`` (``"ansi"``, ``"rgb_array"``).
+
+    Shipped specifications: office ``coffee-then-mail`` (coffee to the office within 12 steps
+    of the pickup, then the mail), ``timely-coffee`` (1, 0.5 or 0.1 by the serving time, 0.01
+    per step), ``coffee-and-mail`` (both in either order, then the office, within 24 steps),
+    ``deliver-coffee`` (untimed); delivery ``pickup-deliver`` (A to D, 1 within 12 steps of the
+    pickup, 0.2 later), ``two-rides`` (A to B, then C to D, each within 10 steps),
+    ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C); frozenlake
+    ``goal-deadline`` (the goal within 20 steps), ``goal`` (untimed), ``goal-soon`` (1, 0.5,
+    0.25 by the arrival time).
+
+    ## References
+
+    Toro Icarte, Klassen, Valenzano, McIlraith. Using Reward Machines for High-Level Task
+    Specification and Decomposition in Reinforcement Learning. ICML 2018. Toro Icarte et al.
+    Reward Machines: Exploiting Reward Function Structure in Reinforcement Learning. JAIR 2022
+    (counterfactual reasoning, CRM). Timed reward machines: reward machines with clocks under
+    digital and real-time semantics.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    task_class = TRMTask
+
+
+class HiddenMachineEnv(TaskEnv):
+    """
+    ## Description
+
+    The same worlds and timed reward machines as ``OfficeTRM-v0``, with the machine hidden: the
+    reward is not Markovian in the observation, and an agent must remember what it has done and
+    how long ago (or run the machine itself on the labels it sees, as a reward-machine agent
+    does: the ``optimal`` reference policy does exactly that).
+
+    ## Action Space
+
+    ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait.
+
+    ## Observation Space
+
+    ``MultiDiscrete([height, width])``: the agent's row and column.
+
+    ## Rewards
+
+    The machine's, as on ``OfficeTRM-v0``.
+
+    ## Starting State
+
+    As on ``OfficeTRM-v0``.
+
+    ## Episode End
+
+    Terminated when the machine reaches an accepting or rejecting state; the registry's horizon
+    truncates.
+
+    ## Metrics
+
+    ``success``, ``failure``, ``episode_return``, ``steps``, as on ``OfficeTRM-v0``.
+
+    ## Arguments
+
+    ``world``, ``spec``, ``slip``, ``start``, ``render_mode``, as on ``OfficeTRM-v0``.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    task_class = HiddenMachineTask
