@@ -1,0 +1,82 @@
+"""The swarm-robotics literature's controllers as functions of what a robot observes (its own
+state and its graphon mean field), vectorised over any leading axes: the reference policies
+(:mod:`envzoo.swarm.policies`) and the population of the representative-agent face use them.
+
+Each returns the control in [-1, 1]^2 (per axis, clipped), in units of ``max_speed``
+(single integrator) or ``max_accel`` (double integrator).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envzoo.swarm.params import SwarmParams
+from envzoo.swarm.sim import DEGREE, DIRECTIONS, DVX, DVY, DX, DY, SEP_X, SEP_Y
+
+#: The robot's own state at the head of its observation, in order.
+OWN = ("type", "x", "y", "vx", "vy")
+
+
+def linear_consensus(own, field, params: SwarmParams, gain: float = 4.0):
+    """Consensus averaging (Olfati-Saber & Murray 2004) on the graphon graph: the velocity
+    ``gain · (1/N) Σ_j W_ij (p_j − p_i)`` (single integrator); under the double integrator the
+    acceleration that tracks it, ``gain · (that velocity − v_i)``."""
+    command = gain * field[..., [DX, DY]]
+    if params.dynamics == "double":
+        return _clip(gain * (command - own[..., 3:5]) / params.max_accel)
+    return _clip(command / params.max_speed)
+
+
+def reynolds_flocking(own, field, params: SwarmParams, alignment: float = 3.0, cohesion: float = 1.0,
+                      separation: float = 0.5, cruise: float = 0.5):
+    """Reynolds' boids (1987) as graphon-weighted consensus terms (Olfati-Saber 2006):
+    alignment with the neighbours' velocities, cohesion toward their positions, separation by
+    their Gaussian footprints, and a cruise term that holds the speed near
+    ``cruise · max_speed`` (so the flock moves); an acceleration (a velocity under the single
+    integrator)."""
+    sigma2 = params.sensing_radius ** 2
+    degree = np.maximum(field[..., DEGREE:DEGREE + 1], 1e-9)
+    velocity = own[..., 3:5]
+    accel = (alignment * field[..., [DVX, DVY]] + cohesion * field[..., [DX, DY]]
+             + separation * field[..., [SEP_X, SEP_Y]] / (sigma2 * degree))
+    speed = np.linalg.norm(velocity, axis=-1, keepdims=True)
+    heading = velocity / np.maximum(speed, 1e-9)
+    accel = accel + (cruise * params.max_speed - speed) * heading
+    if params.dynamics == "double":
+        return _clip(accel / params.max_accel)
+    return _clip((velocity + accel) / params.max_speed)
+
+
+def potential_field_coverage(own, field, params: SwarmParams, gain: float = 1.0, wall: float = 0.5):
+    """Potential-field deployment (Howard, Matarić & Sukhatme 2002): each robot is pushed away
+    from the others' footprints (the graphon-weighted separation, normalised by its degree) and
+    from the arena's walls (an exponential potential of length σ); a velocity (the acceleration
+    tracking it under the double integrator)."""
+    sigma = params.sensing_radius
+    degree = np.maximum(field[..., DEGREE:DEGREE + 1], 1e-9)
+    position = own[..., 1:3]
+    push = field[..., [SEP_X, SEP_Y]] / (sigma * degree)
+    walls = np.exp(-(params.arena + position) / sigma) - np.exp(-(params.arena - position) / sigma)
+    command = params.max_speed * (gain * push + wall * walls)
+    if params.dynamics == "double":
+        return _clip(4.0 * (command - own[..., 3:5]) / params.max_accel)
+    return _clip(command / params.max_speed)
+
+
+REFERENCE = {"rendezvous": linear_consensus, "flocking": reynolds_flocking, "coverage": potential_field_coverage}
+
+
+def reference_control(own, field, params: SwarmParams):
+    """The scenario's reference controller (:data:`REFERENCE`) at its default gains."""
+    return REFERENCE[params.scenario](own, field, params)
+
+
+def nearest_direction(control) -> np.ndarray:
+    """The discrete action (index into :data:`~envzoo.swarm.sim.DIRECTIONS`) closest to each
+    continuous control (..., 2); stay where the control is under half a unit."""
+    distance = ((np.asarray(control)[..., None, :] - DIRECTIONS) ** 2).sum(-1)
+    return np.argmin(distance, axis=-1)
+
+
+def _clip(control):
+    return np.clip(control, -1.0, 1.0)
