@@ -21,8 +21,27 @@ from envzoo.swarm.params import SwarmParams, make_params
 from envzoo.swarm.sim import DIRECTIONS, FEATURES, FOOTPRINT, SQ_DIST, SQ_VEL, SwarmSim, coverage
 
 OBJECTIVES = ("task", "energy", "collisions")
-#: Every objective is a cost taken with a minus sign: at most 0.
-REWARD_SPACE = spaces.Box(-np.inf, 0.0, shape=(len(OBJECTIVES),), dtype=np.float32)
+#: The lowest task reward per scenario (in units of the normalised terms: |Δp|² <= 8 arena²,
+#: |Δv|² <= 8 max_speed², footprints <= 1, the degree <= 1).
+LOWEST_TASK = {"rendezvous": 8.0, "flocking": 16.0, "coverage": 1.0}
+
+
+def reward_space(params: SwarmParams) -> spaces.Box:
+    """One robot's vector reward: every objective is a cost taken with a minus sign, at most 0."""
+    low = np.array([-LOWEST_TASK[params.scenario], -2.0, -(params.n_agents - 1)], dtype=np.float32)
+    return spaces.Box(low, np.zeros(3, dtype=np.float32), dtype=np.float32)
+
+
+def observation_space(params: SwarmParams) -> spaces.Box:
+    """Own state then mean field (:data:`OWN`, :data:`FEATURES`), each entry within its bound:
+    the mean field's (1/N) Σ_j W_ij f_ij (and its estimate d_i / κ Σ f) lies within the pair
+    feature's range, as 0 <= W <= 1 and the sum has N − 1 terms."""
+    a, v, sigma = params.arena, params.max_speed, params.sensing_radius
+    high = np.array([1.0, a, a, v, v,  # own type, position, velocity
+                     1.0, 2 * a, 2 * a, 2 * v, 2 * v, sigma, sigma, 1.0, 8 * a * a, 8 * v * v], dtype=np.float32)
+    low = -high
+    low[[0, 5, 12, 13, 14]] = 0.0
+    return spaces.Box(low, high, dtype=np.float32)
 METRICS = ("disagreement", "velocity_disagreement", "coverage", "collisions", "energy", "mean_speed")
 COVERAGE_CELLS = 20
 
@@ -36,7 +55,8 @@ class _SwarmTask:
     def _set_up(self, params: SwarmParams, rows: int, observed: int) -> None:
         self.sim = SwarmSim(params, rows)
         self.observed = observed
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(OWN) + len(FEATURES),), dtype=np.float32)
+        self.observation_space = observation_space(params)
+        self.reward_space = reward_space(params)
         if params.actions == "discrete":
             self.action_space = spaces.Discrete(len(DIRECTIONS))
             self.action_hint = "an action is a direction index: 0 stay, 1..8 E, NE, N, NW, W, SW, S, SE"
@@ -78,7 +98,10 @@ class _SwarmTask:
         return np.stack([task, -sim.effort[:, :self.observed], -sim.collisions[:, :self.observed]], -1)
 
     def _scalar(self, objectives: np.ndarray) -> np.ndarray:
-        return objectives @ np.asarray(self.sim.params.reward_weights)
+        """``reward_weights · objectives``, term by term (a matrix product's order of additions
+        would depend on the batch)."""
+        w = self.sim.params.reward_weights
+        return objectives[..., 0] * w[0] + objectives[..., 1] * w[1] + objectives[..., 2] * w[2]
 
     def _metrics(self) -> dict[str, np.ndarray]:
         sim, params = self.sim, self.sim.params
@@ -106,8 +129,6 @@ class _SwarmTask:
 
 class RepresentativeTask(_SwarmTask, Task):
     """B populations; robot 0 of each is the learner (``Swarm-v0``); see its docstring."""
-
-    reward_space = REWARD_SPACE
 
     def __init__(self, params: SwarmParams, batch: int):
         super().__init__(params, batch)
@@ -149,8 +170,6 @@ class RepresentativeTask(_SwarmTask, Task):
 
 class PopulationTask(_SwarmTask, AgentsTask):
     """One population, every robot an agent (``SwarmParallel-v0``); see its docstring."""
-
-    reward_space = REWARD_SPACE  # one agent's vector reward
 
     def __init__(self, params: SwarmParams):
         self.agents = tuple(f"robot_{i}" for i in range(params.n_agents))
