@@ -28,12 +28,12 @@ def linear_consensus(own, field, params: SwarmParams, gain: float = 4.0):
 
 
 def reynolds_flocking(own, field, params: SwarmParams, alignment: float = 3.0, cohesion: float = 1.0,
-                      separation: float = 0.5, cruise: float = 0.5):
+                      separation: float = 0.5, cruise: float = 0.5, wall: float = 2.0):
     """Reynolds' boids (1987) as graphon-weighted consensus terms (Olfati-Saber 2006):
     alignment with the neighbours' velocities, cohesion toward their positions, separation by
-    their Gaussian footprints, and a cruise term that holds the speed near
-    ``cruise · max_speed`` (so the flock moves); an acceleration (a velocity under the single
-    integrator)."""
+    their Gaussian footprints, a cruise term that holds the speed near ``cruise · max_speed``
+    (so the flock moves) and Reynolds' obstacle avoidance of the walls (:func:`wall_push`); an
+    acceleration (a velocity under the single integrator)."""
     sigma2 = params.sensing_radius ** 2
     degree = np.maximum(field[..., DEGREE:DEGREE + 1], 1e-9)
     velocity = own[..., 3:5]
@@ -41,7 +41,7 @@ def reynolds_flocking(own, field, params: SwarmParams, alignment: float = 3.0, c
              + separation * field[..., [SEP_X, SEP_Y]] / (sigma2 * degree))
     speed = np.linalg.norm(velocity, axis=-1, keepdims=True)
     heading = velocity / np.maximum(speed, 1e-9)
-    accel = accel + (cruise * params.max_speed - speed) * heading
+    accel = accel + (cruise * params.max_speed - speed) * heading + wall * params.max_speed * wall_push(own, params)
     if params.dynamics == "double":
         return _clip(accel / params.max_accel)
     return _clip((velocity + accel) / params.max_speed)
@@ -54,13 +54,18 @@ def potential_field_coverage(own, field, params: SwarmParams, gain: float = 1.0,
     tracking it under the double integrator)."""
     sigma = params.sensing_radius
     degree = np.maximum(field[..., DEGREE:DEGREE + 1], 1e-9)
-    position = own[..., 1:3]
     push = field[..., [SEP_X, SEP_Y]] / (sigma * degree)
-    walls = np.exp(-(params.arena + position) / sigma) - np.exp(-(params.arena - position) / sigma)
-    command = params.max_speed * (gain * push + wall * walls)
+    command = params.max_speed * (gain * push + wall * wall_push(own, params))
     if params.dynamics == "double":
         return _clip(4.0 * (command - own[..., 3:5]) / params.max_accel)
     return _clip(command / params.max_speed)
+
+
+def wall_push(own, params: SwarmParams):
+    """Away from the walls, per axis: the gradient of an exponential potential of length σ,
+    1 at a wall, e^-1 at σ from it."""
+    position, sigma = own[..., 1:3], params.sensing_radius
+    return np.exp(-(params.arena + position) / sigma) - np.exp(-(params.arena - position) / sigma)
 
 
 REFERENCE = {"rendezvous": linear_consensus, "flocking": reynolds_flocking, "coverage": potential_field_coverage}
