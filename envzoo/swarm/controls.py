@@ -17,11 +17,17 @@ from envzoo.swarm.sim import DEGREE, DIRECTIONS, DVX, DVY, DX, DY, SEP_X, SEP_Y
 OWN = ("type", "x", "y", "vx", "vy")
 
 
-def linear_consensus(own, field, params: SwarmParams, gain: float = 4.0):
+def linear_consensus(own, field, params: SwarmParams, gain: float = 4.0, separation: float = 0.0):
     """Consensus averaging (Olfati-Saber & Murray 2004) on the graphon graph: the velocity
     ``gain · (1/N) Σ_j W_ij (p_j − p_i)`` (single integrator); under the double integrator the
-    acceleration that tracks it, ``gain · (that velocity − v_i)``."""
+    acceleration that tracks it, ``gain · (that velocity − v_i)``. With ``separation`` > 0 it
+    adds the neighbours' footprint repulsion (as :func:`reynolds_flocking`), so the robots
+    gather without touching (no longer linear)."""
+    degree = np.maximum(field[..., DEGREE:DEGREE + 1], 1e-9)
     command = gain * field[..., [DX, DY]]
+    if separation:
+        command = command + separation * params.max_speed * field[..., [SEP_X, SEP_Y]] / (
+            params.sensing_radius * degree)
     if params.dynamics == "double":
         return _clip(gain * (command - own[..., 3:5]) / params.max_accel)
     return _clip(command / params.max_speed)

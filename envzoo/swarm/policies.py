@@ -40,7 +40,8 @@ class _ObservedController(Policy):
 
 class LinearConsensus(_ObservedController):
     """Consensus averaging toward one's graphon neighbours (Olfati-Saber & Murray 2004), the
-    reference of ``rendezvous``; ``gain`` (default 4 /s)."""
+    reference of ``rendezvous``; ``gain`` (default 4 /s), and ``separation`` > 0 to keep the
+    robots from touching (the registry's ``consensus-separation``: 1)."""
 
     control = staticmethod(controls.linear_consensus)
 
