@@ -14,7 +14,9 @@ import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.contract import AgentsTask, Task, Transition
+from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import keys_from
+from envzoo.core.spaces import check_batch
 from envzoo.swarm import picture
 from envzoo.swarm.controls import OWN, reference_control
 from envzoo.swarm.params import SwarmParams, make_params
@@ -177,6 +179,14 @@ class PopulationTask(_SwarmTask, AgentsTask):
         self._set_up(params, 1, observed=params.n_agents)
 
     make_params = staticmethod(make_params)
+
+    def check_agent_actions(self, actions: list) -> np.ndarray:
+        """Every agent's action checked at once (one space for all); where one is bad, agent by
+        agent, so that the error names the agent."""
+        try:
+            return check_batch(self.action_space, actions, self.batch, self.action_hint)
+        except (InvalidActionError, ValueError, TypeError):
+            return super().check_agent_actions(actions)
 
     def start(self, generator, options) -> dict:
         self.sim.reset(np.array([0]), keys_from([generator]))
