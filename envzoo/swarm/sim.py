@@ -168,29 +168,53 @@ def _add_pair(position, velocity, b, i, j, sigma2, weight, out):
 
 @kernel
 def _mean_field_rows(weights, position, velocity, sigma, contact, mean_field, collisions):
-    """The exact mean field (B, N, F) and the collision counts (B, N) of every row and agent."""
+    """The exact mean field (B, N, F) and the collision counts (B, N) of every row and agent.
+    Each pair is visited once (W is symmetric): f(s_j, s_i) is f(s_i, s_j) with the relative
+    vectors' signs flipped."""
     n = position.shape[1]
     sigma2, contact2 = sigma * sigma, contact * contact
     for b in range(position.shape[0]):
+        mean_field[b] = 0.0
+        collisions[b] = 0
         for i in range(n):
-            out = mean_field[b, i]
-            out[:] = 0.0
-            hits = 0
-            for j in range(n):
-                if j == i:
-                    continue
+            mine = mean_field[b, i]
+            for j in range(i + 1, n):
                 w = weights[b, i, j]
-                if w != 0.0:
-                    d2 = _add_pair(position, velocity, b, i, j, sigma2, w, out)
-                else:
-                    dx = position[b, j, 0] - position[b, i, 0]
-                    dy = position[b, j, 1] - position[b, i, 1]
-                    d2 = dx * dx + dy * dy
+                dx = position[b, j, 0] - position[b, i, 0]
+                dy = position[b, j, 1] - position[b, i, 1]
+                d2 = dx * dx + dy * dy
                 if d2 < contact2:
-                    hits += 1
-            for k in range(out.shape[0]):
-                out[k] /= n
-            collisions[b, i] = hits
+                    collisions[b, i] += 1
+                    collisions[b, j] += 1
+                if w == 0.0:
+                    continue
+                dvx = velocity[b, j, 0] - velocity[b, i, 0]
+                dvy = velocity[b, j, 1] - velocity[b, i, 1]
+                g = np.exp(-d2 / (2.0 * sigma2))
+                wg, v2 = w * g, dvx * dvx + dvy * dvy
+                theirs = mean_field[b, j]
+                mine[0] += w
+                theirs[0] += w
+                mine[1] += w * dx
+                theirs[1] -= w * dx
+                mine[2] += w * dy
+                theirs[2] -= w * dy
+                mine[3] += w * dvx
+                theirs[3] -= w * dvx
+                mine[4] += w * dvy
+                theirs[4] -= w * dvy
+                mine[5] -= wg * dx
+                theirs[5] += wg * dx
+                mine[6] -= wg * dy
+                theirs[6] += wg * dy
+                mine[7] += wg
+                theirs[7] += wg
+                mine[8] += w * d2
+                theirs[8] += w * d2
+                mine[9] += w * v2
+                theirs[9] += w * v2
+            for k in range(mine.shape[0]):
+                mine[k] /= n
 
 
 @kernel
