@@ -84,3 +84,19 @@ def test_graphon_degree_is_observed():
     observation, _ = env.reset(seed=0)
     sim = env.unwrapped.task.sim
     assert observation[len(OWN) + DEGREE] == np.float32(sim.degree[0, 0])
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"actions": "discrete", "observation": "subsample", "kappa": 2, "n_agents": 5},
+    {"scenario": "coverage", "graphon": "threshold", "graphon_options": {"theta": 0.7}, "dynamics": "double",
+     "n_agents": 6},
+])
+def test_api_checkers_beyond_the_defaults(kwargs):
+    """Gymnasium's check_env and PettingZoo's API and seed tests on settings the registry's
+    defaults do not reach (the conformance suite runs those)."""
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+    check_env(gym.make("envzoo/Swarm-v0", **kwargs).unwrapped, skip_render_check=True)
+    parallel_api_test(SwarmParallelEnv(**kwargs), num_cycles=20)
+    parallel_seed_test(lambda: SwarmParallelEnv(**kwargs))
