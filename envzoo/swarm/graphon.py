@@ -1,7 +1,8 @@
 """Graphons: symmetric measurable W: [0, 1]^2 -> [0, 1] that weight how agents of types x and y
 interact (Lovász 2012; graphon mean-field games: Caines & Huang 2019, Cui & Koeppl 2021).
 
-Each graphon evaluates W on arrays (broadcasting) and gives its degree function
+Each graphon evaluates W on arrays (broadcasting; ``xp=jax.numpy`` for the JAX core) and gives
+its degree function
 d(x) = ∫_0^1 W(x, y) dy in closed form, which the tests hold against quadrature. A user's own
 graphon is any vectorised callable ``W(x, y)``, checked on a grid to be symmetric and in [0, 1].
 """
@@ -21,8 +22,8 @@ class UniformAttachment:
 
     name = "uniform_attachment"
 
-    def __call__(self, x, y):
-        return 1.0 - np.maximum(x, y)
+    def __call__(self, x, y, xp=np):
+        return 1.0 - xp.maximum(x, y)
 
     def degree(self, x):
         """∫ (1 − max(x, y)) dy = x (1 − x) + (1 − x)² / 2 = (1 − x²) / 2."""
@@ -36,8 +37,8 @@ class Exponential:
     length: float = 0.3
     name = "exponential"
 
-    def __call__(self, x, y):
-        return np.exp(-np.abs(np.asarray(x) - np.asarray(y)) / self.length)
+    def __call__(self, x, y, xp=np):
+        return xp.exp(-xp.abs(xp.asarray(x) - xp.asarray(y)) / self.length)
 
     def degree(self, x):
         """∫ exp(−|x − y| / ℓ) dy = ℓ (2 − exp(−x / ℓ) − exp(−(1 − x) / ℓ))."""
@@ -54,11 +55,11 @@ class StochasticBlock:
     probabilities: tuple[tuple[float, ...], ...] = ((0.9, 0.1), (0.1, 0.9))
     name = "stochastic_block"
 
-    def _block(self, x):
-        return np.searchsorted(np.asarray(self.bounds), np.asarray(x), side="right")
+    def _block(self, x, xp=np):
+        return xp.searchsorted(xp.asarray(self.bounds), xp.asarray(x), side="right")
 
-    def __call__(self, x, y):
-        return np.asarray(self.probabilities)[self._block(x), self._block(y)]
+    def __call__(self, x, y, xp=np):
+        return xp.asarray(self.probabilities)[self._block(x, xp), self._block(y, xp)]
 
     def degree(self, x):
         """Σ_k P[k(x), k] |block k|."""
@@ -74,8 +75,8 @@ class Threshold:
     theta: float = 1.0
     name = "threshold"
 
-    def __call__(self, x, y):
-        return (np.asarray(x) + np.asarray(y) <= self.theta).astype(np.float64)
+    def __call__(self, x, y, xp=np):
+        return (xp.asarray(x) + xp.asarray(y) <= self.theta).astype(xp.float64)
 
     def degree(self, x):
         """|{y in [0, 1]: y <= θ − x}| = clip(θ − x, 0, 1)."""
@@ -89,7 +90,9 @@ class UserGraphon:
     function: Callable
     name = "user"
 
-    def __call__(self, x, y):
+    def __call__(self, x, y, xp=np):
+        if xp is not np:
+            raise ValueError("a user's graphon is a numpy function: it has no JAX twin; use a named graphon")
         x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
         return np.asarray(self.function(x, y), dtype=np.float64)
 

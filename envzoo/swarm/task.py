@@ -111,7 +111,7 @@ class _SwarmTask:
                 "velocity_disagreement": sim.mean_field[..., SQ_VEL].mean(-1),
                 "coverage": coverage(sim.position, params.arena, params.sensing_radius, COVERAGE_CELLS),
                 "collisions": sim.collision_total.copy(), "energy": sim.effort_total.copy(),
-                "mean_speed": np.linalg.norm(sim.velocity, axis=-1).mean(-1)}
+                "mean_speed": np.sqrt(sim.velocity[..., 0] ** 2 + sim.velocity[..., 1] ** 2).mean(-1)}
 
     def _render_text(self, row: int) -> str:
         metrics = {name: values[row] for name, values in self._metrics().items()}
