@@ -6,7 +6,8 @@ For each N, in one run: the simulator core alone (``SwarmSim.step``, one row, ze
 the dynamics, the exact O(N²) graphon mean field and the collisions), the PettingZoo face
 ``SwarmParallel-v0`` (zero actions, every agent's observation, rewards and infos dicts) with the
 exact mean field and with κ = 8 subsamples, the representative-agent face ``Swarm-v0`` (its
-population playing Reynolds flocking), and VMAS 1.5's ``flocking`` scenario with the same N and
+population playing Reynolds flocking), the same population's jitted step in the JAX core (on
+JAX's default device), and VMAS 1.5's ``flocking`` scenario with the same N and
 one environment (``vmas.make_env(..., num_envs=1, device="cpu")``, zero actions, one torch
 thread, N up to ``--vmas-max``), where VMAS
 imports (``--vmas`` adds a folder to the import path: VMAS installed with
@@ -65,6 +66,23 @@ def representative(n: int):
     return lambda: env.step(action)
 
 
+def jax_population(n: int):
+    """One population's jitted step of the JAX core (``Swarm-v0``'s), on JAX's default device."""
+    import jax
+
+    import envzoo.jax
+    env, params = envzoo.jax.make("envzoo/Swarm-v0", n_agents=n, max_episode_steps=None)
+    _, state = env.reset(jax.random.key(0), params)
+    action = jax.numpy.zeros(2)
+    step = jax.jit(lambda state: env.transition(state, action, params)[0])
+    holder = [step(state.core)]
+
+    def advance():
+        holder[0] = step(holder[0])
+        holder[0].position.block_until_ready()
+    return advance
+
+
 def vmas_flocking(n: int):
     import torch
     import vmas
@@ -92,12 +110,13 @@ def main() -> None:
         print(f"VMAS rows skipped: {error}")
     print(f"swarm steps/s on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"~{args.seconds} s per cell" + (f", VMAS {vmas_version}" if vmas_version else ""))
-    columns = ["core", "parallel exact", "parallel κ=8", "representative"] + (["VMAS flocking"] if vmas_version else [])
+    columns = ["core", "parallel exact", "parallel κ=8", "representative", "JAX representative"] + (
+        ["VMAS flocking"] if vmas_version else [])
     print("| N | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     largest = None
     for n in args.sizes:
-        rows = [core(n), parallel(n, "exact"), parallel(n, "subsample"), representative(n)]
+        rows = [core(n), parallel(n, "exact"), parallel(n, "subsample"), representative(n), jax_population(n)]
         rates = [rate(step, args.seconds) for step in rows]
         if vmas_version:
             rates.append(rate(vmas_flocking(n), args.seconds) if n <= args.vmas_max else float("nan"))

@@ -101,6 +101,9 @@ class SwarmEnv(TaskEnv):
     observation, info = env.reset(seed=0)
     ```
 
+    A JAX core (``envzoo.jax.make("envzoo/Swarm-v0")``, every argument but a user's graphon)
+    follows the CPU core's trajectories. The model, its checks and figures: the docs' swarm page.
+
     ## References
 
     Caines & Huang, Graphon mean field games and their equations, SIAM J. Control Optim. 2021;
