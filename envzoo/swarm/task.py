@@ -18,11 +18,10 @@ from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import keys_from
 from envzoo.core.spaces import check_batch
 from envzoo.swarm import picture
-from envzoo.swarm.controls import OWN, reference_control
+from envzoo.swarm.controls import reference_control
 from envzoo.swarm.params import SwarmParams, make_params
-from envzoo.swarm.sim import DIRECTIONS, FEATURES, FOOTPRINT, SQ_DIST, SQ_VEL, SwarmSim, coverage
+from envzoo.swarm.sim import DIRECTIONS, FOOTPRINT, SQ_DIST, SQ_VEL, SwarmSim, coverage
 
-OBJECTIVES = ("task", "energy", "collisions")
 #: The lowest task reward per scenario (in units of the normalised terms: |Δp|² <= 8 arena²,
 #: |Δv|² <= 8 max_speed², footprints <= 1, the degree <= 1).
 LOWEST_TASK = {"rendezvous": 8.0, "flocking": 16.0, "coverage": 1.0}
@@ -35,16 +34,16 @@ def reward_space(params: SwarmParams) -> spaces.Box:
 
 
 def observation_space(params: SwarmParams) -> spaces.Box:
-    """Own state then mean field (:data:`OWN`, :data:`FEATURES`), each entry within its bound:
-    the mean field's (1/N) Σ_j W_ij f_ij (and its estimate d_i / κ Σ f) lies within the pair
-    feature's range, as 0 <= W <= 1 and the sum has N − 1 terms."""
+    """Own state then mean field (:data:`~envzoo.swarm.controls.OWN`,
+    :data:`~envzoo.swarm.sim.FEATURES`), each entry within its bound: the mean field's
+    (1/N) Σ_j W_ij f_ij (and its estimate d_i / κ Σ f) lies within the pair feature's range, as
+    0 <= W <= 1 and the sum has N − 1 terms."""
     a, v, sigma = params.arena, params.max_speed, params.sensing_radius
     high = np.array([1.0, a, a, v, v,  # own type, position, velocity
                      1.0, 2 * a, 2 * a, 2 * v, 2 * v, sigma, sigma, 1.0, 8 * a * a, 8 * v * v], dtype=np.float32)
     low = -high
     low[[0, 5, 12, 13, 14]] = 0.0
     return spaces.Box(low, high, dtype=np.float32)
-METRICS = ("disagreement", "velocity_disagreement", "coverage", "collisions", "energy", "mean_speed")
 COVERAGE_CELLS = 20
 
 
