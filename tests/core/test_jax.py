@@ -23,7 +23,7 @@ OTHER_CONFIGS = {
                          "n_agents": 12},
                         {"scenario": "rendezvous", "actions": "discrete", "graphon": "threshold", "dynamics": "double",
                          "population": "still", "types": "grid"}],
-    "envzoo/SwarmMO-v0": [{"graphon": "exponential", "observation": "subsample", "kappa": 5}],
+    "envzoo/SwarmMO-v0": [],  # Swarm-v0's core with the vector reward: its defaults cover what it adds
     "envzoo/MarketMakingAS-v1": [{"reward": "cara", "fill_probability": "poisson", "mid_noise": "gaussian",
                                   "max_inventory": 3, "fee_rate": 0.001, "terminal_penalty": 0.1,
                                   "initial_inventory": 2}],

@@ -133,3 +133,13 @@ def test_rows_are_independent_of_the_batch():
     three.reset(np.array([2]), one.keys[:1])
     np.testing.assert_array_equal(three.position[2], one.position[0])
     np.testing.assert_array_equal(three.subsample(4, 10, np.array([2])), one.subsample(4, 10))
+
+
+@pytest.mark.parametrize("graphon", sorted(GRAPHONS))
+def test_graphons_in_jax_equal_numpys(graphon):
+    jnp = pytest.importorskip("jax.numpy")
+    import envzoo.jax.rng  # noqa: F401  (float64 in JAX)
+    made = make_graphon(graphon)
+    x = np.random.default_rng(0).uniform(size=50)
+    np.testing.assert_allclose(np.asarray(made(jnp.asarray(x)[:, None], jnp.asarray(x)[None, :], xp=jnp)),
+                               made(x[:, None], x[None, :]), rtol=1e-15)  # XLA's exp: to its last bit
