@@ -35,6 +35,18 @@ MAX_ITERATIONS = 100
 
 
 @kernel(inline=True)
+def _bus_currents(parent, s, v, current):
+    """The backward pass: every bus's current ``conj(s / v)`` (in real arithmetic:
+    ``conj(s) · v / |v|²``), summed up the tree into each line's current."""
+    for bus in range(parent.shape[0]):
+        p, q, vr, vi = s[bus].real, s[bus].imag, v[bus].real, v[bus].imag
+        m2 = vr * vr + vi * vi
+        current[bus] = complex((p * vr + q * vi) / m2, (p * vi - q * vr) / m2)
+    for bus in range(parent.shape[0] - 1, 0, -1):
+        current[parent[bus]] += current[bus]
+
+
+@kernel(inline=True)
 def sweep(parent, z, s, v, current, tol, max_iterations):
     """Solve one row: ``parent`` (N,) int, ``z`` (N,) complex line impedances (p.u., 0 at the
     substation), ``s`` (N,) complex bus powers drawn (p.u.); writes the voltages into ``v`` and
@@ -44,23 +56,21 @@ def sweep(parent, z, s, v, current, tol, max_iterations):
     n = parent.shape[0]
     for bus in range(n):
         v[bus] = 1.0 + 0.0j
+    tol2 = tol * tol
     for iteration in range(max_iterations):
-        for bus in range(n):
-            current[bus] = (s[bus] / v[bus]).conjugate()
-        for bus in range(n - 1, 0, -1):
-            current[parent[bus]] += current[bus]
-        change = 0.0
+        _bus_currents(parent, s, v, current)
+        change2 = 0.0
         for bus in range(1, n):
-            new = v[parent[bus]] - z[bus] * current[bus]
-            change = max(change, abs(new - v[bus]))
-            v[bus] = new
-        if not change < 1e3:  # diverging (or nan): stop before the numbers overflow
+            up, zb, ib = v[parent[bus]], z[bus], current[bus]
+            re = up.real - (zb.real * ib.real - zb.imag * ib.imag)
+            im = up.imag - (zb.real * ib.imag + zb.imag * ib.real)
+            dr, di = re - v[bus].real, im - v[bus].imag
+            change2 = max(change2, dr * dr + di * di)
+            v[bus] = complex(re, im)
+        if not change2 < 1e6:  # diverging (or nan): stop before the numbers overflow
             break
-        if change < tol:
-            for bus in range(n):
-                current[bus] = (s[bus] / v[bus]).conjugate()
-            for bus in range(n - 1, 0, -1):
-                current[parent[bus]] += current[bus]
+        if change2 < tol2:
+            _bus_currents(parent, s, v, current)
             return iteration + 1
     for bus in range(n):
         if not abs(v[bus]) < 2.0:  # keep a diverged iterate finite for the observation

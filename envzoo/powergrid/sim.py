@@ -37,8 +37,10 @@ from envzoo.powergrid.powerflow import MAX_ITERATIONS, TOLERANCE, impedances_pu,
 
 COST, COMFORT, VOLTAGE, WEAR, UNSERVED = range(len(OBJECTIVES))
 #: Grid outputs of the last step, ``grid[b, ...]``.
-GRID = ("losses_kw", "substation_kw", "substation_kvar", "feeder_violation", "converged", "iterations")
-LOSSES_KW, SUBSTATION_KW, SUBSTATION_KVAR, FEEDER_VIOLATION, CONVERGED, ITERATIONS = range(len(GRID))
+GRID = ("losses_kw", "substation_kw", "substation_kvar", "feeder_violation", "converged", "iterations", "min_voltage",
+        "max_voltage")
+LOSSES_KW, SUBSTATION_KW, SUBSTATION_KVAR, FEEDER_VIOLATION, CONVERGED, ITERATIONS, MIN_VOLTAGE, MAX_VOLTAGE = \
+    range(len(GRID))
 #: Episode totals, ``totals[b, ...]``.
 TOTALS = ("energy_cost", "comfort_degree_hours", "voltage_violation", "battery_wear_cost", "ev_unserved_kwh",
           "ev_delivered_kwh", "ev_asked_kwh", "losses_kwh", "substation_kwh", "load_kwh", "device_kwh",
@@ -156,10 +158,11 @@ def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, curren
 def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
     """The row's power flow and its grid results; returns the p.u. violation summed over buses."""
     iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
-    losses, violation = 0.0, 0.0
+    losses, violation, lowest, highest = 0.0, 0.0, np.inf, -np.inf
     for i in range(parent.shape[0]):
         m = abs(voltage[b, i])
         magnitude[b, i] = m
+        lowest, highest = min(lowest, m), max(highest, m)
         violation += max(m - c[C_V_MAX], 0.0) + max(c[C_V_MIN] - m, 0.0)
         if i > 0:
             losses += abs(current[b, i]) ** 2 * z[i].real
@@ -170,6 +173,7 @@ def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
     grid[b, FEEDER_VIOLATION] = violation
     grid[b, CONVERGED] = 1.0 if iterations >= 0 else 0.0
     grid[b, ITERATIONS] = iterations
+    grid[b, MIN_VOLTAGE], grid[b, MAX_VOLTAGE] = lowest, highest
     return violation
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.core.spaces import check_action
 from envzoo.powergrid import picture
 from envzoo.powergrid.params import OBJECTIVES, PowerGridParams, make_params
-from envzoo.powergrid.sim import (CONVERGED, FEEDER_VIOLATION, LOSSES_KW, SUBSTATION_KW, TOTALS, VOLTAGE,
-                                  PowerGridSim)
+from envzoo.powergrid.sim import (C_DT, C_E_HIGH, C_STAY_HIGH, C_STEPS, CONVERGED, FEEDER_VIOLATION, LOSSES_KW,
+                                  MAX_VOLTAGE, MIN_VOLTAGE, SUBSTATION_KW, TOTALS, VOLTAGE, PowerGridSim)
 
 #: Features every observation starts with: the clock, the tariff and the weather of the step ahead.
 CLOCK_FEATURES = ("hour_sin", "hour_cos", "price", "outdoor_c", "irradiance_kw_m2")
@@ -40,29 +41,21 @@ class _GridTask:
     def _set_up(self, params: PowerGridParams, rows: int) -> None:
         self.sim = PowerGridSim(params, rows)
         self.weights = np.asarray(params.weights)
+        layout = params.layout
+        self.device_features = (len(layout.building_agent) + len(layout.pv_agent) + len(layout.battery_agent)
+                                + 3 * params.n_ports)
 
-    def _clock(self) -> np.ndarray:
-        """(rows, 5): the clock, tariff, outdoor temperature and irradiance of the step ahead (of the
-        last step once the day is over)."""
+    def _features(self) -> np.ndarray:
+        """(rows, 5 + N + devices) float64: the clock, tariff, outdoor temperature and irradiance
+        of the step ahead (of the last step once the day is over), every bus's voltage, then the
+        devices' features (:data:`DEVICE_FEATURES`: every building's, PV's and battery's, then
+        every EV port's three)."""
         sim, p = self.sim, self.params
-        t = np.minimum(sim.step_count, p.steps - 1)
-        rows = np.arange(sim.batch)
-        angle = 2 * np.pi * ((p.start_hour + p.dt_h * sim.step_count) % 24.0) / 24.0
-        return np.stack([np.sin(angle), np.cos(angle), sim.price[rows, t], sim.outdoor_c[rows, t],
-                         sim.irradiance[rows, t] / 1000.0], axis=1)
-
-    def _devices(self) -> tuple[np.ndarray, ...]:
-        """(rows, k) features of every building, PV, battery and EV port (see :data:`DEVICE_FEATURES`)."""
-        sim, p = self.sim, self.params
-        layout = p.layout
-        kva = p.pv.inverter_ratio * layout.pv_kw
-        pv = np.minimum(sim.irradiance[np.arange(sim.batch), np.minimum(sim.step_count, p.steps - 1)][:, None]
-                        * layout.pv_kw * p.pv.efficiency / 1000.0, kva) / np.maximum(layout.pv_kw, 1e-12)
-        soc = sim.energy / np.maximum(layout.battery_kwh, 1e-12)
-        connected = sim.departure >= 0
-        hours_left = np.where(connected, (sim.departure - sim.step_count[:, None]) * p.dt_h, 0.0)
-        ports = np.stack([connected, sim.remaining / p.ev.energy_kwh[1], hours_left / p.ev.stay_h[1]], axis=2)
-        return sim.temperature, pv, soc, ports
+        out = np.empty((sim.batch, len(CLOCK_FEATURES) + p.feeder.n_buses + self.device_features))
+        _features(sim.step_count, sim.price, sim.outdoor_c, sim.irradiance, sim.magnitude, sim.temperature,
+                  sim.energy, sim.remaining, sim.departure, p.layout.pv_kw, p.layout.battery_kwh, sim.constants,
+                  p.start_hour, p.pv.efficiency, p.pv.inverter_ratio, out)
+        return out
 
     def _box(self, buses: int, devices: list[str]) -> spaces.Box:
         """The observation space of the clock, ``buses`` voltages and the features of ``devices``
@@ -80,9 +73,6 @@ class _GridTask:
                  "battery": lambda a: 1 if a.battery_kwh else 0, "ev": lambda a: a.ev_ports}
         return [kind for kind in kinds for agent in agents for _ in range(sizes[kind](agent))]
 
-    def _objectives(self, terms: np.ndarray) -> np.ndarray:
-        return -terms
-
     def _scalar(self, objectives: np.ndarray) -> np.ndarray:
         """``weights · objectives`` over the last axis, term by term so every batch rounds alike."""
         w = self.weights
@@ -92,8 +82,8 @@ class _GridTask:
     def _grid_info(self) -> dict:
         g = self.sim.grid
         return {"powerflow_converged": g[:, CONVERGED] > 0.5, "losses_kw": g[:, LOSSES_KW].copy(),
-                "substation_kw": g[:, SUBSTATION_KW].copy(), "min_voltage": self.sim.magnitude.min(axis=1),
-                "max_voltage": self.sim.magnitude.max(axis=1)}
+                "substation_kw": g[:, SUBSTATION_KW].copy(), "min_voltage": g[:, MIN_VOLTAGE].copy(),
+                "max_voltage": g[:, MAX_VOLTAGE].copy()}
 
     def _totals(self) -> dict[str, np.ndarray]:
         totals = self.sim.totals
@@ -138,22 +128,38 @@ class PowerGridTask(_GridTask, Task):
         self.sim.reset(rows, keys_from(generators))
         return {}
 
+    def _rewards(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' vector rewards (B, 5) and scalar rewards (B,) of the last step."""
+        objectives, reward = np.empty((self.batch, len(OBJECTIVES))), np.empty(self.batch)
+        _feeder_rewards(self.sim.terms, self.sim.grid, self.params.dt_h, self.weights, objectives, reward)
+        return objectives, reward
+
     def step(self, actions) -> Transition:
         sim = self.sim
         sim.step(actions)
-        terms = sim.terms.sum(axis=1)
-        terms[:, VOLTAGE] = sim.grid[:, FEEDER_VIOLATION] * self.params.dt_h
-        objectives = self._objectives(terms)
+        objectives, reward = self._rewards()
         converged = sim.grid[:, CONVERGED] > 0.5
-        return Transition(reward=self._scalar(objectives), objectives=objectives, terminated=~converged,
+        return Transition(reward=reward, objectives=objectives, terminated=~converged,
                           truncated=sim.step_count >= self.params.steps,
-                          cost={"voltage_violation": terms[:, VOLTAGE].copy(), "comfort": terms[:, 1].copy()},
+                          cost={"voltage_violation": -objectives[:, VOLTAGE], "comfort": -objectives[:, 1]},
                           info=self._grid_info())
 
+    def step_single(self, action, vector_reward: bool = False) -> tuple:
+        """One row's step as the single env returns it, without the batch's dicts of arrays
+        (the same numbers as :meth:`step`)."""
+        sim = self.sim
+        sim.step(action[None, :])
+        objectives, reward = self._rewards()
+        g = sim.grid[0].tolist()
+        info = {"powerflow_converged": g[CONVERGED] > 0.5, "losses_kw": g[LOSSES_KW], "substation_kw": g[SUBSTATION_KW],
+                "min_voltage": g[MIN_VOLTAGE], "max_voltage": g[MAX_VOLTAGE],
+                "cost": {"voltage_violation": float(-objectives[0, VOLTAGE]), "comfort": float(-objectives[0, 1])}}
+        reward = objectives[0].astype(np.float32) if vector_reward else float(reward[0])
+        return (self._features()[0].astype(np.float32), reward, not g[CONVERGED] > 0.5,
+                bool(sim.step_count[0] >= self.params.steps), info)
+
     def observe(self) -> np.ndarray:
-        temperature, pv, soc, ports = self._devices()
-        return np.concatenate([self._clock(), self.sim.magnitude, temperature, pv, soc,
-                               ports.reshape(self.batch, -1)], axis=1).astype(np.float32)
+        return self._features().astype(np.float32)
 
     def metrics(self) -> dict[str, np.ndarray]:
         return self._totals()
@@ -180,6 +186,7 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
         self.action_spaces = [spaces.Box(layout.action_low[a:b], layout.action_high[a:b], dtype=np.float32)
                               for a, b in layout.agent_actions]
         self._columns = layout.agent_feature_columns()
+        self._devices_from = len(CLOCK_FEATURES) + params.feeder.n_buses
         self.observation_spaces = [self._box(3, self._device_kinds([agent])) for agent in params.agents]
         self.action_space, self.observation_space = self.action_spaces[0], self.observation_spaces[0]
         self.action_hint = ("Each agent's devices: air conditioner 0..1, PV reactive power -1..1, battery -1..1 "
@@ -197,7 +204,7 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
     def step(self, actions) -> Transition:
         sim = self.sim
         sim.step(actions)
-        objectives = self._objectives(sim.terms[0])
+        objectives = -sim.terms[0]
         n = len(self.agents)
         converged = bool(sim.grid[0, CONVERGED] > 0.5)
         info = {name: np.repeat(value, n) for name, value in self._grid_info().items()}
@@ -208,11 +215,9 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
                                 "comfort": sim.terms[0, :, 1].copy()}, info=info)
 
     def observe(self) -> list[np.ndarray]:
-        sim = self.sim
-        temperature, pv, soc, ports = self._devices()
-        devices = np.concatenate([temperature, pv, soc, ports.reshape(1, -1)], axis=1)[0]
-        clock = self._clock()[0]
-        magnitude = sim.magnitude[0]
+        features = self._features()[0]
+        clock, magnitude = features[:len(CLOCK_FEATURES)], features[len(CLOCK_FEATURES):self._devices_from]
+        devices = features[self._devices_from:]
         grid = np.array([magnitude.min(), magnitude.max()])
         return [np.concatenate([clock, magnitude[[bus]], grid, devices[columns]]).astype(np.float32)
                 for bus, columns in zip(self.params.layout.agent_bus, self._columns)]
@@ -226,3 +231,49 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
 
     def snapshot(self, row=None) -> dict:
         return self._snapshot(0)
+
+
+@kernel
+def _features(step_count, price, outdoor_c, irradiance, magnitude, temperature, energy, remaining, departure, pv_kw,
+              battery_kwh, c, start_hour, pv_efficiency, inverter_ratio, out):
+    """The rows' features (see :meth:`_GridTask._features`) into ``out``."""
+    dt, steps = c[C_DT], int(c[C_STEPS])
+    for b in range(out.shape[0]):
+        t = min(step_count[b], steps - 1)
+        angle = 2 * np.pi * ((start_hour + dt * step_count[b]) % 24.0) / 24.0
+        o = out[b]
+        o[0], o[1], o[2], o[3], o[4] = np.sin(angle), np.cos(angle), price[b, t], outdoor_c[b, t], irradiance[b, t] / 1000.0
+        i = 5
+        for bus in range(magnitude.shape[1]):
+            o[i] = magnitude[b, bus]
+            i += 1
+        for k in range(temperature.shape[1]):
+            o[i] = temperature[b, k]
+            i += 1
+        for k in range(pv_kw.shape[0]):
+            o[i] = min(irradiance[b, t] * pv_kw[k] * pv_efficiency / 1000.0, inverter_ratio * pv_kw[k]) / max(pv_kw[k], 1e-12)
+            i += 1
+        for k in range(battery_kwh.shape[0]):
+            o[i] = energy[b, k] / max(battery_kwh[k], 1e-12)
+            i += 1
+        for k in range(remaining.shape[1]):
+            connected = departure[b, k] >= 0
+            o[i] = 1.0 if connected else 0.0
+            o[i + 1] = remaining[b, k] / c[C_E_HIGH]
+            o[i + 2] = (departure[b, k] - step_count[b]) * dt / c[C_STAY_HIGH] if connected else 0.0
+            i += 3
+
+
+@kernel
+def _feeder_rewards(terms, grid, dt, weights, objectives, reward):
+    """The whole feeder's step: the agents' terms summed (agent by agent), the voltage term the
+    feeder's violation; ``objectives`` minus them, ``reward`` their weighted sum."""
+    for b in range(terms.shape[0]):
+        for k in range(terms.shape[2]):
+            total = 0.0
+            for a in range(terms.shape[1]):
+                total += terms[b, a, k]
+            objectives[b, k] = -total
+        objectives[b, VOLTAGE] = -(grid[b, FEEDER_VIOLATION] * dt)
+        reward[b] = (objectives[b, 0] * weights[0] + objectives[b, 1] * weights[1] + objectives[b, 2] * weights[2]
+                     + objectives[b, 3] * weights[3] + objectives[b, 4] * weights[4])
