@@ -91,9 +91,13 @@ class PowerGridEnv(TaskEnv):
 
     ## Arguments
 
-    - ``feeder``: ``"ieee33"`` or a :class:`~envzoo.powergrid.feeders.Feeder`
-      (``feeder_from_tables(name, lines, loads, base_kv)`` builds one from your data; it must be
-      radial).
+    - ``feeder``: ``"ieee33"``; your feeder's files as ``{"lines": path, "loads": path,
+      "base_kv": kV}`` (CSV or Parquet: lines ``from_bus, to_bus, r_ohm, x_ohm``, loads ``bus,
+      p_kw, q_kvar``; see :mod:`envzoo.powergrid.data`); or a
+      :class:`~envzoo.powergrid.feeders.Feeder` (``feeder_from_tables``). It must be radial.
+    - ``profiles``: your day's profiles, one value per step, replacing the drawn ones: a CSV or
+      Parquet file, or a dict of arrays, with any of ``load`` (multiple of the feeder's peak
+      loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``.
     - ``agents``: a list of dicts ``{"name", "bus", "building_units", "pv_kw", "battery_kwh",
       "ev_ports"}`` (bus by its feeder name; sizes 0 for devices it lacks).
     - ``building``, ``pv``, ``battery``, ``ev``: dicts of the devices' settings

@@ -10,6 +10,7 @@ row's day never depends on the batch it runs in.
   the cloudiness's complement in any step.
 - Outdoor temperature: a day mean drawn in [24, 32] °C with a 6 °C swing, warmest at 17 h.
 - Tariff: ``price_peak`` in ``peak_hours``, ``price_offpeak`` otherwise.
+- A user's ``profiles`` (:mod:`envzoo.powergrid.data`) replace any of the four above, as given.
 - EV arrivals: a free port receives a car in a step with probability
   ``arrival_probability · dt_h`` between 7 h and 20 h and a fifth of it otherwise; the car's
   energy asked and stay are drawn uniformly (:class:`envzoo.powergrid.devices.EVParams`).
@@ -73,6 +74,11 @@ def days(params: PowerGridParams, keys: np.ndarray) -> Days:
     irradiance = clear_sky * cloudiness * (1.0 - 0.4 * (1.0 - cloudiness) * per_step[..., 1])
     outdoor = 24.0 + 8.0 * day[:, 2:3] + 6.0 * np.sin(2.0 * np.pi * (hour - 11.0) / 24.0)
     price = np.broadcast_to(prices(params), load.shape)
+    given = params.profiles  # a user's profiles replace the drawn ones, the same in every row
+    load = np.broadcast_to(given["load"], load.shape) if "load" in given else load
+    irradiance = np.broadcast_to(given["irradiance_w_m2"], load.shape) if "irradiance_w_m2" in given else irradiance
+    outdoor = np.broadcast_to(given["outdoor_c"], load.shape) if "outdoor_c" in given else outdoor
+    price = np.broadcast_to(given["price"], load.shape) if "price" in given else price
     return Days(load, irradiance, outdoor, price, ev_draws)
 
 

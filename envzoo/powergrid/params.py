@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from envzoo.core.checks import non_negative, positive
+from envzoo.powergrid.data import PROFILE_COLUMNS, load_feeder, load_profiles
 from envzoo.powergrid.devices import BatteryParams, BuildingParams, EVParams, PVParams
 from envzoo.powergrid.feeders import Feeder, feeder as resolve_feeder
 
@@ -159,6 +160,8 @@ class PowerGridParams:
         v_min, v_max: the voltage band (p.u., ANSI C84.1 Range A: 0.95-1.05).
         weights: of the scalar reward, one per :data:`OBJECTIVES`.
         grid_reward: how the agents' rewards include voltage violations (:data:`GRID_REWARDS`).
+        profiles: the user's day profiles that replace the drawn ones, ``{name: (steps,)}``
+            (names from :data:`~envzoo.powergrid.data.PROFILE_COLUMNS`; empty: all drawn).
     """
 
     feeder: Feeder
@@ -179,6 +182,7 @@ class PowerGridParams:
     v_max: float
     weights: tuple[float, ...]
     grid_reward: str
+    profiles: dict
 
     @property
     def agent_names(self) -> tuple[str, ...]:
@@ -227,13 +231,42 @@ def _agent(feeder: Feeder, spec, position: int) -> AgentSpec:
     return agent
 
 
+def _feeder(spec) -> Feeder:
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - {"lines", "loads", "base_kv", "name", "substation"})
+        if unknown or not {"lines", "loads", "base_kv"} <= set(spec):
+            raise ValueError(f"a feeder from files is a dict with 'lines', 'loads', 'base_kv' (and optionally 'name', "
+                             f"'substation'), got keys {sorted(spec)}")
+        return load_feeder(**spec)
+    return resolve_feeder(spec)
+
+
+def _profiles(spec, steps: int) -> dict:
+    if spec is None:
+        return {}
+    profiles = load_profiles(spec) if not isinstance(spec, dict) else dict(spec)
+    unknown = sorted(set(profiles) - set(PROFILE_COLUMNS))
+    if unknown:
+        raise ValueError(f"profiles has unknown names {unknown}; give any of {list(PROFILE_COLUMNS)}")
+    checked = {}
+    for name, values in profiles.items():
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (steps,):
+            raise ValueError(f"profile {name!r} has {values.size} values, the episode {steps} steps: give one value "
+                             f"per step, or set steps={values.size}")
+        if not np.isfinite(values).all() or (name != "outdoor_c" and (values < 0).any()):
+            raise ValueError(f"profile {name!r} must be finite{'' if name == 'outdoor_c' else ' and >= 0'}")
+        checked[name] = values
+    return checked
+
+
 def make_params(feeder="ieee33", agents=DEFAULT_AGENTS, building=None, pv=None, battery=None, ev=None,
                 dt_h: float = 0.25, steps: int = 96, start_hour: float = 0.0, load_scale: float = 0.7,
                 price_offpeak: float = 0.10, price_peak: float = 0.30, peak_hours=(16.0, 21.0),
                 v_min: float = 0.95, v_max: float = 1.05, weights=(1.0, 2.0, 500.0, 1.0, 0.5),
-                grid_reward: str = "shared") -> PowerGridParams:
+                grid_reward: str = "shared", profiles=None) -> PowerGridParams:
     """The parameters of a power-grid env from its arguments, checked."""
-    grid = resolve_feeder(feeder)
+    grid = _feeder(feeder)
     if not isinstance(agents, (list, tuple)) or not agents:
         raise ValueError(f"agents must be a non-empty list of agent dicts, got {agents!r}")
     specs = tuple(_agent(grid, spec, i) for i, spec in enumerate(agents))
@@ -261,4 +294,4 @@ def make_params(feeder="ieee33", agents=DEFAULT_AGENTS, building=None, pv=None, 
                            _device(PVParams, pv, "pv"), _device(BatteryParams, battery, "battery"),
                            _device(EVParams, ev, "ev"), float(dt_h), int(steps), float(start_hour),
                            float(load_scale), float(price_offpeak), float(price_peak), peak_hours, float(v_min),
-                           float(v_max), weights, grid_reward)
+                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)))
