@@ -14,8 +14,9 @@ device kind, composed per agent. They read the observation and the env's public 
   cars in order of departure, each up to what it can take).
 
 Registered: ``no-control`` (thermostats, unity PF, idle batteries, greedy EVs: what the devices
-do by themselves), ``volt-var`` (the same with Volt-VAR inverters) and ``rule-based`` (thermostats,
-Volt-VAR, time-of-use batteries, earliest-deadline EV charging).
+do by themselves), ``volt-var`` (the same with Volt-VAR inverters), ``rule-based`` (thermostats,
+Volt-VAR, time-of-use batteries, earliest-deadline EV charging) and ``perfect-foresight``
+(:class:`PerfectForesight`, an oracle: the day's optimal plan of a linear program).
 """
 
 from __future__ import annotations
@@ -137,3 +138,36 @@ class VoltVar(DeviceRules):
 
     def __init__(self, env):
         super().__init__(env, building="thermostat", pv="volt-var", battery="idle", ev="greedy")
+
+
+class PerfectForesight(Policy):
+    """The upper reference: the day's optimal plan with perfect foresight (:mod:`envzoo.powergrid.mpc`:
+    one linear program over every device and step, solved by HiGHS), played open loop. It reads
+    the simulator's day (loads, sun, temperatures, tariff, every car's arrival and deadline),
+    which no agent sees: an oracle, shown for comparison."""
+
+    oracle = True
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.params = env.unwrapped.params
+        self.multi_agent = hasattr(env, "possible_agents")
+        self.plan = None
+
+    def reset(self, seed=None) -> None:
+        self.plan = None
+
+    def __call__(self, observation, info):
+        from envzoo.powergrid.mpc import plan_day
+
+        sim = self.env.unwrapped.task.sim
+        step = int(sim.step_count[0])
+        if self.plan is None or step == 0:
+            day = {"load": sim.load[0], "irradiance": sim.irradiance[0], "outdoor_c": sim.outdoor_c[0],
+                   "price": sim.price[0], "ev_draws": sim.ev_draws[0]}
+            self.plan = plan_day(self.params, day)
+        action = self.plan[min(step, len(self.plan) - 1)]
+        if self.multi_agent:
+            return {agent.name: action[start:stop] for agent, (start, stop)
+                    in zip(self.params.agents, self.params.layout.agent_actions) if agent.name in observation}
+        return action
