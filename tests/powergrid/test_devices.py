@@ -160,3 +160,23 @@ def test_non_convergence_ends_the_episode_cleanly():
 def test_bad_arguments_name_the_fix(kwargs, message):
     with pytest.raises(ValueError, match=message):
         make_params(**kwargs)
+
+
+def test_grid_reward_modes():
+    """shared: every agent pays the feeder's violation; local: its own bus's; none: nothing."""
+    import envzoo as zoo
+
+    terms = {}
+    for mode in ("shared", "local", "none"):
+        env = zoo.make("envzoo/PowerGridAgents-v0", grid_reward=mode, load_scale=1.0)
+        env.reset(seed=2)
+        actions = {agent: env.action_space(agent).high for agent in env.possible_agents}
+        for _ in range(70):  # into the evening peak, when the feeder's end sags below 0.95 p.u.
+            _, rewards, _, _, infos = env.step(actions)
+        terms[mode] = np.array([infos[agent]["cost"]["voltage_violation"] for agent in env.possible_agents])
+        sim = env.unwrapped.task.sim
+    assert terms["shared"].min() == terms["shared"].max() > 0
+    assert terms["shared"][0] == pytest.approx(sim.grid[0, 3] * 0.25)
+    assert (terms["local"] <= terms["shared"]).all() and terms["local"].max() > 0
+    assert len(set(terms["local"].tolist())) > 1
+    assert (terms["none"] == 0).all()
