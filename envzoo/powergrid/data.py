@@ -33,7 +33,8 @@ def _numbers(table, column: str, path, first_row: int) -> np.ndarray:
         numbers = None
     if numbers is None or not np.isfinite(numbers).all():
         bad = next(i for i, v in enumerate(values) if not _finite(v))
-        raise DataFormatError(f"{path}, row {first_row + bad}, column {column!r}: {values[bad]!r} is not a finite number")
+        raise DataFormatError(f"{path}, row {first_row + bad}, column {column!r}: {values[bad]!r} is not a "
+                              "finite number")
     return numbers
 
 

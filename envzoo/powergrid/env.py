@@ -41,7 +41,7 @@ class PowerGridEnv(TaskEnv):
     fraction of its rating (-1..1, positive charging; what its state of charge cannot take is
     not drawn); each EV port's rate as a fraction of 7.2 kW (0..1; a station's ports are scaled
     together to its service limit, and a car never takes more than it still asks). The defaults
-    give n = 18.
+    give n = 16.
 
     ## Observation Space
 
@@ -51,7 +51,7 @@ class PowerGridEnv(TaskEnv):
     ``env.unwrapped.params.feeder.bus_names``); then each building's indoor temperature (°C),
     each PV array's available output per kW of rating, each battery's state of charge, and per EV
     port whether a car is connected, the energy it still asks (/ 30 kWh) and the hours until it
-    leaves (/ 9 h). The defaults give 72 numbers.
+    leaves (/ 9 h). The defaults give 70 numbers.
 
     ## Rewards
 

@@ -16,7 +16,8 @@ import numpy as np
 from envzoo.core.checks import non_negative, positive
 from envzoo.powergrid.data import PROFILE_COLUMNS, load_feeder, load_profiles
 from envzoo.powergrid.devices import BatteryParams, BuildingParams, EVParams, PVParams
-from envzoo.powergrid.feeders import Feeder, feeder as resolve_feeder
+from envzoo.powergrid.feeders import Feeder
+from envzoo.powergrid.feeders import feeder as resolve_feeder
 
 #: The default agents on the IEEE 33-bus feeder: buildings near the ends of the laterals (where
 #: voltage sags), a solar-plus-storage plant, and an EV charging hub.

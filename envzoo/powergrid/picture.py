@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.draw import BLACK, BLUE, CYAN, GREEN, GREY, ORANGE, PURPLE, RED, Canvas, OLIVE
+from envzoo.core.draw import BLACK, BLUE, CYAN, GREEN, GREY, OLIVE, ORANGE, PURPLE, RED, Canvas
 
 #: The device markers: kind, colour, legend label.
 MARKERS = (("building", ORANGE, "BUILDING"), ("pv", OLIVE, "PV"), ("battery", PURPLE, "BATTERY"),
@@ -77,7 +77,7 @@ def draw(canvas: Canvas, params, snapshots: list[dict]) -> None:
         canvas.disk(xs[bus], ys[bus], 5, voltage_colour(magnitude[bus], params.v_min, params.v_max))
     for agent in params.agents:
         x, y = xs[agent.bus], ys[agent.bus]
-        for k, (kind, colour, _) in enumerate(m for m in MARKERS if m[0] in agent.devices()):
+        for k, (_, colour, _) in enumerate(m for m in MARKERS if m[0] in agent.devices()):
             canvas.rect((x - 9 + 7 * k, y + 8, x - 4 + 7 * k, y + 13), colour)
         canvas.text(x - 6, y - 14, params.feeder.bus_names[agent.bus], GREY, 1)
     _legend(canvas, params)

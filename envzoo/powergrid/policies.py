@@ -64,7 +64,7 @@ class DeviceRules(Policy):
 
     def act(self, agent, clock, voltage: float, features) -> np.ndarray:
         """The agent's action from the clock features, its bus voltage and its devices' features."""
-        p, actions, i = self.params, [], 0
+        actions, i = [], 0
         hour = (np.arctan2(clock[0], clock[1]) / (2 * np.pi) * 24.0) % 24.0
         if agent.building_units:
             actions.append(self.thermostat(agent.name, float(features[i])))

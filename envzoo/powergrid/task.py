@@ -210,7 +210,8 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
         info = {name: np.repeat(value, n) for name, value in self._grid_info().items()}
         info["net_kw"] = sim.net_kw[0].copy()
         return Transition(reward=self._scalar(objectives), objectives=objectives,
-                          terminated=np.full(n, not converged), truncated=np.full(n, sim.step_count[0] >= self.params.steps),
+                          terminated=np.full(n, not converged),
+                          truncated=np.full(n, sim.step_count[0] >= self.params.steps),
                           cost={"voltage_violation": sim.terms[0, :, VOLTAGE].copy(),
                                 "comfort": sim.terms[0, :, 1].copy()}, info=info)
 
@@ -242,7 +243,8 @@ def _features(step_count, price, outdoor_c, irradiance, magnitude, temperature, 
         t = min(step_count[b], steps - 1)
         angle = 2 * np.pi * ((start_hour + dt * step_count[b]) % 24.0) / 24.0
         o = out[b]
-        o[0], o[1], o[2], o[3], o[4] = np.sin(angle), np.cos(angle), price[b, t], outdoor_c[b, t], irradiance[b, t] / 1000.0
+        o[0], o[1], o[2] = np.sin(angle), np.cos(angle), price[b, t]
+        o[3], o[4] = outdoor_c[b, t], irradiance[b, t] / 1000.0
         i = 5
         for bus in range(magnitude.shape[1]):
             o[i] = magnitude[b, bus]
@@ -251,7 +253,8 @@ def _features(step_count, price, outdoor_c, irradiance, magnitude, temperature, 
             o[i] = temperature[b, k]
             i += 1
         for k in range(pv_kw.shape[0]):
-            o[i] = min(irradiance[b, t] * pv_kw[k] * pv_efficiency / 1000.0, inverter_ratio * pv_kw[k]) / max(pv_kw[k], 1e-12)
+            ac_kw = min(irradiance[b, t] * pv_kw[k] * pv_efficiency / 1000.0, inverter_ratio * pv_kw[k])
+            o[i] = ac_kw / max(pv_kw[k], 1e-12)
             i += 1
         for k in range(battery_kwh.shape[0]):
             o[i] = energy[b, k] / max(battery_kwh[k], 1e-12)
