@@ -32,6 +32,9 @@ ALLOWED_WARNINGS = [
     # Traffic agents are named by their light's SUMO id (A0 ... D3), as sumo-rl names them, so
     # that a policy finds its intersection; MOMAland only recommends "<descriptor>_<number>".
     (UserWarning, r"We recommend agents to be named in the format", "parallel"),
+    # PowerGridAgents' agents are heterogeneous by design (a building, a PV-and-battery plant, an
+    # EV station: each observes its own devices), as PowerGridworld's; MOMAland only flags it.
+    (UserWarning, r"Agents have different observation space sizes|Observations are different shapes", "parallel"),
 ]
 
 # Importing pettingzoo.test loads PettingZoo's own deprecated module shims, which warn at import

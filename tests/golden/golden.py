@@ -68,7 +68,9 @@ TOLERANCE = 1e-6
 #: covariance (BLAS) moves the weights by about 1e-9; the transaction cost, a fee on the small
 #: difference between successive weights, then moves by up to 1.2e-4 of its scale (measured under
 #: OpenBLAS's SSE3 kernels; tightening the solver's tolerance did not help: it reports inaccuracy).
-POLICY_TOLERANCES = {"risk-parity": 1e-3}
+#: Perfect foresight (power grids): HiGHS's linear program, whose solution another CPU's last bits
+#: in its coefficients (numpy's exp, the power flow's libm) may move at its optimality tolerance.
+POLICY_TOLERANCES = {"risk-parity": 1e-3, "perfect-foresight": 1e-3}
 #: Fields whose scale is below this are compared on this scale instead (so a field that is zero
 #: throughout does not turn a 1e-17 rounding residue into a failure).
 SCALE_FLOOR = 1e-9

@@ -1,0 +1,73 @@
+"""A user's feeder and day profiles from files (CSV or Parquet, via :mod:`envzoo.core.user_files`;
+column names matched case-insensitively).
+
+- :func:`load_feeder`: a lines table (``from_bus``, ``to_bus``, ``r_ohm``, ``x_ohm``: one row per
+  line, series impedance in ohms) and a loads table (``bus``, ``p_kw``, ``q_kvar``: the peak load
+  of each loaded bus), as distribution test feeders publish them. The env's ``feeder`` argument
+  takes the same as a dict ``{"lines": path, "loads": path, "base_kv": 12.66}`` (optional
+  ``"name"``, ``"substation"``: the slack bus, by default the first line's ``from_bus``).
+- :func:`load_profiles`: a table of one row per step with any of the columns of
+  :data:`PROFILE_COLUMNS`; the env's ``profiles`` argument takes its path or a dict of arrays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from envzoo.core.errors import DataFormatError
+from envzoo.core.user_files import normalised_name, read_table, require_columns
+from envzoo.powergrid.feeders import Feeder, feeder_from_tables
+
+#: Day profiles a user may give, one value per step: the feeder's loads (multiple of its peak
+#: loads), irradiance (W/m²), outdoor temperature (°C) and tariff ($/kWh).
+PROFILE_COLUMNS = ("load", "irradiance_w_m2", "outdoor_c", "price")
+
+
+def _numbers(table, column: str, path, first_row: int) -> np.ndarray:
+    values = np.asarray(table[column], dtype=object)
+    try:
+        numbers = values.astype(np.float64)
+    except (TypeError, ValueError):
+        numbers = None
+    if numbers is None or not np.isfinite(numbers).all():
+        bad = next(i for i, v in enumerate(values) if not _finite(v))
+        raise DataFormatError(f"{path}, row {first_row + bad}, column {column!r}: {values[bad]!r} is not a "
+                              "finite number")
+    return numbers
+
+
+def _finite(value) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return False
+
+
+def load_feeder(lines, loads, base_kv: float, name: str | None = None, substation=None) -> Feeder:
+    """The radial feeder of the ``lines`` and ``loads`` files (see the module's docstring)."""
+    table, first = read_table(lines, "feeder lines", parquet_extra="dataset")
+    columns = require_columns(table.columns, ("from_bus", "to_bus", "r_ohm", "x_ohm"), str(lines))
+    r = _numbers(table, columns["r_ohm"], lines, first)
+    x = _numbers(table, columns["x_ohm"], lines, first)
+    rows = list(zip(table[columns["from_bus"]].astype(str), table[columns["to_bus"]].astype(str), r, x))
+    table, first = read_table(loads, "feeder loads", parquet_extra="dataset")
+    columns = require_columns(table.columns, ("bus", "p_kw", "q_kvar"), str(loads))
+    p = _numbers(table, columns["p_kw"], loads, first)
+    q = _numbers(table, columns["q_kvar"], loads, first)
+    bus_loads = dict(zip(table[columns["bus"]].astype(str), zip(p, q)))
+    return feeder_from_tables(name or Path(lines).stem, rows, bus_loads, base_kv, substation)
+
+
+def load_profiles(path) -> dict[str, np.ndarray]:
+    """The day profiles in ``path``: ``{column: (rows,) float64}`` for each of
+    :data:`PROFILE_COLUMNS` it has (at least one)."""
+    table, first = read_table(path, "day profiles", parquet_extra="dataset")
+    found = {normalised_name(c): c for c in table.columns}
+    profiles = {name: _numbers(table, found[normalised_name(name)], path, first)
+                for name in PROFILE_COLUMNS if normalised_name(name) in found}
+    if not profiles:
+        raise DataFormatError(f"{path}: none of the profile columns {list(PROFILE_COLUMNS)}; the columns found are "
+                              f"{[str(c) for c in table.columns]}")
+    return profiles

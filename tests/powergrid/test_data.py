@@ -1,0 +1,63 @@
+"""A user's feeder and day profiles from files."""
+
+import gymnasium
+import numpy as np
+import pandas as pd
+import pytest
+
+import envzoo  # noqa: F401
+from envzoo.core.errors import DataFormatError
+from envzoo.powergrid import feeders, powerflow
+from envzoo.powergrid.data import load_feeder, load_profiles
+
+
+@pytest.fixture
+def ieee33_files(tmp_path):
+    lines = pd.DataFrame(feeders.IEEE33_LINES, columns=["From Bus", "to_bus", "R_ohm", "x_ohm"])
+    loads = pd.DataFrame([(bus, p, q) for bus, (p, q) in zip(range(2, 34), feeders.IEEE33_LOADS)],
+                         columns=["bus", "p_kw", "q_kvar"])
+    lines.to_csv(tmp_path / "lines.csv", index=False)
+    loads.to_csv(tmp_path / "loads.csv", index=False)
+    return tmp_path / "lines.csv", tmp_path / "loads.csv"
+
+
+def test_a_feeder_from_files_is_the_shipped_one(ieee33_files):
+    lines, loads = ieee33_files
+    feeder = load_feeder(lines, loads, base_kv=12.66)
+    shipped = feeders.ieee33()
+    assert feeder.bus_names == shipped.bus_names
+    np.testing.assert_array_equal(powerflow.solve(feeder).voltage, powerflow.solve(shipped).voltage)
+    env = gymnasium.make("envzoo/PowerGrid-v0", feeder={"lines": str(lines), "loads": str(loads), "base_kv": 12.66})
+    reference = gymnasium.make("envzoo/PowerGrid-v0")
+    np.testing.assert_array_equal(env.reset(seed=4)[0], reference.reset(seed=4)[0])
+
+
+def test_bad_feeder_files_name_the_row_and_column(tmp_path, ieee33_files):
+    lines, loads = ieee33_files
+    table = pd.read_csv(lines).astype({"R_ohm": object})
+    table.loc[4, "R_ohm"] = "abc"
+    table.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(DataFormatError, match=r"bad.csv, row 6, column 'R_ohm'"):
+        load_feeder(tmp_path / "bad.csv", loads, 12.66)
+    with pytest.raises(DataFormatError, match="missing column"):
+        load_feeder(loads, loads, 12.66)
+    with pytest.raises(FileNotFoundError):
+        load_feeder(tmp_path / "nowhere.csv", loads, 12.66)
+    with pytest.raises(ValueError, match="'lines', 'loads', 'base_kv'"):
+        gymnasium.make("envzoo/PowerGrid-v0", feeder={"lines": str(lines)})
+
+
+def test_profiles_replace_the_drawn_day(tmp_path):
+    steps = 96
+    price = np.where(np.arange(steps) % 2, 0.2, 0.05)
+    pd.DataFrame({"Price": price, "outdoor_c": np.full(steps, 35.0)}).to_csv(tmp_path / "day.csv", index=False)
+    assert sorted(load_profiles(tmp_path / "day.csv")) == ["outdoor_c", "price"]
+    env = gymnasium.make("envzoo/PowerGrid-v0", profiles=str(tmp_path / "day.csv"))
+    observation, _ = env.reset(seed=0)
+    assert observation[2] == pytest.approx(0.05) and observation[3] == pytest.approx(35.0)
+    observation, *_ = env.step(env.action_space.low)
+    assert observation[2] == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="has 10 values, the episode 96 steps"):
+        gymnasium.make("envzoo/PowerGrid-v0", profiles={"load": np.ones(10)})
+    with pytest.raises(ValueError, match="unknown names"):
+        gymnasium.make("envzoo/PowerGrid-v0", profiles={"sun": np.ones(96)})
