@@ -110,7 +110,7 @@ class PyVRP(PlannedTour):
     """PyVRP's hybrid genetic search for ``iterations`` iterations (seeded: deterministic), a
     near-optimal reference for the CVRP and the TSP."""
 
-    def __init__(self, env, iterations: int = 1000, seed: int = 1):
+    def __init__(self, env, iterations: int = 2000, seed: int = 1):
         super().__init__(env)
         self.iterations, self.seed = iterations, seed
 

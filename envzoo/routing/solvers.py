@@ -18,7 +18,7 @@ import numpy as np
 from envzoo.core.errors import MissingExtraError
 from envzoo.routing.instance import Instance
 
-RESOLUTION = 1e-6
+RESOLUTION = 1e-5  # PyVRP's load penalties keep up with edges of 1e5 (at 1e6 it found no feasible solution)
 
 
 def integer_distances(instance: Instance) -> np.ndarray:

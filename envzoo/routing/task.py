@@ -101,9 +101,20 @@ class RoutingTask(Task):
         if given is not None and not isinstance(given, Instance):
             raise ValueError(f"options['instance'] must be an envzoo.routing.instance.Instance, got {type(given).__name__}")
         instances = [given or new_instance(self.params, key) for key in keys]
-        self.sim.reset(rows, instances)
+        self.sim.reset(rows, instances, self._first_nodes(options.get("first"), len(rows)))
         self.refused[rows] = 0.0
         return {"action_mask": self.sim.mask[rows].copy()}
+
+    def _first_nodes(self, first, count: int) -> np.ndarray | None:
+        """``options["first"]``: the TSP tour's first city, one for all rows or one per row."""
+        if first is None:
+            return None
+        if self.params.problem != "tsp":
+            raise ValueError("options['first'] is for the TSP: CVRP and orienteering tours start at the depot 0")
+        first = np.broadcast_to(np.asarray(first), (count,)).astype(np.int64)
+        if np.any(first < 0) or np.any(first >= self.params.nodes):
+            raise ValueError(f"options['first'] must be nodes in 0..{self.params.nodes - 1}, got {first.tolist()}")
+        return first
 
     def step(self, actions) -> Transition:
         sim = self.sim
