@@ -67,8 +67,8 @@ def _legend(canvas: Canvas, now: dict, routes: int) -> None:
     canvas.line(x, y + 85, x + 12, y + 85, CYCLE[0], width=2)
     canvas.text(x + 16, y + 82, f"ROUTES {routes}" if now["problem"] == "cvrp" else "TOUR")
     if now["problem"] == "cvrp":
-        canvas.text(x, y + 110, f"LOAD LEFT {now['remaining']:.3G}/{now['capacity']:.3G}", scale=1)
+        canvas.text(x, y + 110, f"LOAD LEFT {now['remaining']:.3G}/{now['capacity']:.3G}")
     if now["problem"] == "op":
-        canvas.text(x, y + 110, f"PRIZE {now['prize']:.3G}", scale=1)
-        canvas.text(x, y + 125, f"BUDGET LEFT {now['remaining']:.3G}", scale=1)
+        canvas.text(x, y + 110, f"PRIZE {now['prize']:.3G}")
+        canvas.text(x, y + 128, f"BUDGET LEFT {now['remaining']:.3G}")
     canvas.line(LEGEND[0] + 4, LEGEND[3] - 6, LEGEND[2] - 4, LEGEND[3] - 6, LIGHT)

@@ -92,10 +92,10 @@ def step_rows(problem, actions, coords, demand, prize, capacity, visited, curren
         tour_size[b] += 1
         current[b] = a
         if problem == OP:
+            remaining[b] -= edge
             if a == 0:
                 done[b] = True
             else:
-                remaining[b] -= edge
                 gained[b] = prize[b, a]
                 collected[b] += prize[b, a]
         elif problem == CVRP:
