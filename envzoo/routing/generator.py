@@ -8,15 +8,19 @@
   grid, the depot central, eccentric or random; customers random, clustered or half and half;
   demands of seven types; the capacity set by a target mean route size.
 
-Each draws from one ``numpy.random.Generator`` (the envs seed one per episode from the row's
-key), so an instance is a function of its seed.
+Kool et al.'s instances come from counter-based uniforms (a batch of rows at once, each a
+function of its 64-bit key); the X generator, which rejects and retries, draws from one
+``numpy.random.Generator`` per instance (the envs seed it from the row's key).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from envzoo.routing.instance import Instance
+from envzoo.core.rng import uniforms
+from envzoo.routing.instance import PROBLEMS, Instance
 
 #: Kool et al.'s vehicle capacity per number of customers (demands are 1..9).
 KOOL_CAPACITY = {10: 20.0, 20: 30.0, 50: 40.0, 100: 50.0}
@@ -38,32 +42,60 @@ def interpolated(table: dict[int, float], n: int) -> float:
     return float(np.interp(n, sizes, [table[s] for s in sizes]))
 
 
-def kool(problem: str, n: int, rng: np.random.Generator, prize_type: str = "dist") -> Instance:
-    """A Kool et al. instance: ``n`` cities (TSP) or ``n`` customers and a depot (CVRP, OP)."""
-    if problem == "tsp":
-        return Instance(rng.random((n, 2)), np.zeros(n), name=f"kool-tsp{n}", **UNIT_SQUARE)
-    coords = rng.random((n + 1, 2))
+@dataclass(frozen=True)
+class KoolBatch:
+    """Kool et al. instances of R rows (one key each) as arrays: ``coords`` (R, N, 2) in the unit
+    square, ``demand`` and ``prize`` (R, N), one ``capacity`` and ``max_length`` for all."""
+
+    coords: np.ndarray
+    demand: np.ndarray
+    prize: np.ndarray
+    capacity: float
+    max_length: float
+    name: str
+
+    def instance(self, row: int) -> Instance:
+        return Instance(self.coords[row], self.demand[row], capacity=self.capacity, prize=self.prize[row],
+                        max_length=self.max_length, name=self.name, **UNIT_SQUARE)
+
+
+def kool_batch(problem: str, n: int, keys: np.ndarray, prize_type: str = "dist") -> KoolBatch:
+    """Kool et al.'s instances of ``n`` cities (TSP) or ``n`` customers and a depot (CVRP, OP),
+    one per 64-bit key, from counter-based uniforms (:mod:`envzoo.core.rng`): a row's instance
+    is a function of its key alone, whatever the batch."""
+    if problem not in PROBLEMS:
+        raise ValueError(f"problem must be 'tsp', 'cvrp' or 'op', got {problem!r}")
+    if prize_type not in PRIZE_TYPES:
+        raise ValueError(f"prize_type must be one of {PRIZE_TYPES}, got {prize_type!r}")
+    keys = np.asarray(keys, np.uint64)
+    rows, nodes = len(keys), n if problem == "tsp" else n + 1
+    draw = np.zeros(rows, np.uint64)
+    coords = uniforms(keys, draw, (nodes, 2))
+    demand, prize = np.zeros((rows, nodes)), np.zeros((rows, nodes))
+    capacity, max_length = float("inf"), float("inf")
     if problem == "cvrp":
-        demand = np.r_[0.0, rng.integers(1, 10, n).astype(np.float64)]
-        return Instance(coords, demand, capacity=interpolated(KOOL_CAPACITY, n), name=f"kool-cvrp{n}",
-                        **UNIT_SQUARE)
+        demand[:, 1:] = np.floor(uniforms(keys, draw + 1, (n,)) * 9.0) + 1.0  # uniform on 1..9
+        capacity = interpolated(KOOL_CAPACITY, n)
     if problem == "op":
-        return Instance(coords, np.zeros(n + 1), prize=np.r_[0.0, _prizes(coords, prize_type, rng)],
-                        max_length=interpolated(KOOL_MAX_LENGTH, n), name=f"kool-op{n}-{prize_type}", **UNIT_SQUARE)
-    raise ValueError(f"problem must be 'tsp', 'cvrp' or 'op', got {problem!r}")
+        prize[:, 1:] = _prizes(coords, prize_type, uniforms(keys, draw + 2, (n,)))
+        max_length = interpolated(KOOL_MAX_LENGTH, n)
+    name = f"kool-{problem}{n}" + (f"-{prize_type}" if problem == "op" else "")
+    return KoolBatch(coords, demand, prize, capacity, max_length, name)
 
 
-def _prizes(coords: np.ndarray, prize_type: str, rng: np.random.Generator) -> np.ndarray:
-    """Kool et al.'s prizes of the customers (``coords[1:]``), in (0, 1]."""
-    n = coords.shape[0] - 1
+def kool(problem: str, n: int, seed: int, prize_type: str = "dist") -> Instance:
+    """One Kool et al. instance: the row of :func:`kool_batch` for the key ``seed``."""
+    return kool_batch(problem, n, np.array([seed], np.uint64), prize_type).instance(0)
+
+
+def _prizes(coords: np.ndarray, prize_type: str, u: np.ndarray) -> np.ndarray:
+    """Kool et al.'s prizes of the customers (``coords[:, 1:]``), in (0, 1], from uniforms ``u``."""
     if prize_type == "const":
-        return np.ones(n)
+        return np.ones_like(u)
     if prize_type == "unif":
-        return (1.0 + rng.integers(0, 100, n)) / 100.0
-    if prize_type == "dist":
-        distance = np.linalg.norm(coords[1:] - coords[0], axis=1)
-        return (1.0 + np.floor(distance / distance.max() * 99.0)) / 100.0
-    raise ValueError(f"prize_type must be one of {PRIZE_TYPES}, got {prize_type!r}")
+        return (1.0 + np.floor(u * 100.0)) / 100.0
+    distance = np.linalg.norm(coords[:, 1:] - coords[:, :1], axis=2)
+    return (1.0 + np.floor(distance / distance.max(axis=1, keepdims=True) * 99.0)) / 100.0
 
 
 def uchoa(n: int, rng: np.random.Generator, depot: str = "random", customers: str = "random",

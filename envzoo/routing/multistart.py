@@ -40,8 +40,9 @@ class MultiStart:
 
 
 def nearest_feasible(observation: dict, mask: np.ndarray) -> np.ndarray:
-    """The batched greedy: every row on to its nearest feasible node (the depot only when no
-    customer is feasible, for the CVRP and orienteering problem)."""
+    """The batched greedy of :class:`envzoo.routing.policies.NearestNeighbour`: every row on to
+    its nearest feasible node (the orienteering problem: the best prize per length), the depot
+    only when no customer is feasible."""
     where = observation["locations"].astype(np.float64)
     here = where[np.arange(len(mask)), observation["current"].argmax(axis=1)]
     distance = np.linalg.norm(where - here[:, None, :], axis=2)
@@ -49,6 +50,9 @@ def nearest_feasible(observation: dict, mask: np.ndarray) -> np.ndarray:
         customers = mask.copy()
         customers[:, 0] = False
         mask = np.where(customers.any(axis=1, keepdims=True), customers, mask)
+    if "prize" in observation:  # the orienteering greedy: the best prize per length
+        value = observation["prize"] / np.maximum(distance, 1e-12)
+        return np.where(mask, value, -np.inf).argmax(axis=1)
     return np.where(mask, distance, np.inf).argmin(axis=1)
 
 

@@ -4,7 +4,7 @@ insertion, Clarke–Wright savings, sweep, 2-opt) and the near-optimal solvers (
 ``elkai``, PyVRP's hybrid genetic search; extra ``routing``).
 
 Planned policies plan on the episode's instance, which the observation shows (in float32): they
-read it from ``env.unwrapped.task.sim.instances[0]`` at the first step, in the instance's own
+read it from ``env.unwrapped.task.sim.instance(0)`` at the first step, in the instance's own
 units and rounding (TSPLIB's integer distances for a TSPLIB file). They work on the single-env
 faces.
 """
@@ -52,7 +52,7 @@ class PlannedTour(Policy):
     def __call__(self, observation, info):
         sim = self.env.unwrapped.task.sim
         if sim.steps[0] == 0:
-            tour = self.plan(sim.instances[0])
+            tour = self.plan(sim.instance(0))
             start = tour.index(int(np.argmax(observation["current"])))
             self._actions = (tour[start:] + tour[:start])[1:]
         step = int(sim.steps[0])

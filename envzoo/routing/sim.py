@@ -133,6 +133,7 @@ class RoutingSim:
         self.prize = np.zeros((b, n))
         self.capacity = np.ones(b)             # in the instance's units (inf: none)
         self.budget = np.ones(b)               # OP length budget, unit-square units (inf: none)
+        self.scale = np.ones(b)                # instance units per unit-square unit
         self.visited = np.zeros((b, n), bool)
         self.current = np.zeros(b, np.int64)
         self.first = np.zeros(b, np.int64)
@@ -147,21 +148,39 @@ class RoutingSim:
 
     def reset(self, rows: np.ndarray, instances: list[Instance], first: np.ndarray | None = None) -> None:
         """Rows ``rows`` start on ``instances`` (one each), at node ``first`` (default 0)."""
-        rows = np.asarray(rows, np.int64)
-        for row, instance in zip(rows, instances):
+        for instance in instances:
             if instance.size != self.nodes:
                 raise ValueError(f"instance {instance.name!r} has {instance.size} nodes; this env's have {self.nodes}")
+        self.start(rows, np.array([instance.unit_coords() for instance in instances]),
+                   np.array([instance.demand for instance in instances]),
+                   np.array([instance.prize for instance in instances]),
+                   np.array([instance.capacity for instance in instances]),
+                   np.array([instance.max_length / instance.scale for instance in instances]),
+                   np.array([instance.scale for instance in instances]), first)
+        for row, instance in zip(rows, instances):
             self.instances[row] = instance
-            self.coords[row] = instance.unit_coords()
-            self.demand[row] = instance.demand
-            self.prize[row] = instance.prize
-            self.capacity[row] = instance.capacity
-            self.budget[row] = instance.max_length / instance.scale
+
+    def start(self, rows, coords, demand, prize, capacity, budget, scale, first: np.ndarray | None = None) -> None:
+        """Rows ``rows`` start on instances given as arrays (one row each: unit-square ``coords``,
+        ``demand``, ``prize``, ``capacity``, ``budget`` in unit-square units, ``scale``)."""
+        rows = np.asarray(rows, np.int64)
+        self.coords[rows], self.demand[rows], self.prize[rows] = coords, demand, prize
+        self.capacity[rows], self.budget[rows], self.scale[rows] = capacity, budget, scale
+        for row in rows:
+            self.instances[row] = None
         first = np.zeros(len(rows), np.int64) if first is None else np.asarray(first, np.int64)
         self.first[rows] = first
         start_rows(self.code, rows, first, self.coords, self.demand, self.capacity, self.budget, self.visited,
                    self.current, self.remaining, self.length, self.collected, self.steps, self.done, self.tour,
                    self.tour_size, self.mask)
+
+    def instance(self, row: int) -> Instance:
+        """The instance row ``row`` plays (rebuilt from its arrays where it was given as arrays)."""
+        if self.instances[row] is None:
+            self.instances[row] = Instance(self.coords[row], self.demand[row], capacity=self.capacity[row],
+                                           prize=self.prize[row], max_length=self.budget[row] * self.scale[row],
+                                           origin=np.zeros(2), scale=self.scale[row], name="generated")
+        return self.instances[row]
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every row's move: (travelled, gained, refused), each (B,)."""

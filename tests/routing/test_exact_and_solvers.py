@@ -53,15 +53,14 @@ def brute_op(d, prize, budget):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_held_karp_equals_brute_force(seed):
-    instance = kool("tsp", 8, np.random.default_rng(seed))
+    instance = kool("tsp", 8, seed)
     d = instance.distances()
     assert exact.held_karp(d) == pytest.approx(brute_tsp(d), abs=TOL)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_cvrp_dynamic_programming_equals_brute_force(seed):
-    rng = np.random.default_rng(seed)
-    instance = kool("cvrp", 6, rng)
+    instance = kool("cvrp", 6, seed)
     demand = instance.demand.copy()
     capacity = 12.0  # tight: several routes
     d = instance.distances()
@@ -70,7 +69,7 @@ def test_cvrp_dynamic_programming_equals_brute_force(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_orienteering_dynamic_programming_equals_brute_force(seed):
-    instance = kool("op", 7, np.random.default_rng(seed))
+    instance = kool("op", 7, seed)
     d = instance.distances()
     budget = 1.5
     assert exact.orienteering_optimum(d, instance.prize, budget) == pytest.approx(brute_op(d, instance.prize, budget))
@@ -86,7 +85,7 @@ def check_routes(instance, routes):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_tsp_heuristics_and_solvers_against_held_karp(seed):
-    instance = kool("tsp", 11, np.random.default_rng(100 + seed))
+    instance = kool("tsp", 11, 100 + seed)
     d = instance.distances()
     optimum = exact.held_karp(d)
     for tour in (heuristics.nearest_neighbour_tour(d), heuristics.nearest_insertion_tour(d),
@@ -103,7 +102,7 @@ def test_tsp_heuristics_and_solvers_against_held_karp(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_cvrp_heuristics_and_solvers_against_dynamic_programming(seed):
-    instance = kool("cvrp", 9, np.random.default_rng(200 + seed))
+    instance = kool("cvrp", 9, 200 + seed)
     d = instance.distances()
     optimum = exact.cvrp_optimum(d, instance.demand, instance.capacity)
     for routes in (heuristics.savings_routes(d, instance.demand, instance.capacity),
@@ -119,7 +118,7 @@ def test_cvrp_heuristics_and_solvers_against_dynamic_programming(seed):
 
 def test_ortools_where_installed():
     pytest.importorskip("ortools")
-    instance = kool("cvrp", 8, np.random.default_rng(5))
+    instance = kool("cvrp", 8, 5)
     d = instance.distances()
     routes = solvers.ortools_routes(instance, time_limit_s=5.0)  # guided local search needs seconds here
     check_routes(instance, routes)

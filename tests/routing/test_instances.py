@@ -8,14 +8,13 @@ import pytest
 
 from envzoo.core.errors import DataFormatError
 from envzoo.routing.data import SHIPPED, load_instance, read_instance
-from envzoo.routing.generator import GRID, kool, uchoa
+from envzoo.routing.generator import GRID, kool, kool_batch, uchoa
 from envzoo.routing.instance import Instance
 
 
 @pytest.mark.parametrize("n, capacity, budget", [(20, 30.0, 2.0), (50, 40.0, 3.0), (100, 50.0, 4.0)])
 def test_kool_rules_per_size(n, capacity, budget):
-    rng = np.random.default_rng(0)
-    tsp, cvrp, op = kool("tsp", n, rng), kool("cvrp", n, rng), kool("op", n, rng)
+    tsp, cvrp, op = kool("tsp", n, 0), kool("cvrp", n, 1), kool("op", n, 2)
     assert tsp.size == n and cvrp.size == op.size == n + 1
     assert cvrp.capacity == capacity and op.max_length == budget
     assert cvrp.demand[0] == 0 and set(np.unique(cvrp.demand[1:])) <= set(range(1, 10))
@@ -28,9 +27,19 @@ def test_kool_rules_per_size(n, capacity, budget):
 
 
 def test_kool_demands_are_uniform_on_one_to_nine():
-    demand = kool("cvrp", 100_000, np.random.default_rng(1)).demand[1:]
+    demand = kool("cvrp", 100_000, 1).demand[1:]
     counts = np.bincount(demand.astype(int), minlength=10)[1:]
     assert counts.min() > 0.95 * len(demand) / 9 and counts.max() < 1.05 * len(demand) / 9
+
+
+def test_a_kool_row_is_a_function_of_its_key_alone():
+    keys = np.array([5, 17, 99], np.uint64)
+    batch = kool_batch("op", 20, keys, "unif")
+    for row, key in enumerate(keys):
+        alone = kool("op", 20, int(key), "unif")
+        np.testing.assert_array_equal(batch.coords[row], alone.coords)
+        np.testing.assert_array_equal(batch.prize[row], alone.prize)
+    assert set(np.unique(batch.prize[:, 1:] * 100).round().astype(int)) <= set(range(1, 101))
 
 
 def test_generators_are_functions_of_their_seed():
