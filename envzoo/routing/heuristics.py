@@ -116,7 +116,3 @@ def sweep_routes(d: np.ndarray, coords: np.ndarray, demand: np.ndarray, capacity
 def improve_route(d: np.ndarray, route: list[int]) -> list[int]:
     """One route's customers reordered by 2-opt (the depot fixed at its ends)."""
     return two_opt(d, [0, *route])[1:]
-
-
-def route_loads(routes: list[list[int]], demand: np.ndarray) -> list[float]:
-    return [float(demand[route].sum()) for route in routes]

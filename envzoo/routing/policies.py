@@ -16,6 +16,7 @@ import numpy as np
 from envzoo.core.policy import Policy
 from envzoo.routing import heuristics, solvers
 from envzoo.routing.instance import Instance, giant_tour
+from envzoo.routing.multistart import nearest_feasible
 
 
 class NearestNeighbour(Policy):
@@ -23,19 +24,8 @@ class NearestNeighbour(Policy):
     depot); the orienteering problem's greedy takes the best prize per length instead."""
 
     def __call__(self, observation, info):
-        mask = np.asarray(info["action_mask"], bool)
-        where = np.asarray(observation["locations"], np.float64)
-        here = int(np.argmax(observation["current"]))
-        distance = np.linalg.norm(where - where[here], axis=1)
-        if "demand" in observation or "prize" in observation:  # the depot only when no customer fits
-            customers = mask.copy()
-            customers[0] = False
-            if customers.any():
-                mask = customers
-            if "prize" in observation:
-                value = np.asarray(observation["prize"], np.float64) / np.maximum(distance, 1e-12)
-                return int(np.argmax(np.where(mask, value, -np.inf)))
-        return int(np.argmin(np.where(mask, distance, np.inf)))
+        batch_of_one = {name: np.asarray(value)[None] for name, value in observation.items()}
+        return int(nearest_feasible(batch_of_one, np.asarray(info["action_mask"], bool)[None])[0])
 
 
 class PlannedTour(Policy):
