@@ -197,3 +197,16 @@ def test_vector_env_rows_are_independent_instances():
     assert len({observations["locations"][i].tobytes() for i in range(4)}) == 4
     single = envzoo.make("envzoo/CVRP-v0")
     np.testing.assert_array_equal(single.reset(seed=2)[0]["locations"], observations["locations"][2])
+
+
+def test_uchoa_instances_play_through_the_env():
+    env = envzoo.make("envzoo/CVRP-v0", generator="uchoa", size=30, uchoa_depot="eccentric",
+                      uchoa_customers="clustered", uchoa_demand="quadrant")
+    policy = envzoo.make_policy("envzoo/CVRP-v0", "savings", env)
+    _, info, _ = play(env, policy, 4)
+    instance = env.unwrapped.task.sim.instance(0)
+    assert instance.name.startswith("uchoa-n30-eccentric") and tuple(instance.coords[0]) == (0.0, 0.0)
+    routes = routes_of(env.unwrapped.task.sim.tour_of(0))
+    assert all(instance.demand[route].sum() <= instance.capacity for route in routes)
+    assert info["metrics"]["tour_length"] == pytest.approx(tour_length(instance.distances("exact"),
+                                                                       env.unwrapped.task.sim.tour_of(0)))
