@@ -92,10 +92,21 @@ def autoreset_same_step(raw_info: dict, observations, done: np.ndarray, restart,
 
 
 
-def _rows(observations, n: int):
+class _DictRows:
+    """Sub-env ``i``'s dict of batched dict observations as ``rows[i]``, built when asked for
+    (only the finished sub-envs' are: building all of them cost more than a step)."""
+
+    def __init__(self, observations: dict):
+        self.observations = observations
+
+    def __getitem__(self, i: int) -> dict:
+        return {key: value[i] for key, value in self.observations.items()}
+
+
+def _rows(observations):
     """Per-sub-env view of batched observations (dicts are split row by row)."""
     if isinstance(observations, dict):
-        return [{key: value[i] for key, value in observations.items()} for i in range(n)]
+        return _DictRows(observations)
     return observations
 
 
@@ -176,7 +187,7 @@ class TaskVectorEnv(VectorEnv):
             raw_info["cost"] = outcome.cost
         self._restarted = None
         observations, info = autoreset_same_step(raw_info, observations, terminated | truncated, self._restart,
-                                                 final_observations=lambda: _rows(observations, self.num_envs),
+                                                 final_observations=lambda: _rows(observations),
                                                  final_entries=(lambda: {"metrics": self.task.metrics()}) if at_end else None)
         if self._restarted is not None:
             put_rows(info, *self._restarted, self.num_envs)
