@@ -14,8 +14,7 @@ import numpy as np
 from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
 from envzoo.traffic.generator import Scenario, ScenarioError
-from envzoo.traffic.params import SignalTiming
-from envzoo.traffic.signals import SignalStatus, advance_status, decide, transition_program
+from envzoo.traffic.signals import SignalStatus, SignalTiming, advance_status, decide, transition_program
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
 MAX_SUMO_SEED = 2**31 - 1
