@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from envzoo.core.extras import require
-from envzoo.dispatch.sim import gini
+from envzoo.dispatch.task import gini
 
 
 def zone_responses(env, policy, episodes: int, steps: int, seed: int) -> list[np.ndarray]:
