@@ -19,8 +19,8 @@ class EpisodeTotals:
     decisions: int = 0  # decision intervals simulated
     halting: float = 0.0  # sum over decisions of the vehicles halted on the lights' incoming lanes
     co2_mg: float = 0.0  # CO2 emitted in the network (mg): each call's end rate × its seconds (with measure_co2)
-    flow: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (lanes,) sum over decisions of
-    # Edie's flow (vehicles × mean speed / lane length, vehicles per second)
+    #: (lanes,) sum over decisions of each lane's Edie flow (vehicles × mean speed / length, per second)
+    flow: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @classmethod
     def start(cls, lanes: int) -> EpisodeTotals:
