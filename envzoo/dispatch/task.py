@@ -38,6 +38,7 @@ from envzoo.dispatch.state import (
     RESPONSE,
     SEVERITY,
     TIME,
+    Region,
 )
 
 #: The observation's per-unit features, then (after the severity one-hot) the call's, in order
@@ -109,7 +110,9 @@ class DispatchTask(Task):
         p = self.params
         out = np.zeros((self.batch, p.n_units * len(UNIT_FEATURES) + p.n_severities + len(CALL_FEATURES)),
                        np.float32)
-        _observe_rows(self.sim.region, self.sim.rows, p.n_severities, out)
+        state = self.sim.rows
+        _observe_rows(self.sim.region_items, state.time, state.free_at, state.home, state.call, state.has_call,
+                      state.queue_length, p.n_severities, out)
         return out
 
     def metrics(self) -> dict[str, np.ndarray]:
@@ -277,14 +280,17 @@ class AgenciesTask(AgentsTask):
 
 # ---------------------------------------------------------------------- observation and metrics
 @kernel
-def _observe_rows(region, state, n_severities, out):
-    """Every row's observation (see :meth:`DispatchTask.observe`) into ``out`` (zeros)."""
-    time, free_at, home, call = state.time, state.free_at, state.home, state.call
+def _observe_rows(region_items, time, free_at, home, call, has_call, queue_length, n_severities, out):
+    """Every row's observation (see :meth:`DispatchTask.observe`) into ``out`` (zeros), from the
+    fields of :class:`~envzoo.dispatch.state.Rows` it reads (handed one by one: fewer than the
+    whole rows, which numba would take from Python one array more at a time); the region comes
+    as a plain tuple (see :mod:`envzoo.dispatch.sim`)."""
+    region = Region(*region_items)
     units = free_at.shape[1]
     n_unit_features = N_UNIT_FEATURES
     travel_min, remaining_min = np.empty(units), np.empty(units)  # float64 until written to out
     for row in range(time.size):
-        if not state.has_call[row]:
+        if not has_call[row]:
             continue
         now = time[row]
         node = int(call[row, NODE])
@@ -306,7 +312,7 @@ def _observe_rows(region, state, n_severities, out):
         angle = 2 * np.pi * hour_of(region.start_hour, now) / 24.0
         base = units * n_unit_features + n_severities
         out[row, base], out[row, base + 1] = math.sin(angle), math.cos(angle)
-        out[row, base + 2], out[row, base + 3] = state.queue_length[row], (now - call[row, TIME]) / 60.0
+        out[row, base + 2], out[row, base + 3] = queue_length[row], (now - call[row, TIME]) / 60.0
 
 
 def gini(values: np.ndarray) -> float:
