@@ -36,9 +36,9 @@ from envzoo.trading.state import (
     REWARD,
     RISK,
     ROW,
-    RULES,
     TERMINATED,
     TRUNCATED,
+    Rules,
 )
 
 
@@ -60,9 +60,10 @@ def transaction_factor(cash_weight, asset_weight, target, sell_commission, purch
 
 @kernel
 def step_row(i, action, tape, rules, positions, state, stats, result):
-    """Row i trades to the position of ``action`` and is marked at the next close; ``result`` (N_RESULTS,)."""
-    s, r = state[i], rules[0]
-    sell_commission, purchase_commission = r.sell_commission, r.purchase_commission
+    """Row i trades to the position of ``action`` and is marked at the next close; ``result`` (N_RESULTS,);
+    ``rules`` is a :class:`~envzoo.trading.state.Rules`."""
+    s = state[i]
+    sell_commission, purchase_commission = rules.sell_commission, rules.purchase_commission
     target = positions[action]
     equity = s.equity
     mu = transaction_factor(s.cash_weight, s.asset_weight, target, sell_commission, purchase_commission)
@@ -88,7 +89,7 @@ def step_row(i, action, tape, rules, positions, state, stats, result):
     s.t = t + 1
     update_row(stats, i, new_equity, 0.0)
     log_return = np.log(max(growth, RUIN))
-    if r.log_reward:
+    if rules.log_reward:
         result[REWARD] = np.log(max(new_equity, RUIN * equity) / equity)
     else:
         result[REWARD] = new_equity - equity  # in units of the initial equity, 1
@@ -114,7 +115,8 @@ def _reset_rows(rows, starts, ends, state, stats):
 
 
 @kernel
-def _step_rows(actions, tape, rules, positions, state, stats):
+def _step_rows(actions, tape, rules_items, positions, state, stats):
+    rules = Rules(*rules_items)
     result = np.empty((state.shape[0], N_RESULTS))
     for i in range(state.shape[0]):
         step_row(i, actions[i], tape, rules, positions, state, stats, result[i])
@@ -126,15 +128,10 @@ def _tape(params: TradingParams) -> np.ndarray:
     return np.ascontiguousarray(np.column_stack([params.closes, params.market]), dtype=np.float64)
 
 
-def _rules(params: TradingParams) -> np.ndarray:
-    """The params' scalar rules as one :data:`~envzoo.trading.state.RULES` record, in an array of
-    one (numba takes an array from Python faster than a lone record)."""
-    rules = np.zeros(1, RULES)
-    rules["sell_commission"], rules["purchase_commission"] = notional_commissions(params.cost_rate)
-    rules["log_reward"] = params.reward == "log_return"
-    rules["n_indicators"] = params.n_indicators
-    rules["periods_per_year"] = params.panel.periods_per_year
-    return rules
+def _rules(params: TradingParams) -> Rules:
+    sell_commission, purchase_commission = notional_commissions(params.cost_rate)
+    return Rules(float(sell_commission), float(purchase_commission), params.reward == "log_return",
+                 int(params.n_indicators), float(params.panel.periods_per_year))
 
 
 class TradingSim:
@@ -144,6 +141,7 @@ class TradingSim:
         self.params = params
         self.batch = batch
         self.rules = _rules(params)
+        self.rules_items = tuple(self.rules)  # as the kernels take them (see Rules)
         self.positions = np.asarray(params.positions, dtype=np.float64)
         self.state = np.zeros(batch, ROW)
         self.performance = RunningPerformance(batch, params.panel.periods_per_year)
@@ -171,7 +169,7 @@ class TradingSim:
                              f"got {actions!r}")
         if (self.state["t"] >= self.state["end"]).any():
             raise RuntimeError("a row is at the end of its episode: reset it before stepping")
-        return _step_rows(actions, self.tape, self.rules, self.positions, self.state, self.performance.stats)
+        return _step_rows(actions, self.tape, self.rules_items, self.positions, self.state, self.performance.stats)
 
     # The tape is derived (the params' table again, with the closes): rebuilt rather than pickled.
     def __getstate__(self) -> dict:

@@ -32,14 +32,18 @@ ROW = np.dtype([
     ("trades", np.float64),        # steps that changed the target position
 ])
 
-#: The scalar rules of :class:`~.params.TradingParams` as the kernels read them (one record).
-RULES = np.dtype([
-    ("sell_commission", np.float64),      # c_s and c_p of Jiang et al.'s eq. (14)
-    ("purchase_commission", np.float64),
-    ("log_reward", np.bool_),             # reward "log_return" (else the equity change)
-    ("n_indicators", np.int64),           # the market table's indicator columns (then the lagged returns)
-    ("periods_per_year", np.float64),
-])
+
+class Rules(NamedTuple):
+    """The scalar rules of :class:`~.params.TradingParams` as the kernels read them. Python hands
+    them to a kernel as a plain tuple (numba takes one faster than a NamedTuple or a record) and
+    the kernel names them again: ``Rules(*rules)``."""
+
+    sell_commission: float      # c_s and c_p of Jiang et al.'s eq. (14)
+    purchase_commission: float
+    log_reward: bool            # reward "log_return" (else the equity change)
+    n_indicators: int           # the market table's indicator columns (then the lagged returns)
+    periods_per_year: float
+
 
 #: Columns of :attr:`.sim.TradingSim.tape`: the close, then the columns of the params' market table.
 CLOSE, MARKET = 0, 1

@@ -10,6 +10,8 @@ compiled call (:func:`_step_and_observe_first_row`).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from gymnasium import spaces
 
@@ -32,6 +34,7 @@ from envzoo.trading.state import (
     REWARD,
     TERMINATED,
     TRUNCATED,
+    Rules,
 )
 
 #: Names of the columns of :meth:`TradingTask.metrics`' kernel: the equity path's, then the book's.
@@ -75,6 +78,7 @@ class TradingTask(Task):
         self.sim = TradingSim(params, batch)
         self.bounds = np.stack([self.observation_space.low, self.observation_space.high]).astype(np.float32)
         self.first_row = np.zeros(N_RESULTS)  # the single env's step result (see step_single)
+        self._bind_first_row_step()
         self.action_space = spaces.Discrete(len(params.positions))
         self.action_hint = f"Action i targets position {params.positions}[i] (fraction of equity)."
         self.dates = params.dates.tolist()  # plain strings for info["date"]
@@ -101,14 +105,30 @@ class TradingTask(Task):
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         observation = np.empty(self._observation_shape, dtype=np.float32)
-        sim = self.sim
-        _step_and_observe_first_row(sim.tape, sim.rules, sim.positions, self.bounds, sim.state, sim.performance.stats,
-                                    self.first_row, action, observation)
+        self._step_first_row(action, observation)
         reward, risk, negative_cost, cost, terminated, truncated, equity, position, bar = self.first_row.tolist()
         info = {"equity": equity, "position": position, "date": self.dates[int(bar)], "cost": cost}
         if vector_reward:
             reward = np.array([reward, risk, negative_cost], dtype=np.float32)
         return observation, reward, terminated > 0, truncated > 0, info
+
+    def _bind_first_row_step(self) -> None:
+        """``_step_first_row(action, observation)``: the simulator's step and the observation of
+        row 0 in one compiled call, bound to the arrays (which change in place only): at B = 1 the
+        Python of passing them one by one costs a tenth of the step."""
+        sim = self.sim
+        self._step_first_row = functools.partial(_step_and_observe_first_row, sim.tape, sim.rules_items, sim.positions,
+                                                 self.bounds, sim.state, sim.performance.stats, self.first_row)
+
+    # A compiled function bound in a partial is bound again where a copy is loaded, not pickled.
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_step_first_row"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_first_row_step()
 
     def _reset_info(self, rows) -> dict:
         state = self.sim.state[rows]
@@ -117,11 +137,11 @@ class TradingTask(Task):
     def observe(self) -> np.ndarray:
         """(B, 11 + lookback) float32 observations, within the observation bounds."""
         sim = self.sim
-        return _observe_rows(sim.tape, sim.rules, self.bounds, sim.state)
+        return _observe_rows(sim.tape, sim.rules_items, self.bounds, sim.state)
 
     def metrics(self) -> dict[str, np.ndarray]:
         sim = self.sim
-        return dict(zip(METRIC_NAMES, _metrics_rows(sim.state, sim.performance.stats, sim.rules).T))
+        return dict(zip(METRIC_NAMES, _metrics_rows(sim.state, sim.performance.stats, sim.rules_items).T))
 
     def render_text(self, row: int = 0) -> str:
         p, state = self.params, self.sim.state[row]
@@ -148,7 +168,7 @@ def _observe_row(i, tape, rules, bounds, state, out):
     absorbs the rounding to float32)."""
     s = state[i]
     t = s.t
-    n = rules[0].n_indicators
+    n = rules.n_indicators
     position = s.position
     for j in range(out.shape[0]):
         if j < n:
@@ -163,7 +183,8 @@ def _observe_row(i, tape, rules, bounds, state, out):
 
 
 @kernel
-def _observe_rows(tape, rules, bounds, state):
+def _observe_rows(tape, rules_items, bounds, state):
+    rules = Rules(*rules_items)
     out = np.empty((state.shape[0], bounds.shape[1]), dtype=np.float32)
     for i in range(state.shape[0]):
         _observe_row(i, tape, rules, bounds, state, out[i])
@@ -172,7 +193,7 @@ def _observe_rows(tape, rules, bounds, state):
 
 @kernel
 def _metrics_row(i, state, stats, rules, out):
-    metrics_row(stats, i, rules[0].periods_per_year, 0.0, out)
+    metrics_row(stats, i, rules.periods_per_year, 0.0, out)
     s = state[i]
     n = N_METRICS
     steps = max(s.t - s.start, 1)
@@ -183,7 +204,8 @@ def _metrics_row(i, state, stats, rules, out):
 
 
 @kernel
-def _metrics_rows(state, stats, rules):
+def _metrics_rows(state, stats, rules_items):
+    rules = Rules(*rules_items)
     out = np.empty((state.shape[0], N_METRIC_NAMES))
     for i in range(state.shape[0]):
         _metrics_row(i, state, stats, rules, out[i])
@@ -191,9 +213,10 @@ def _metrics_rows(state, stats, rules):
 
 
 @kernel
-def _step_and_observe_first_row(tape, rules, positions, bounds, state, stats, result, action, observation):
+def _step_and_observe_first_row(tape, rules_items, positions, bounds, state, stats, result, action, observation):
     """Step and observation of row 0 in one call (the single env's step), written into
     ``result`` and ``observation``: returning new arrays from compiled code, or passing more
     arguments, costs more than the arithmetic of the step."""
+    rules = Rules(*rules_items)
     step_row(0, action, tape, rules, positions, state, stats, result)
     _observe_row(0, tape, rules, bounds, state, observation)
