@@ -514,7 +514,7 @@ def cmd_tour(args) -> int:
         for entry in ready:
             for ref in runnable[entry.id]:
                 progress.label = f"{entry.id} {ref.name}"
-                results = _run(entry, ref.name, args.episodes, args.seed, args.max_steps, progress)
+                results = _run(entry, ref.name, args.episodes, args.seed, _tour_steps(ref, args.max_steps), progress)
                 runs.append((entry, ref.name, _kpis(entry, results), results))
     finally:
         progress.close()
@@ -531,6 +531,10 @@ def cmd_tour(args) -> int:
         return 0
     print(f"Reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
           f"(seeds from {args.seed}); mean ± std over episodes.")
+    shorter = [f"{e.id} {p}" for e, p, _, _ in runs if _tour_steps(e.policy(p), args.max_steps) != args.max_steps]
+    if shorter:
+        print(f"Shorter episodes where a step spans more engine time (the registry's tour_max_steps): "
+              f"{', '.join(shorter)}.")
     for entry in ready:
         mine = [(policy, kpis) for e, policy, kpis, _ in runs if e is entry]
         names = list(dict.fromkeys(name for _, kpis in mine for name in kpis))
@@ -544,6 +548,13 @@ def cmd_tour(args) -> int:
         lines += [f"  {e.id:<32} policy {r.name}: {r.install_hint}" for e, r in skipped_policies]
         print("\n".join(lines))
     return 0
+
+
+def _tour_steps(ref, max_steps: int | None) -> int | None:
+    """The tour's step cap for a policy: ``max_steps``, or the policy's shorter ``tour_max_steps``."""
+    if ref.tour_max_steps is None or (max_steps is not None and max_steps <= ref.tour_max_steps):
+        return max_steps
+    return ref.tour_max_steps
 
 
 def cmd_warmup(args) -> int:

@@ -35,8 +35,10 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
     extra               the pip extra it needs, or a system requirement such as godot (see
                         envzoo.core.extras)
     tags                free-form labels for filtering
-    policies            name -> "module:attr" or {entry_point, kwargs, extra, env_kwargs}: reference
-                        policies (env_kwargs: the env arguments the policy needs, e.g. an action mode)
+    policies            name -> "module:attr" or {entry_point, kwargs, extra, env_kwargs, tour_max_steps}:
+                        reference policies (env_kwargs: the env arguments the policy needs, e.g. an
+                        action mode; tour_max_steps: a shorter tour episode where its step spans
+                        more of the engine's time than the id's other policies' steps)
     summary*            one line for listings
 
 Importing this module imports no domain module: entry points stay strings until an env is made.
@@ -106,13 +108,15 @@ class EpisodeConstraint:
 @dataclass(frozen=True)
 class PolicyRef(_NeedsExtra):
     """A reference policy: a factory ``entry_point(env, **kwargs)``, the extra it needs and the
-    arguments its env must be made with (``envzoo eval`` passes them)."""
+    arguments its env must be made with (``envzoo eval`` passes them); ``tour_max_steps`` caps its
+    ``envzoo tour`` episodes (None: the tour's ``--max-steps``)."""
 
     name: str
     entry_point: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     extra: str | None = None
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    tour_max_steps: int | None = None
 
     def load(self):
         return load_attr(self.entry_point)
@@ -297,8 +301,9 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         if isinstance(spec, str):
             spec = {"entry_point": spec}
         if not isinstance(spec, dict) or not _ENTRY_POINT.match(str(spec.get("entry_point", ""))):
-            raise _fail(where, f"policies.{name}", "expected 'module:Attr' or {entry_point, kwargs, extra, env_kwargs}")
-        extra_keys = set(spec) - {"entry_point", "kwargs", "extra", "env_kwargs"}
+            raise _fail(where, f"policies.{name}",
+                        "expected 'module:Attr' or {entry_point, kwargs, extra, env_kwargs, tour_max_steps}")
+        extra_keys = set(spec) - {"entry_point", "kwargs", "extra", "env_kwargs", "tour_max_steps"}
         if extra_keys:
             raise _fail(where, f"policies.{name}", f"unknown keys {sorted(extra_keys)}")
         if spec.get("extra") is not None and spec["extra"] not in extra_requirements():
@@ -307,8 +312,11 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
             given = spec.get(arguments)
             if given is not None and not (isinstance(given, dict) and all(isinstance(k, str) for k in given)):
                 raise _fail(where, f"policies.{name}.{arguments}", f"expected a mapping of argument names, got {given!r}")
+        tour_steps = spec.get("tour_max_steps")
+        if tour_steps is not None and (isinstance(tour_steps, bool) or not isinstance(tour_steps, int) or tour_steps < 1):
+            raise _fail(where, f"policies.{name}.tour_max_steps", f"must be an integer >= 1, got {tour_steps!r}")
         policies.append(PolicyRef(name, spec["entry_point"], dict(spec.get("kwargs") or {}), spec.get("extra"),
-                                  dict(spec.get("env_kwargs") or {})))
+                                  dict(spec.get("env_kwargs") or {}), tour_steps))
     return EnvEntry(
         id=raw["id"], kind=raw["kind"], domain=raw["domain"], entry_point=raw["entry_point"],
         summary=raw["summary"], metrics=tuple(raw["metrics"]),

@@ -376,6 +376,19 @@ def test_tour_table_lists_skipped_entries_with_install_hint(capsys, fake_registr
     assert needs_extra.id in skipped and 'pip install "envzoo[train]"' in skipped
 
 
+def test_tour_shortens_the_episodes_of_a_policy_with_tour_max_steps(capsys, monkeypatch, fake_registry):
+    single, _ = fake_registry
+    short = dataclasses.replace(single.policies[0], name="short", tour_max_steps=2)
+    entry = dataclasses.replace(single, policies=(single.policies[0], short))
+    monkeypatch.setattr(envzoo.registry, "entries", lambda: {entry.id: entry})
+    monkeypatch.setattr(envzoo, "make_policy", lambda env_id, name, env: entry.policies[0].load()(env))
+    code, out, _ = run(capsys, "tour", "--episodes", "1", "--max-steps", "5", "--json")
+    lengths = {r["policy"]: r["metrics"]["length"]["mean"] for r in json.loads(out)["results"]}
+    assert code == 0 and lengths == {single.policies[0].name: 5, "short": 2}
+    code, out, _ = run(capsys, "tour", "--episodes", "1", "--max-steps", "5")
+    assert code == 0 and f"tour_max_steps): {entry.id} short." in " ".join(out.split())
+
+
 def test_lob_converts_a_stream_and_describes_it(capsys, tmp_path):
     from envzoo.marketmaking.lob.data.store import save_stream
     from envzoo.marketmaking.lob.generator import synthetic_lob

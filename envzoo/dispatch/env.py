@@ -24,8 +24,8 @@ class DispatchEnv(TaskEnv):
     holds a setting shaped like OPTIC-ER's (few stations, long travel times, uneven coverage),
     every figure an assumption; the shipped networks are a few kilometres across, so "long" means
     roads at 40 % of their limits there (mean responses of about 4 minutes, 7 in the worst zone,
-    against under 3 at the defaults). ``python -m envzoo.dispatch.plots --out DIR`` draws the
-    deficiency map (junctions coloured by their zone's mean response) and the equity dashboard.
+    against under 3 at the defaults). ``python -m envzoo.dispatch.plots --out DIR [--policy NearestAvailable]``
+    draws the deficiency map (junctions coloured by their zone's mean response) and the equity dashboard.
 
     ## Action Space
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from envzoo.core.compiled import kernel
 from envzoo.dispatch.params import DispatchParams
+from envzoo.dispatch.state import NODE, SEVERITY, TIME, IncidentProcess
 
 
 @kernel(inline=True)
@@ -34,37 +35,40 @@ def choice_table(weights: np.ndarray) -> np.ndarray:
     return table
 
 
-def incident_process(params: DispatchParams) -> tuple:
-    """What :func:`next_call` needs of ``params``, as a tuple of arrays and numbers: the log
-    (empty arrays when the calls are generated), the rate's shape, the node and severity tables."""
+def incident_process(params: DispatchParams) -> IncidentProcess:
+    """What :func:`next_call` needs of ``params``: the log (empty arrays when the calls are
+    generated), the rate's shape, the node and severity tables."""
     if params.incident_log is not None:
         times, nodes, severities = (np.asarray(a, dtype=np.float64) for a in params.incident_log)
     else:
         times = nodes = severities = np.zeros(0)
-    return (params.incident_log is not None, times, nodes, severities, float(params.calls_per_hour),
-            float(params.diurnal_amplitude), float(params.diurnal_peak_hour), float(params.start_hour),
-            choice_table(params.call_weights), choice_table(params.severity_probs))
+    return IncidentProcess(
+        has_log=params.incident_log is not None, times=times, nodes=nodes, severities=severities,
+        calls_per_hour=float(params.calls_per_hour), amplitude=float(params.diurnal_amplitude),
+        peak_hour=float(params.diurnal_peak_hour), start_hour=float(params.start_hour),
+        node_table=choice_table(params.call_weights), severity_table=choice_table(params.severity_probs))
 
 
 @kernel
 def next_call(process, generator, after_s, log_index, out):
     """Write ``(time_s, node, severity)`` of the call after ``after_s`` into ``out`` (the log's row
     ``log_index`` where the process is a log; time ``inf`` when the log has no more rows)."""
-    has_log, times, nodes, severities, per_hour, amplitude, peak_hour, start_hour, node_table, severity_table = process
-    if has_log:
-        if log_index >= times.size:
-            out[0], out[1], out[2] = np.inf, -1.0, -1.0
+    if process.has_log:
+        if log_index >= process.times.size:
+            out[TIME], out[NODE], out[SEVERITY] = np.inf, -1.0, -1.0
         else:
-            out[0], out[1], out[2] = times[log_index], nodes[log_index], severities[log_index]
+            out[TIME], out[NODE], out[SEVERITY] = (process.times[log_index], process.nodes[log_index],
+                                                   process.severities[log_index])
         return
+    per_hour, amplitude, peak_hour = process.calls_per_hour, process.amplitude, process.peak_hour
     peak = per_hour * (1.0 + amplitude) / 3600.0
     time_s = after_s
     while True:
         time_s += generator.exponential(1.0 / peak)
-        phase = 2 * np.pi * (hour_of(start_hour, time_s) - peak_hour) / 24.0
+        phase = 2 * np.pi * (hour_of(process.start_hour, time_s) - peak_hour) / 24.0
         rate = per_hour * (1.0 + amplitude * math.cos(phase)) / 3600.0
         if generator.random() * peak <= rate:
             break
-    out[0] = time_s
-    out[1] = np.searchsorted(node_table, generator.random(), side="right")
-    out[2] = np.searchsorted(severity_table, generator.random(), side="right")
+    out[TIME] = time_s
+    out[NODE] = np.searchsorted(process.node_table, generator.random(), side="right")
+    out[SEVERITY] = np.searchsorted(process.severity_table, generator.random(), side="right")

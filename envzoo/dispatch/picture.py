@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.draw import BLACK, Canvas, grid_boxes
-from envzoo.dispatch.sim import NODE
+from envzoo.dispatch.state import NODE
 
 JUNCTION, STATION, HOSPITAL = (170, 170, 170), BLACK, (30, 60, 220)
 FREE, BUSY, QUEUED, CALL = (40, 170, 40), (240, 140, 0), (120, 0, 0), (230, 0, 0)
@@ -17,12 +17,12 @@ MAP = (8, 24, 384, 392)  # the map's box, north up
 
 def snapshot(task, row: int) -> dict:
     """What a frame shows of ``row``: copies of the units' state and the calls, and two KPIs."""
-    sim = task.sim
-    metrics = sim.metrics(row)
-    return {"free": sim.free_units(row).copy(), "home": sim.home[row].copy(),
+    sim, state = task.sim, task.sim.rows
+    metrics = task.row_metrics(row)
+    return {"free": sim.free_units(row).copy(), "home": state.home[row].copy(),
             "queued": sim.queued_calls(row)[:, NODE].astype(int).tolist(),
-            "call": int(sim.call[row, NODE]) if sim.has_call[row] else None,
-            "mean_response_min": float(metrics["mean_response_min"]), "queue": int(sim.queue_length[row]),
+            "call": int(state.call[row, NODE]) if state.has_call[row] else None,
+            "mean_response_min": float(metrics["mean_response_min"]), "queue": int(state.queue_length[row]),
             "calls": float(metrics["calls"])}
 
 

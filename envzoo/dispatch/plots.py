@@ -4,8 +4,11 @@ hospitals) and an equity dashboard (every zone's mean and 90th-percentile respon
 8-minute target, the share within 8 and 15 minutes, the Gini coefficient), from episodes of a
 reference policy on ``Dispatch-v0``.
 
-    python -m envzoo.dispatch.plots --out plots/ [--policy nearest-available] [--episodes 3]
+    python -m envzoo.dispatch.plots --out plots/ [--policy NearestAvailable] [--episodes 3]
         [--steps 500] [--seed 0] [--setting default|optic-er]
+
+The command builds the env and the policy from their classes (:class:`~envzoo.dispatch.env.DispatchEnv`,
+the rules of :mod:`envzoo.dispatch.policies`), so the domain needs nothing of the registry above it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from envzoo.core.extras import require
-from envzoo.dispatch.sim import gini
+from envzoo.dispatch.task import gini
 
 
 def zone_responses(env, policy, episodes: int, steps: int, seed: int) -> list[np.ndarray]:
@@ -78,21 +81,22 @@ def draw(params, responses: list[np.ndarray], out: Path, title: str) -> list[Pat
 
 
 def main(argv=None) -> None:
-    import envzoo
+    from envzoo.dispatch.env import DispatchEnv
     from envzoo.dispatch.params import OPTIC_ER_LIKE
-    from envzoo.registry import make_policy
+    from envzoo.dispatch.policies import NearestAvailable, RandomAvailable, SeverityPriority
 
+    policies = {rule.__name__: rule for rule in (NearestAvailable, SeverityPriority, RandomAvailable)}
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--policy", default="nearest-available")
+    parser.add_argument("--policy", choices=sorted(policies), default="NearestAvailable")
     parser.add_argument("--episodes", type=int, default=3)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--setting", choices=("default", "optic-er"), default="default")
     args = parser.parse_args(argv)
     kwargs = OPTIC_ER_LIKE if args.setting == "optic-er" else {}
-    env = envzoo.make("envzoo/Dispatch-v0", **kwargs)
-    policy = make_policy("envzoo/Dispatch-v0", args.policy, env)
+    env = DispatchEnv(**kwargs)
+    policy = policies[args.policy](env)
     responses = zone_responses(env, policy, args.episodes, args.steps, args.seed)
     for path in draw(env.unwrapped.params, responses, args.out, f"{args.policy}, {args.setting} setting"):
         print(path)

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.policy import Policy
-from envzoo.dispatch.sim import UNIT_FEATURES
+from envzoo.dispatch.task import UNIT_FEATURES
 
 
 class _DispatchPolicy(Policy):

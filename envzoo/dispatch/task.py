@@ -1,15 +1,23 @@
 """The dispatch decision problem over the simulator, shared by every face: an action sends a unit
 to the call being decided (or holds it); the simulator's state becomes the context-rich
 observation, the reward components (response time, zone equity, driving), the cost and the
-metrics."""
+metrics.
+
+The observation of every row is one compiled call (:func:`_observe_rows`) over the simulator's
+state; the metrics read the simulator's counts, per-zone sums and records of served calls.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from gymnasium import spaces
 
+from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
+from envzoo.dispatch.generator import hour_of
 from envzoo.dispatch import picture
 from envzoo.dispatch.params import (
     AgenciesParams,
@@ -17,8 +25,9 @@ from envzoo.dispatch.params import (
     make_agencies_params,
     make_params,
 )
-from envzoo.dispatch.sim import (
-    CALL_FEATURES,
+from envzoo.dispatch.sim import DispatchSim, travel_time_s
+from envzoo.dispatch.state import (
+    INEFFICIENCY,
     NODE,
     OUT_DRIVING,
     OUT_INEFFICIENCY,
@@ -26,10 +35,17 @@ from envzoo.dispatch.sim import (
     OUT_REFUSED,
     OUT_RESPONSE,
     OUT_WORST_ZONE,
+    RESPONSE,
     SEVERITY,
-    UNIT_FEATURES,
-    DispatchSim,
+    TIME,
+    Region,
 )
+
+#: The observation's per-unit features, then (after the severity one-hot) the call's, in order
+#: (minutes where timed): what :func:`_observe_rows` writes.
+UNIT_FEATURES = ("free", "travel_min", "margin_min", "busy_remaining_min")
+CALL_FEATURES = ("hour_sin", "hour_cos", "queue_length", "waited_min")
+N_UNIT_FEATURES = len(UNIT_FEATURES)
 
 METRICS = ("mean_response_min", "p90_response_min", "within_8_min", "within_15_min", "optimality_rate",
            "mean_inefficiency_s", "worst_zone_response_min", "zone_gini", "utilisation", "lost_fraction", "calls",
@@ -65,7 +81,7 @@ class DispatchTask(Task):
 
     def step(self, actions) -> Transition:
         reward, vector, refused = self.decide(actions)
-        ended = ~self.sim.has_call
+        ended = ~self.sim.rows.has_call
         return Transition(reward=reward, objectives=vector, terminated=ended, truncated=np.zeros(self.batch, bool),
                           cost=refused, info={"action_mask": self.action_mask()})
 
@@ -89,12 +105,45 @@ class DispatchTask(Task):
 
     def observe(self) -> np.ndarray:
         """Per unit (free, travel to the call, margin over the fastest free unit, busy time left),
-        then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited)."""
-        return self.sim.observe()
+        then the call's severity one-hot and (sin, cos of the hour, queue length, minutes waited),
+        zero for a row without a call; float32."""
+        p = self.params
+        out = np.zeros((self.batch, p.n_units * len(UNIT_FEATURES) + p.n_severities + len(CALL_FEATURES)),
+                       np.float32)
+        state = self.sim.rows
+        _observe_rows(self.sim.region_items, state.time, state.free_at, state.home, state.call, state.has_call,
+                      state.queue_length, p.n_severities, out)
+        return out
 
     def metrics(self) -> dict[str, np.ndarray]:
-        rows = [self.sim.metrics(row) for row in range(self.batch)]
+        rows = [self.row_metrics(row) for row in range(self.batch)]
         return {name: np.array([r[name] for r in rows]) for name in METRICS}
+
+    def row_metrics(self, row: int) -> dict[str, float]:
+        """The row's KPIs for the episode so far (see the env docstring)."""
+        sim, state = self.sim, self.sim.rows
+        records = sim.served_calls(row)
+        response, inefficiency = records[:, RESPONSE], records[:, INEFFICIENCY]
+        served = len(records) > 0
+        counted = state.zone_count[row] > 0
+        zone_mean = state.zone_sum_min[row][counted] / state.zone_count[row][counted]
+        elapsed = state.time[row]
+        busy = state.booked_s[row] - np.maximum(state.free_at[row] - elapsed, 0.0)
+        decided = sim.served[row] + sim.lost[row]
+        return {
+            "mean_response_min": float(response.mean()) if served else 0.0,
+            "p90_response_min": float(np.percentile(response, 90)) if served else 0.0,
+            "within_8_min": float((response <= 8.0).mean()) if served else 0.0,
+            "within_15_min": float((response <= 15.0).mean()) if served else 0.0,
+            "optimality_rate": float((inefficiency <= 0).mean()) if served else 0.0,
+            "mean_inefficiency_s": float(inefficiency.mean() * 60.0) if served else 0.0,
+            "worst_zone_response_min": float(zone_mean.max()) if zone_mean.size else 0.0,
+            "zone_gini": gini(zone_mean),
+            "utilisation": float(busy.sum() / (elapsed * len(busy))) if elapsed > 0 else 0.0,
+            "lost_fraction": float(sim.lost[row] / decided) if decided else 0.0,
+            "calls": float(sim.arrived[row]),
+            "relocations": float(sim.relocations[row]),
+        }
 
     def snapshot(self, row: int = 0) -> dict:
         return picture.snapshot(self, row)
@@ -103,11 +152,11 @@ class DispatchTask(Task):
         picture.draw(canvas, self.params, snapshots)
 
     def render_text(self, row: int = 0) -> str:
-        sim = self.sim
+        sim, state = self.sim, self.sim.rows
         status = "".join("." if free else "#" for free in sim.free_units(row))
-        call = (f"call at node {int(sim.call[row, NODE])} severity {int(sim.call[row, SEVERITY])}"
-                if sim.has_call[row] else "no call (log over)")
-        return (f"t={sim.time[row] / 60:8.1f} min units [{status}] queue={sim.queue_length[row]} {call} "
+        call = (f"call at node {int(state.call[row, NODE])} severity {int(state.call[row, SEVERITY])}"
+                if state.has_call[row] else "no call (log over)")
+        return (f"t={state.time[row] / 60:8.1f} min units [{status}] queue={state.queue_length[row]} {call} "
                 f"served={sim.served[row]} lost={sim.lost[row]}\n")
 
 
@@ -132,7 +181,7 @@ class RelocateTask(DispatchTask):
         every station (MaskablePPO's layout for a MultiDiscrete action)."""
         dispatch = self.sim.action_mask()
         relocate = dispatch.copy()
-        relocate[:, :-1] = self.sim.free_at <= self.sim.time[:, None]
+        relocate[:, :-1] = self.sim.rows.free_at <= self.sim.rows.time[:, None]
         relocate[:, -1] = True
         return np.concatenate([dispatch, relocate, np.ones((self.batch, len(self.params.station_nodes)), bool)], 1)
 
@@ -140,7 +189,7 @@ class RelocateTask(DispatchTask):
         """``Dispatch-v0``'s observation, then every unit's home station one-hot (U × S)."""
         units, stations = self.params.n_units, len(self.params.station_nodes)
         homes = np.zeros((self.batch * units, stations), np.float32)
-        homes[np.arange(self.batch * units), self.sim.home.ravel()] = 1.0
+        homes[np.arange(self.batch * units), self.sim.rows.home.ravel()] = 1.0
         return np.concatenate([super().observe(), homes.reshape(self.batch, -1)], axis=1)
 
 
@@ -168,7 +217,8 @@ class AgenciesTask(AgentsTask):
 
     def deciding_agency(self) -> int:
         """The agency that decides the call now (agency 0 once a log is over)."""
-        return int(self.params.node_agency[int(self.sim.call[0, NODE])]) if self.sim.has_call[0] else 0
+        state = self.sim.rows
+        return int(self.params.node_agency[int(state.call[0, NODE])]) if state.has_call[0] else 0
 
     def start(self, generator, options) -> dict:
         self.sim.reset(np.array([0]), keys_from([generator]))
@@ -194,12 +244,12 @@ class AgenciesTask(AgentsTask):
         refused = 0.0
         if foreign and not self.params.borrowing:
             choice, refused = units, 1.0  # a unit across the border without borrowing: refused, the call held
-        elif foreign and self.sim.free_units(0)[choice] and self.sim.has_call[0]:
+        elif foreign and self.sim.free_units(0)[choice] and self.sim.rows.has_call[0]:
             self.borrowed += 1
         region_reward, _, region_refused = self.region.decide(np.array([choice]))
         reward, cost = np.zeros(self.batch), np.zeros(self.batch)
         reward[agency], cost[agency] = region_reward[0], region_refused[0] + refused
-        ended = np.full(self.batch, not self.sim.has_call[0])
+        ended = np.full(self.batch, not self.sim.rows.has_call[0])
         return Transition(reward=reward, terminated=ended, truncated=np.zeros(self.batch, bool), cost=cost,
                           info={"action_mask": self.action_mask()})
 
@@ -209,7 +259,7 @@ class AgenciesTask(AgentsTask):
         own = np.empty((self.batch, region.size + 1 + self._own_units.shape[1]), np.float32)
         own[:, :region.size] = region
         own[:, region.size] = 0.0
-        own[self.deciding_agency(), region.size] = float(self.sim.has_call[0])
+        own[self.deciding_agency(), region.size] = float(self.sim.rows.has_call[0])
         own[:, region.size + 1:] = self._own_units
         return own
 
@@ -226,3 +276,49 @@ class AgenciesTask(AgentsTask):
 
     def render_text(self, row=None) -> str:
         return f"agency_{self.deciding_agency()} decides: " + self.region.render_text(0)
+
+
+# ---------------------------------------------------------------------- observation and metrics
+@kernel
+def _observe_rows(region_items, time, free_at, home, call, has_call, queue_length, n_severities, out):
+    """Every row's observation (see :meth:`DispatchTask.observe`) into ``out`` (zeros), from the
+    fields of :class:`~envzoo.dispatch.state.Rows` it reads (handed one by one: fewer than the
+    whole rows, which numba would take from Python one array more at a time); the region comes
+    as a plain tuple (see :mod:`envzoo.dispatch.sim`)."""
+    region = Region(*region_items)
+    units = free_at.shape[1]
+    n_unit_features = N_UNIT_FEATURES
+    travel_min, remaining_min = np.empty(units), np.empty(units)  # float64 until written to out
+    for row in range(time.size):
+        if not has_call[row]:
+            continue
+        now = time[row]
+        node = int(call[row, NODE])
+        best_free, best_reach = np.inf, np.inf
+        for unit in range(units):
+            travel_min[unit] = travel_time_s(region, now, region.station_nodes[home[row, unit]], node) / 60.0
+            remaining_min[unit] = max(free_at[row, unit] - now, 0.0) / 60.0
+            if free_at[row, unit] <= now:
+                best_free = min(best_free, travel_min[unit])
+            best_reach = min(best_reach, travel_min[unit] + remaining_min[unit])
+        best = best_free if best_free < np.inf else best_reach
+        for unit in range(units):
+            base = unit * n_unit_features
+            out[row, base] = 1.0 if free_at[row, unit] <= now else 0.0
+            out[row, base + 1] = travel_min[unit]
+            out[row, base + 2] = travel_min[unit] + remaining_min[unit] - best
+            out[row, base + 3] = remaining_min[unit]
+        out[row, units * n_unit_features + int(call[row, SEVERITY])] = 1.0
+        angle = 2 * np.pi * hour_of(region.start_hour, now) / 24.0
+        base = units * n_unit_features + n_severities
+        out[row, base], out[row, base + 1] = math.sin(angle), math.cos(angle)
+        out[row, base + 2], out[row, base + 3] = queue_length[row], (now - call[row, TIME]) / 60.0
+
+
+def gini(values: np.ndarray) -> float:
+    """The Gini coefficient of non-negative ``values`` (0: all equal); 0 for fewer than two."""
+    if values.size < 2 or values.sum() <= 0:
+        return 0.0
+    ordered = np.sort(values)
+    n = ordered.size
+    return float((2 * np.arange(1, n + 1) - n - 1) @ ordered / (n * ordered.sum()))

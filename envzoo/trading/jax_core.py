@@ -3,14 +3,26 @@
 start bar drawn from the same counter-based stream (draw 0 of the episode key, as
 :meth:`.task.TradingTask.reset`); see :mod:`envzoo.jax.env` for the API.
 
-The market rides in ``params`` as device arrays: the closes (T,) and the params' causal market
-table (T, 9 + lookback: the indicators, then the lagged log returns), indexed by the state's bar.
-A row's book is the shared JAX book (:mod:`envzoo.finance.jax_book`) with one asset, whose
-accounting ``sim._step_row`` writes out in scalars (the tests hold the two to the same numbers);
-the metrics are the shared finance JAX twins (:mod:`envzoo.finance.jax_performance`). Every
-formula follows the compiled kernels operation for operation, so that on the CPU in float64 a
-trajectory equals the compiled core's to the rounding of ``log`` and ``expm1``. Every argument of
-``Trading-v1`` is supported.
+Each function here and the compiled function it twins (change them together; the parity tests
+in ``tests/trading/test_trading_jax.py`` name both when they part; the start bar of
+``reset_episode`` is drawn as ``envzoo/trading/task.py`` ``TradingTask.reset`` draws it):
+
+| JAX twin (``envzoo/trading/jax_core.py``) | compiled twin |
+|---|---|
+| ``TradingJaxEnv.reset_episode`` | ``envzoo/trading/sim.py`` ``_reset_rows`` |
+| ``TradingJaxEnv.transition`` | ``envzoo/trading/sim.py`` ``step_row`` |
+| ``TradingJaxEnv.observe`` | ``envzoo/trading/task.py`` ``_observe_row`` |
+| ``TradingJaxEnv.metrics`` | ``envzoo/trading/task.py`` ``_metrics_row`` |
+
+The state is :class:`~envzoo.trading.state.TradingState`, which holds the compiled core's
+:data:`~envzoo.trading.state.ROW` record one to one. The market rides in ``params`` as device
+arrays: the closes (T,) and the params' causal market table (T, 9 + lookback: the indicators,
+then the lagged log returns), indexed by the state's bar. A row's book is the shared JAX book
+(:mod:`envzoo.finance.jax_book`) with one asset, whose accounting ``sim.step_row`` writes out in
+scalars (the tests hold the two to the same numbers); the metrics are the shared finance JAX
+twins (:mod:`envzoo.finance.jax_performance`). Every formula follows the compiled kernels
+operation for operation, so that on the CPU in float64 a trajectory equals the compiled core's
+to the rounding of ``log`` and ``expm1``. Every argument of ``Trading-v1`` is supported.
 """
 
 from __future__ import annotations
@@ -26,6 +38,7 @@ from envzoo.finance import jax_book
 from envzoo.finance import jax_performance as perf
 from envzoo.finance.book import RUIN, notional_commissions
 from envzoo.finance.prices import episode_starts
+from envzoo.trading.state import TradingState
 from envzoo.trading.task import REWARD_SPACE, TradingTask, observation_space
 
 
@@ -43,24 +56,6 @@ class TradingNumbers(NamedTuple):
     episode_steps: Any
     observation_low: Any   # float32 bounds of the observation
     observation_high: Any
-
-
-class TradingState(NamedTuple):
-    """One episode: its bars, the book (cash and asset weights, the equity), the position in
-    force and the running accounting (the columns of :attr:`.sim.TradingSim.state`)."""
-
-    t: Any
-    start: Any
-    end: Any
-    holdings: Any      # (2,): cash and asset weights, the last target drifted by the last price move
-    equity: Any
-    position: Any
-    entry_equity: Any  # the equity right after the target position last changed
-    turnover: Any
-    costs: Any
-    exposure: Any
-    trades: Any
-    performance: perf.Performance
 
 
 class TradingJaxEnv(JaxEnv):
@@ -119,7 +114,7 @@ class TradingJaxEnv(JaxEnv):
 
     def observe(self, s: TradingState, params: TradingNumbers):
         """The indicators of bar t, the position, its unrealised return (%), the lagged log
-        returns; float32 within the bounds (:func:`.sim._observe_row`)."""
+        returns; float32 within the bounds (:func:`.task._observe_row`)."""
         n = self.config.n_indicators
         row = params.market[s.t]
         unrealised = jnp.where(s.position != 0.0, 100.0 * (s.equity / s.entry_equity - 1.0), 0.0)

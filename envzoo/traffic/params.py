@@ -1,49 +1,19 @@
-"""The parameters of the traffic envs: the signal timing (:class:`SignalTiming`), the SUMO run
-(:class:`TrafficParams`) and each face's own (:class:`GridParams`, :class:`RegionParams`), built
-from the env arguments by the ``make_*_params`` functions and checked there."""
+"""The parameters of the traffic envs: the SUMO run with its signal timing (:class:`TrafficParams`,
+:class:`~envzoo.traffic.signals.SignalTiming`) and each face's own (:class:`GridParams`,
+:class:`RegionParams`), built from the env arguments by the ``make_*_params`` functions and
+checked there."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from envzoo.core.arguments import forwards_to
+from envzoo.traffic.features import reward_function
 from envzoo.traffic.generator import Scenario, make_scenario
+from envzoo.traffic.signals import SignalTiming
 
-# Seconds: green times are sums of interval lengths, so equal times may differ in the last bits.
-TIME_TOLERANCE = 1e-9
 QUEUE_SOURCES = ("estimated", "true")
 REGION_ACTIONS = ("phase", "splits")
-
-
-@dataclass(frozen=True)
-class SignalTiming:
-    """Seconds: decision interval, yellow, red clearance, minimum and maximum green."""
-
-    delta: float = 5.0
-    yellow: float = 2.0
-    all_red: float = 0.0
-    min_green: float = 5.0
-    max_green: float = 50.0
-
-    def __post_init__(self):
-        for name in ("delta", "yellow", "min_green", "max_green"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
-        if self.all_red < 0:
-            raise ValueError(f"all_red must be >= 0 seconds, got {self.all_red!r}")
-        if self.yellow + self.all_red >= self.delta:
-            raise ValueError(f"yellow + all_red ({self.yellow} + {self.all_red} s) must be shorter than the "
-                             f"decision interval delta ({self.delta} s): the new green starts within the interval")
-        if self.min_green > self.max_green:
-            raise ValueError(f"min_green ({self.min_green} s) must not exceed max_green ({self.max_green} s)")
-        if self.max_green < self.delta - self.yellow - self.all_red:
-            raise ValueError(f"max_green ({self.max_green} s) is shorter than the green part of one decision "
-                             f"interval ({self.delta - self.yellow - self.all_red} s)")
-
-    @property
-    def green_after_change(self) -> float:
-        """Seconds of the new green shown in the interval in which it was chosen."""
-        return self.delta - self.yellow - self.all_red
 
 
 @dataclass(frozen=True)
@@ -78,8 +48,6 @@ class GridParams:
 
 @forwards_to(make_traffic_params)
 def make_grid_params(scenario="grid4x4", reward: str = "diff-waiting-time", **kwargs) -> GridParams:
-    from envzoo.traffic.features import reward_function
-
     reward_function(reward)  # an unknown name fails here
     return GridParams(make_traffic_params(scenario, **kwargs), reward)
 

@@ -15,10 +15,42 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-from envzoo.traffic.params import TIME_TOLERANCE, SignalTiming
-
 GREEN = "Gg"
 YELLOW = "yY"
+
+# Seconds: green times are sums of interval lengths, so equal times may differ in the last bits.
+TIME_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class SignalTiming:
+    """Seconds: decision interval, yellow, red clearance, minimum and maximum green."""
+
+    delta: float = 5.0
+    yellow: float = 2.0
+    all_red: float = 0.0
+    min_green: float = 5.0
+    max_green: float = 50.0
+
+    def __post_init__(self):
+        for name in ("delta", "yellow", "min_green", "max_green"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
+        if self.all_red < 0:
+            raise ValueError(f"all_red must be >= 0 seconds, got {self.all_red!r}")
+        if self.yellow + self.all_red >= self.delta:
+            raise ValueError(f"yellow + all_red ({self.yellow} + {self.all_red} s) must be shorter than the "
+                             f"decision interval delta ({self.delta} s): the new green starts within the interval")
+        if self.min_green > self.max_green:
+            raise ValueError(f"min_green ({self.min_green} s) must not exceed max_green ({self.max_green} s)")
+        if self.max_green < self.delta - self.yellow - self.all_red:
+            raise ValueError(f"max_green ({self.max_green} s) is shorter than the green part of one decision "
+                             f"interval ({self.delta - self.yellow - self.all_red} s)")
+
+    @property
+    def green_after_change(self) -> float:
+        """Seconds of the new green shown in the interval in which it was chosen."""
+        return self.delta - self.yellow - self.all_red
 
 
 @dataclass(frozen=True)

@@ -2,20 +2,19 @@
 
 It starts episodes, turns each light's requested green into SUMO programs for one decision
 interval (yellow, red clearance, green: SUMO plays them itself, so an interval is one call into
-SUMO), reads the lane state once per decision and keeps the episode's KPIs. Faces (the
-PettingZoo env, single-agent envs) only choose actions and compose observations and rewards from
-its state.
+SUMO), reads the lane state once per decision and keeps the episode's running sums
+(:class:`~envzoo.traffic.state.EpisodeTotals`). The tasks (:mod:`envzoo.traffic.task`) build the
+observations, rewards and metrics from that state.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envzoo.traffic import features
 from envzoo.traffic.intersections import Intersection, Network, read_network
 from envzoo.traffic.generator import Scenario, ScenarioError
-from envzoo.traffic.params import SignalTiming
-from envzoo.traffic.signals import SignalStatus, advance_status, decide, transition_program
+from envzoo.traffic.signals import SignalStatus, SignalTiming, advance_status, decide, transition_program
+from envzoo.traffic.state import EpisodeTotals
 from envzoo.traffic.sumo import LaneState, Simulation, options_to_args
 
 MAX_SUMO_SEED = 2**31 - 1
@@ -53,13 +52,12 @@ class SignalControlSim:
                                 "nothing to control (pick a scenario with signalised junctions)")
         self.intersections: dict[str, Intersection] = {i.light: i for i in self.network.intersections}
         self.lights = list(self.intersections)
-        self.features = features.LightFeatures.of(self.network, list(self.intersections.values()))
         # Each light's programs: one per change of green (and one per green, to hold it).
         self._programs = [(light, _program_id(origin, target),
                            transition_program(intersection.plan, origin, target, timing))
                           for light, intersection in self.intersections.items()
                           for origin in range(intersection.n_greens) for target in range(intersection.n_greens)]
-        # Every light's incoming lanes in one index array: the queue KPI is one sum per decision.
+        # Every light's incoming lanes in one index array: the halting sum is one sum per decision.
         self._incoming_lanes = np.concatenate([i.in_lanes for i in self.network.intersections])
         # Called after every simulated second when set (a face that follows vehicles second by
         # second); otherwise each decision interval is simulated in one call, which is faster.
@@ -86,9 +84,8 @@ class SignalControlSim:
         if self.measure_co2:
             sim.subscribe_co2()
         self.status = {light: SignalStatus() for light in self.lights}
-        self.decisions, self._queue_sum, self._co2_mg = 0, 0.0, 0.0
-        self._flow_sum = np.zeros(len(self.network.lanes))
-        self._read_lanes()
+        self.totals = EpisodeTotals.start(len(self.network.lanes))
+        self.lanes: LaneState = sim.lane_state()
 
     def _install_programs(self, sim: Simulation) -> None:
         """Each light gets one program per change of green (and one per green, to hold it); SUMO
@@ -97,10 +94,6 @@ class SignalControlSim:
             sim.install_program(light, program, phases)
         for light in self.intersections:
             sim.run_program(light, _program_id(0, 0))
-
-    def _read_lanes(self) -> None:
-        self.lanes: LaneState = self.sim.lane_state()
-        self.density, self.queue = features.densities(self.network, self.lanes)
 
     def apply(self, requested: dict[str, int]) -> None:
         """Simulate one decision interval with each light's requested green (``decide`` applies
@@ -119,18 +112,20 @@ class SignalControlSim:
         except Exception:
             self.close()
             raise
-        self.decisions += 1
-        self._read_lanes()
-        self._queue_sum += float(self.lanes.halting[self._incoming_lanes].sum())  # counts: exact in any order
+        self.lanes = self.sim.lane_state()
+        totals = self.totals
+        totals.decisions += 1
+        totals.halting += float(self.lanes.halting[self._incoming_lanes].sum())  # counts: exact in any order
         # Edie's flow of a lane at an instant: the sum of its vehicles' speeds over its length.
-        self._flow_sum += self.lanes.vehicles * self.lanes.mean_speed / self.network.length
+        totals.flow += self.lanes.vehicles * self.lanes.mean_speed / self.network.length
 
     def lane_flows_vph(self) -> np.ndarray:
         """Every lane's flow so far in the episode, vehicles per hour: Edie's flow (vehicles ×
         mean speed / lane length) sampled at each decision and averaged. What a detector counting
         the vehicles through the lane would measure, estimated from the lane state the env reads
         anyway (within a few per cent of the count on a 30-minute grid episode: see the tests)."""
-        return 3600.0 * self._flow_sum / self.decisions if self.decisions else np.zeros_like(self._flow_sum)
+        totals = self.totals
+        return 3600.0 * totals.flow / totals.decisions if totals.decisions else np.zeros_like(totals.flow)
 
     def _advance(self, duration: float) -> None:
         """Simulate ``duration`` seconds, in one call or second by second with ``on_second``;
@@ -141,7 +136,7 @@ class SignalControlSim:
             seconds = min(step, left)
             self.sim.advance(seconds)
             if self.measure_co2:
-                self._co2_mg += self.sim.co2_rate() * seconds
+                self.totals.co2_mg += self.sim.co2_rate() * seconds
             if self.on_second is not None:
                 self.on_second()
             left -= seconds
@@ -154,28 +149,12 @@ class SignalControlSim:
         """Each light's min-green flag (1: its green may change now), in light order."""
         return np.array([float(self.status[light].can_change(self.timing)) for light in self.lights])
 
-    def observe(self) -> np.ndarray:
-        """Every light's observation (see :mod:`envzoo.traffic.features`), concatenated."""
-        return self.features.observe(self.greens(), self.can_change(), self.density, self.queue)
-
     def at_scenario_end(self) -> bool:
         return self.sim.time() >= self.scenario.end
 
-    def metrics(self) -> dict[str, float]:
-        """The episode's KPIs so far (documented in the faces' docstrings)."""
-        totals = self.sim.totals()
-        hours = self.decisions * self.timing.delta / 3600.0
-        return {
-            "mean_delay_s": totals.mean_time_loss, "mean_travel_time_s": totals.mean_travel_time,
-            "mean_waiting_time_s": totals.mean_waiting_time, "arrived": float(totals.arrived),
-            "throughput_vph": totals.arrived / hours if hours else 0.0, "departed": float(totals.departed),
-            "running": float(totals.running), "teleports": float(totals.teleports),
-            "mean_queue": self._queue_sum / self.decisions if self.decisions else 0.0,
-        } | ({"co2_kg": self._co2_mg / 1e6} if self.measure_co2 else {})
-
     def render_text(self) -> str:
         """The ``"ansi"`` rendering of every face: time, then each light's green, state and queue."""
-        lines = [f"t={self.sim.time():7.0f}s  decision {self.decisions}"]
+        lines = [f"t={self.sim.time():7.0f}s  decision {self.totals.decisions}"]
         for light, intersection in self.intersections.items():
             status = self.status[light]
             queue = int(self.lanes.halting[intersection.in_lanes].sum())

@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from envzoo.traffic.params import TIME_TOLERANCE as TOLERANCE
-from envzoo.traffic.params import SignalTiming
+from envzoo.traffic.signals import TIME_TOLERANCE as TOLERANCE
+from envzoo.traffic.signals import SignalTiming
 
 
 def decisions_per_cycle(cycle: float, n_greens: int, timing: SignalTiming) -> int:

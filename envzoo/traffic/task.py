@@ -51,6 +51,31 @@ def _batched(metrics: dict[str, float], rows: int = 1) -> dict[str, np.ndarray]:
     return {name: np.full(rows, value) for name, value in metrics.items()}
 
 
+def episode_metrics(sim: SignalControlSim) -> dict[str, float]:
+    """The episode's KPIs so far (documented in the faces' docstrings): SUMO's trip totals and
+    the simulator's running sums."""
+    trips, totals = sim.sim.totals(), sim.totals
+    hours = totals.decisions * sim.timing.delta / 3600.0
+    return {
+        "mean_delay_s": trips.mean_time_loss, "mean_travel_time_s": trips.mean_travel_time,
+        "mean_waiting_time_s": trips.mean_waiting_time, "arrived": float(trips.arrived),
+        "throughput_vph": trips.arrived / hours if hours else 0.0, "departed": float(trips.departed),
+        "running": float(trips.running), "teleports": float(trips.teleports),
+        "mean_queue": totals.halting / totals.decisions if totals.decisions else 0.0,
+    } | ({"co2_kg": totals.co2_mg / 1e6} if sim.measure_co2 else {})
+
+
+def light_features(sim: SignalControlSim) -> features.LightFeatures:
+    """The simulator's lights, in its order, as the observation's matrices over the lanes."""
+    return features.LightFeatures.of(sim.network, [sim.intersections[light] for light in sim.lights])
+
+
+def observe_lights(sim: SignalControlSim, lights: features.LightFeatures) -> np.ndarray:
+    """Every light's observation (see :mod:`envzoo.traffic.features`), concatenated."""
+    density, queue = features.densities(sim.network, sim.lanes)
+    return lights.observe(sim.greens(), sim.can_change(), density, queue)
+
+
 class _Replayed:
     """What every traffic task shares: its SUMO simulator, and copies that replay the episode.
 
@@ -105,6 +130,7 @@ class GridTask(_Replayed, AgentsTask):
         self.agents = tuple(self.sim.lights)
         super().__init__(params, len(self.agents))
         self.intersections = self.sim.intersections
+        self.features = light_features(self.sim)
         self.observation_spaces = [features.observation_space(i) for i in self.intersections.values()]
         self.action_spaces = [spaces.Discrete(i.n_greens) for i in self.intersections.values()]
         self.reward_fn = features.reward_function(params.reward)
@@ -117,7 +143,7 @@ class GridTask(_Replayed, AgentsTask):
     def _start(self, seeds: tuple[int, ...]) -> None:
         self.sim.start_episode(seeds[0])
         self.episode = (seeds, [])
-        self.previous_wait = self.sim.features.waiting_time(self.sim.lanes)
+        self.previous_wait = self.features.waiting_time(self.sim.lanes)
 
     def check_agent_actions(self, actions: list) -> list[int]:
         return [int(action) for action in super().check_agent_actions(actions)]
@@ -126,8 +152,8 @@ class GridTask(_Replayed, AgentsTask):
         self._record(actions)
         sim = self.sim
         sim.apply(dict(zip(self.agents, actions)))
-        rewards = np.asarray(self.reward_fn(sim.features, sim.lanes, sim.network, self.previous_wait), dtype=np.float64)
-        self.previous_wait = sim.features.waiting_time(sim.lanes)
+        rewards = np.asarray(self.reward_fn(self.features, sim.lanes, sim.network, self.previous_wait), dtype=np.float64)
+        self.previous_wait = self.features.waiting_time(sim.lanes)
         flows = sim.lane_flows_vph()
         none = np.zeros(self.batch, dtype=bool)
         return Transition(reward=rewards, terminated=none, truncated=np.full(self.batch, sim.at_scenario_end()),
@@ -135,10 +161,10 @@ class GridTask(_Replayed, AgentsTask):
                                            "lane_flow_vph": [flows[i.in_lanes] for i in self.intersections.values()]})
 
     def observe(self) -> list[np.ndarray]:
-        return self.sim.features.split(self.sim.observe())
+        return self.features.split(observe_lights(self.sim, self.features))
 
     def metrics(self) -> dict[str, np.ndarray]:
-        return _batched(self.sim.metrics(), self.batch)
+        return _batched(episode_metrics(self.sim), self.batch)
 
     def render_text(self, row=None) -> str:
         return self.sim.render_text() if self.sim.running and self.episode is not None else None
@@ -174,7 +200,7 @@ class GridMOTask(GridTask):
         # one interval is missed, which needs a lane shorter than delta × its speed.
         passed = np.array([len(before - now) for before, now in zip(self.entering, entering)], dtype=np.float64)
         self.entering = entering
-        incoming = sim.features.incoming
+        incoming = self.features.incoming
         objectives = np.stack([-(incoming @ sim.lanes.halting) * delta / 60.0, passed,
                                -(incoming @ sim.lanes.co2_rate) * delta / 1e6], axis=1).astype(np.float32)
         transition.reward = objectives[:, 0].astype(np.float64)
@@ -195,6 +221,7 @@ class CentralTask(_Replayed, Task):
             raise ValueError("a SUMO simulation runs one episode: the traffic vector envs run one per subprocess")
         self.sim = _simulator(self._traffic)
         self.lights = list(self.sim.lights)
+        self.features = light_features(self.sim)
         self.action_space = spaces.MultiDiscrete([self.sim.intersections[light].n_greens for light in self.lights])
         self.action_hint = f"(one green index per light, lights {self.lights})"
         self._set_up_observation()
@@ -224,7 +251,7 @@ class CentralTask(_Replayed, Task):
     def _start(self, seeds: tuple[int, ...]) -> None:
         self.sim.start_episode(seeds[0])
         self.episode = (seeds, [])
-        self.previous = self.sim.metrics()
+        self.previous = episode_metrics(self.sim)
 
     def step(self, actions) -> Transition:
         action = actions[0]
@@ -255,7 +282,7 @@ class CentralTask(_Replayed, Task):
         """Called after each decision interval of the step, before the reward is computed."""
 
     def _metrics(self) -> dict[str, float]:
-        return self.sim.metrics()
+        return episode_metrics(self.sim)
 
     def metrics(self) -> dict[str, np.ndarray]:
         return _batched(self._metrics())
@@ -265,7 +292,7 @@ class CentralTask(_Replayed, Task):
         """(scalar reward, objectives) of the step: waiting (vehicle-minutes halted, negative),
         throughput (arrivals), CO2 (kg, negative)."""
         sim = self.sim
-        halting = float((sim.features.incoming @ sim.lanes.halting).sum())
+        halting = float((self.features.incoming @ sim.lanes.halting).sum())
         objectives = np.array([-halting * sim.timing.delta / 60.0, metrics["arrived"] - self.previous["arrived"],
                                -(metrics["co2_kg"] - self.previous["co2_kg"])], dtype=np.float32)
         return float(objectives[0]), objectives
@@ -274,7 +301,7 @@ class CentralTask(_Replayed, Task):
         return {"lane_flow_vph": self.sim.lane_flows_vph()[self._observed_lanes][None]}
 
     def observe(self) -> np.ndarray:
-        return self.sim.observe()[None]
+        return observe_lights(self.sim, self.features)[None]
 
     def render_text(self, row: int = 0) -> str:
         return self.sim.render_text() if self.sim.running and self.episode is not None else None
@@ -361,8 +388,8 @@ class RegionTask(CentralTask):
         self._step_queues.append(float((self.estimated if self.params.reward == "estimated" else self.true).sum()))
 
     def _metrics(self) -> dict[str, float]:
-        decisions = self.sim.decisions
-        return {**self.sim.metrics(), "queue_estimation_mae": self._error_sum / decisions if decisions else 0.0}
+        decisions = self.sim.totals.decisions
+        return {**episode_metrics(self.sim), "queue_estimation_mae": self._error_sum / decisions if decisions else 0.0}
 
     def _reward(self, metrics: dict[str, float]) -> tuple[float, None]:
         return -sum(self._step_queues) / len(self._step_queues), None

@@ -320,6 +320,9 @@ MALFORMED = {
     "policy env_kwargs not a mapping": (
         GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', env_kwargs: splits}}\n",
         "policies.greedy.env_kwargs"),
+    "policy tour_max_steps not a positive integer": (
+        GOOD_ENTRY + "    policies: {greedy: {entry_point: 'envzoo.example.policies:Greedy', tour_max_steps: 0}}\n",
+        "policies.greedy.tour_max_steps"),
     "constraint on an unknown metric": (
         GOOD_ENTRY + "    costs: [spend]\n    constraint: {metric: overspent, infeasible_return: 0}\n",
         "constraint.metric"),

@@ -25,7 +25,7 @@ def test_warm_up_compiles_in_a_worker_reports_and_marks(tmp_path, monkeypatch):
     assert warmup.warm_up(workers=1, report=lines.append) == ["trading"]
     assert lines == ["1/1 trading"]
     assert warmup.marker_path().is_file()
-    assert list((tmp_path / "numba").rglob("sim._step_first_row-*.nbc"))  # the single env's step, compiled
+    assert list((tmp_path / "numba").rglob("task._step_and_observe_first_row-*.nbc"))  # the single env's step, compiled
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert not warmup.marker_path().is_file()  # another kernel cache is not warm
 

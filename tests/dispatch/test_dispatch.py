@@ -33,7 +33,7 @@ def make(cache, **kwargs):
 
 def accounted(sim) -> bool:
     """Every call that arrived is served, lost, queued or being decided: exactly once."""
-    return sim.arrived[0] == sim.served[0] + sim.lost[0] + sim.queue_length[0] + int(sim.has_call[0])
+    return sim.arrived[0] == sim.served[0] + sim.lost[0] + sim.rows.queue_length[0] + int(sim.rows.has_call[0])
 
 
 @pytest.mark.parametrize("policy", [RandomAvailable, SeverityPriority, "uniform"])
@@ -53,9 +53,9 @@ def test_no_call_is_lost_or_served_twice(cache, policy):
             done = terminated or truncated
         # Every served call is recorded once, in its zone: the records add up to the zone tallies.
         served = sim.served_calls(0)
-        assert served[:, 0].sum() == pytest.approx(sim.zone_sum_min[0].sum())
-        assert np.array_equal(np.bincount(served[:, 1].astype(int), minlength=sim.zone_count.shape[1]),
-                              sim.zone_count[0])
+        assert served[:, 0].sum() == pytest.approx(sim.rows.zone_sum_min[0].sum())
+        assert np.array_equal(np.bincount(served[:, 1].astype(int), minlength=sim.rows.zone_count.shape[1]),
+                              sim.rows.zone_count[0])
         assert sim.lost[0] + sim.served[0] > 0
 
 
@@ -75,7 +75,7 @@ def test_an_incident_log_is_replayed_whole(cache, tmp_path):
             break
     sim = env.unwrapped.task.sim
     assert terminated and not truncated
-    assert sim.arrived[0] == 40 and sim.served[0] + sim.lost[0] == 40 and sim.queue_length[0] == 0
+    assert sim.arrived[0] == 40 and sim.served[0] + sim.lost[0] == 40 and sim.rows.queue_length[0] == 0
     assert info["metrics"]["calls"] == 40
 
 
@@ -169,9 +169,9 @@ def test_relocation_moves_free_units_toward_the_mexclp_plan(cache):
         observation, reward, terminated, truncated, info = env.step(action)
         assert info["cost"] == 0.0 and accounted(sim)
         homes = observation[-3 * stations:].reshape(3, stations).argmax(1)
-        np.testing.assert_array_equal(homes, sim.home[0])
+        np.testing.assert_array_equal(homes, sim.rows.home[0])
     assert sim.relocations[0] >= 2
-    assert np.array_equal(np.bincount(sim.home[0], minlength=stations), policy.plan)
+    assert np.array_equal(np.bincount(sim.rows.home[0], minlength=stations), policy.plan)
 
 
 def test_moving_a_busy_unit_is_refused(cache):
@@ -179,7 +179,7 @@ def test_moving_a_busy_unit_is_refused(cache):
     observation, info = env.reset(seed=0)
     sim = env.unwrapped.task.sim
     observation, reward, terminated, truncated, info = env.step(np.array([0, 0, 1]))  # send unit 0, then move it
-    assert info["cost"] == 1.0 and sim.home[0, 0] == 0 and sim.relocations[0] == 0
+    assert info["cost"] == 1.0 and sim.rows.home[0, 0] == 0 and sim.relocations[0] == 0
 
 
 @pytest.mark.parametrize("borrowing", [True, False])

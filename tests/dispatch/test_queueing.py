@@ -41,7 +41,7 @@ def test_busy_units_and_zone_response_match_the_hypercube_model(loss_system):
     rates = RATE_PER_H / 60.0 * p.call_weights
     pi = hypercube_loss(rates, preferences, 1.0 / SERVICE_MIN)
     sim = task.sim
-    busy = (sim.booked_s[0] - np.maximum(sim.free_at[0] - sim.time[0], 0.0)) / sim.time[0]
+    busy = (sim.rows.booked_s[0] - np.maximum(sim.rows.free_at[0] - sim.rows.time[0], 0.0)) / sim.rows.time[0]
     # 30,000 calls are ~20,000 service times per unit: the busy shares' standard error is ~0.005.
     np.testing.assert_allclose(busy, busy_fractions(pi, p.n_units), atol=0.02)
     assert np.ptp(busy_fractions(pi, p.n_units)) > 0.05, "the check needs units of unequal workload"

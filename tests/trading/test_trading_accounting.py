@@ -221,18 +221,19 @@ def test_the_compiled_step_keeps_the_books_accounting(make_panel):
     wild price path, where 3x long rows go bust)."""
     from envzoo.finance.book import Book, notional_commissions, transaction_factor as book_factor
     from envzoo.trading import sim as S
+    from envzoo.trading import state as columns
     from envzoo.trading.params import make_params
 
     rng = np.random.default_rng(3)
     wild = make_panel(1500, close=100 * np.exp(np.cumsum(rng.normal(0, 0.4, 1500))))
     params = make_params(wild, split="test", allow_short=True, positions=(-1.0, -0.5, 0.0, 0.5, 1.0, 3.0))
     B = 256
-    trading = S.TradingSim(params, B, np.full(21, -np.inf, np.float32), np.full(21, np.inf, np.float32))
+    trading = S.TradingSim(params, B)
     bars = rng.integers(params.first_bar, params.last_bar - 1, B)
     trading.reset(np.arange(B), bars, bars + 1)
     held, equity = rng.uniform(-1.5, 2.0, B), rng.uniform(0.5, 2.0, B)
-    trading.state[:, S.CASH_WEIGHT], trading.state[:, S.ASSET_WEIGHT] = 1 - held, held
-    trading.state[:, S.EQUITY] = equity
+    trading.state["cash_weight"], trading.state["asset_weight"] = 1 - held, held
+    trading.state["equity"] = equity
     trading.performance.stats[:, 1] = equity  # the performance path's current value
     actions = rng.integers(0, len(params.positions), B)
     result = trading.step(actions)
@@ -246,10 +247,11 @@ def test_the_compiled_step_keeps_the_books_accounting(make_panel):
     relatives = np.stack([np.ones(B), closes[bars + 1] / closes[bars]], 1)
     mu = book_factor(book.holdings, weights, *notional_commissions(params.cost_rate))
     expected = book.rebalance_and_move(weights, relatives, mu)
-    np.testing.assert_allclose(result[:, S.NEW_EQUITY], book.value, rtol=1e-14)
-    np.testing.assert_allclose(trading.state[:, [S.CASH_WEIGHT, S.ASSET_WEIGHT]], book.holdings, rtol=1e-14, atol=1e-15)
-    np.testing.assert_allclose(trading.state[:, S.TURNOVER], expected["traded"], rtol=1e-14, atol=1e-16)
-    np.testing.assert_allclose(trading.state[:, S.COSTS], expected["cost"], rtol=1e-14, atol=1e-16)
-    np.testing.assert_array_equal(result[:, S.TERMINATED] > 0, expected["ruined"])
-    np.testing.assert_allclose(result[:, S.RISK], -expected["log_return"] ** 2, rtol=1e-13)
+    np.testing.assert_allclose(result[:, columns.NEW_EQUITY], book.value, rtol=1e-14)
+    holdings = np.stack([trading.state["cash_weight"], trading.state["asset_weight"]], 1)
+    np.testing.assert_allclose(holdings, book.holdings, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(trading.state["turnover"], expected["traded"], rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(trading.state["costs"], expected["cost"], rtol=1e-14, atol=1e-16)
+    np.testing.assert_array_equal(result[:, columns.TERMINATED] > 0, expected["ruined"])
+    np.testing.assert_allclose(result[:, columns.RISK], -expected["log_return"] ** 2, rtol=1e-13)
     assert expected["ruined"].any() and not expected["ruined"].all()  # the 3x and short rows reach ruin

@@ -75,7 +75,7 @@ def test_lane_flows_match_the_vehicles_counted_through_each_lane(every_second):
         rng = np.random.default_rng(0)
         while env.agents:
             _, _, _, _, infos = env.step({a: int(rng.integers(2)) for a in env.agents})
-        counted = np.array([len(seen[lane]) for lane in lanes]) * 3600.0 / (env.task.sim.decisions * env.task.sim.timing.delta)
+        counted = np.array([len(seen[lane]) for lane in lanes]) * 3600.0 / (env.task.sim.totals.decisions * env.task.sim.timing.delta)
         measured = env.task.sim.lane_flows_vph()[lanes]
         assert counted.min() > 200, "the check needs traffic on every lane"
         np.testing.assert_allclose(measured, counted, rtol=0.10)  # sampling every 5 s: a few per cent

@@ -180,7 +180,7 @@ def test_a_cycle_cut_by_the_scenarios_end_stops_there():
         assert not env.step(shares_action(env))[3]
         assert not env.step(shares_action(env))[3]
         truncated = env.step(shares_action(env))[3]
-        assert truncated and env.task.sim.sim.time() == 150.0 and env.task.sim.decisions == 30
+        assert truncated and env.task.sim.sim.time() == 150.0 and env.task.sim.totals.decisions == 30
     finally:
         env.close()
 
