@@ -13,15 +13,11 @@ interval from a workload's :meth:`Workload.compiled` description, inside the sim
 
 from __future__ import annotations
 
-import dataclasses
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from envzoo.core.compiled import kernel
-from envzoo.core.user_files import looks_like_path
 
 # Kind codes of the compiled rates.
 CONSTANT, DIURNAL, STEP, SPIKE, BURSTY, TRACE = range(6)
@@ -275,45 +271,3 @@ def interval_rates(code, rate, constants, table, times, memory, u, out):
 WORKLOADS: dict[str, type[Workload]] = {
     cls.kind: cls for cls in (Constant, Diurnal, Step, Spike, Bursty, Trace)
 }
-
-
-def workload_options(spec) -> dict:
-    """The options of a workload given by name (``"diurnal"``), as a dict, or as the path of a
-    trace (a file, a folder of day files, a mapping ``{day: file}``: ``{"kind": "trace",
-    "path": spec}``)."""
-    day_files = (isinstance(spec, Mapping) and bool(spec) and "kind" not in spec
-                 and all(isinstance(path, (str, os.PathLike)) for path in spec.values()))
-    path = isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec))
-    if day_files or path:
-        return {"kind": "trace", "path": spec}
-    return {"kind": spec} if isinstance(spec, str) else dict(spec)
-
-
-def make_workload(spec, dt: float) -> Workload:
-    """A workload from a name (``"diurnal"``), a dict (``{"kind": "spike", "factor": 8}``), the
-    path of a trace (:func:`workload_options`) or an instance."""
-    if isinstance(spec, Workload):
-        workload = spec
-    else:
-        options = workload_options(spec)
-        kind = options.pop("kind", None)
-        if kind == "trace" and "path" in options:
-            from envzoo.serverless.data import load_azure_invocations
-
-            try:
-                return load_azure_invocations(options.pop("path"), **options)
-            except TypeError as error:
-                raise ValueError(f"bad options for the trace workload: {error}") from None
-        if kind == "trace" and "counts" not in options:
-            raise ValueError("the trace workload needs `path` (an Azure Functions invocations CSV) "
-                             "or `counts` (per-minute counts, one row per function)")
-        if kind not in WORKLOADS:
-            raise ValueError(f"unknown workload {kind!r}; choose one of {sorted(WORKLOADS)} "
-                             "or pass a Workload instance")
-        try:
-            workload = WORKLOADS[kind](**options)
-        except TypeError as error:
-            raise ValueError(f"bad options for workload {kind!r}: {error}") from None
-    if isinstance(workload, Bursty) and workload.dt != dt:
-        workload = dataclasses.replace(workload, dt=dt)  # never change the caller's object
-    return workload

@@ -61,10 +61,10 @@ import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import kernel, numpy_sum, over_row_ranges
-from envzoo.serverless.generator import BURSTY, Workload, interval_rates, make_workload
+from envzoo.serverless.generator import BURSTY, Workload, interval_rates
 from envzoo.serverless.histogram import bin_of, quantile_of
 from envzoo.serverless.kpa import PANIC_SINCE, KPAState, kpa_constants, kpa_decide
-from envzoo.serverless.params import SimParams
+from envzoo.serverless.params import SimParams, make_workload
 
 #: Per-(instance, function) totals kept over an episode (the columns of ``ServerlessSim.totals``).
 COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds", "waited",

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.serverless.generator import Bursty, Constant, Diurnal, Spike, Step, Trace, Workload, make_workload
+from envzoo.serverless.generator import Bursty, Constant, Diurnal, Spike, Step, Trace, Workload
+from envzoo.serverless.params import make_workload
 from envzoo.serverless.params import KPAParams, SimParams
 
 
