@@ -14,6 +14,7 @@ interval from a workload's :meth:`Workload.compiled` description, inside the sim
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,6 +23,15 @@ from envzoo.core.compiled import kernel
 # Kind codes of the compiled rates.
 CONSTANT, DIURNAL, STEP, SPIKE, BURSTY, TRACE = range(6)
 _NO_TABLE = np.zeros((1, 1))
+
+
+class CompiledWorkload(NamedTuple):
+    """A workload as :func:`interval_rates` reads it."""
+
+    code: int             # the kind's branch of interval_rates (CONSTANT, ..., TRACE)
+    rate: np.ndarray      # (F or 1,) requests/s
+    constants: np.ndarray  # the kind's numbers (float64)
+    table: np.ndarray     # (F or 1, n) a trace's per-minute counts
 
 
 def _per_function(value, name: str) -> np.ndarray:
@@ -56,9 +66,11 @@ class Workload:
         """A per-function table :func:`interval_rates` reads (a trace's counts), (F or 1, n)."""
         return _NO_TABLE
 
-    def compiled(self) -> tuple:
-        """``(code, rate, constants, table)``: the arguments of :func:`interval_rates`."""
-        return self.code, self.rate, self.constants(), self.table()
+    def compiled(self) -> CompiledWorkload:
+        """The arguments of :func:`interval_rates` that describe this workload."""
+        # float64 and contiguous whatever the options' types: one compiled signature for all
+        return CompiledWorkload(self.code, *(np.ascontiguousarray(array, dtype=np.float64)
+                                             for array in (self.rate, self.constants(), self.table())))
 
     def rates(self, times: np.ndarray, memory: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
         """Rates (B, F, S) at ``times`` (S,) since the episode start, from ``memory`` (B, F, 2),

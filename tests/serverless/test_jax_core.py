@@ -4,7 +4,8 @@ a finite cluster's intervals equal the compiled simulator's, sharing of the free
 import numpy as np
 import pytest
 
-from envzoo.serverless.sim import STATS, ServerlessSim
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.state import STATS
 
 jax = pytest.importorskip("jax")
 jax_core = pytest.importorskip("envzoo.serverless.jax_core")
