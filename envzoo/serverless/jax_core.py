@@ -4,6 +4,31 @@ task of :mod:`.task` as pure functions of one instance of F functions (``jax.vma
 instances), drawing the same counter-based random numbers; see :mod:`envzoo.jax.env` for
 the API.
 
+Each function here and the compiled function it twins (a change to one is a change to both; the
+parity tests name the pair that fails):
+
+| JAX twin (this file) | compiled twin (file: function) |
+|---|---|
+| ``ServerlessJaxEnv.numbers`` | ``sim.py: sim_constants, kpa.py: kpa_constants, generator.py: Workload.compiled`` |
+| ``ServerlessJaxEnv.reset_episode`` | ``sim.py: ServerlessSim.reset, task.py: reset_stats`` |
+| ``ServerlessJaxEnv._start_workload`` | ``generator.py: Workload.start`` |
+| ``ServerlessJaxEnv.transition`` | ``task.py: ServerlessTask.step`` |
+| ``ServerlessJaxEnv._rewards`` | ``task.py: _rewards`` |
+| ``ServerlessJaxEnv._advance`` | ``sim.py: _advance_instances`` |
+| ``ServerlessJaxEnv._interval_rates`` | ``generator.py: interval_rates`` |
+| ``ServerlessJaxEnv._tick`` | ``sim.py: _tick`` |
+| ``ServerlessJaxEnv._kpa_decide`` | ``kpa.py: kpa_decide`` |
+| ``ServerlessJaxEnv._scale_to`` | ``sim.py: _scale_to`` |
+| ``ServerlessJaxEnv.observe`` | ``task.py: _observe`` |
+| ``ServerlessJaxEnv.metrics`` | ``task.py: _episode_metrics`` |
+| ``_completion_probability`` | ``sim.py: _completion_probability`` |
+| ``bin_of`` | ``histogram.py: bin_of`` |
+| ``quantile_of`` | ``histogram.py: quantile_of`` |
+| ``share_capacity`` | ``sim.py: share_capacity`` |
+
+(``_divide`` has no twin: it makes XLA divide as the CPU does, see below.) The state's types are
+:mod:`envzoo.serverless.state`'s, shared with the kernels.
+
 The ticks of a decision interval run in ``lax.fori_loop`` (the KPA's periods, and the ticks of
 each), every tick vectorised over the functions and the tagged-request slots. Every formula
 follows ``sim._advance_instances``, ``sim._tick``, ``sim._scale_to``, ``kpa.kpa_decide`` and
