@@ -1,7 +1,7 @@
 """``CollisionAvoidance-v1`` and ``CollisionAvoidanceMO-v1`` in JAX: the simulator of :mod:`.sim`
-(the propagator of :mod:`.propagation`, the encounters of :mod:`.generator` and
-:mod:`.collision`, the CW prediction of :mod:`.relative_motion`, the tracking of
-:mod:`.tracking`) and the task of :mod:`.task` as pure functions of one instance (``jax.vmap``
+(the propagator of :mod:`.physics.propagation`, the encounters of :mod:`.generator` and
+:mod:`.physics.collision`, the CW prediction of :mod:`.physics.relative_motion`, the tracking of
+:mod:`.physics.tracking`) and the task of :mod:`.task` as pure functions of one instance (``jax.vmap``
 batches them); see :mod:`envzoo.jax.env` for the API.
 
 Every formula follows the compiled kernels (``sim.start_row``, ``sim.step_row``,
@@ -54,14 +54,14 @@ from jax import lax
 from envzoo.jax import pcg64 as jax_pcg64, rng as jax_rng
 from envzoo.jax.arithmetic import numpy_sum
 from envzoo.jax.env import JaxEnv, Outcome
-from envzoo.orbital.collision import _EXP_UNDERFLOW, quadrature_nodes
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION
+from envzoo.orbital.physics.collision import _EXP_UNDERFLOW, quadrature_nodes
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION
 from envzoo.orbital.params import RETURN_TO_SLOT
-from envzoo.orbital.propagation import _NEVILLE_RATIOS, _SUBSTEP_SEQUENCE
+from envzoo.orbital.physics.propagation import _NEVILLE_RATIOS, _SUBSTEP_SEQUENCE
 from envzoo.orbital.sim import PC_ANGULAR_NODES, PC_RADIAL_NODES, CollisionAvoidanceSim
 from envzoo.orbital.task import REWARD_SPACE, CollisionAvoidanceTask, action_space, observation_space, task_settings
-from envzoo.orbital.tracking import _EPS, _EPS2
+from envzoo.orbital.physics.tracking import _EPS, _EPS2
 
 _TWO_PI = 2 * np.pi
 
@@ -165,7 +165,7 @@ def _einsum_dot(a, b):
 
 
 def _in_sequence(a, b):
-    """:func:`envzoo.orbital.elements.in_sequence3`: (a0 b0 + a1 b1) + a2 b2."""
+    """:func:`envzoo.orbital.physics.elements.in_sequence3`: (a0 b0 + a1 b1) + a2 b2."""
     return (a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]) + a[..., 2] * b[..., 2]
 
 
@@ -189,7 +189,7 @@ def _from_rtn(basis, v):
 
 
 def _matrix_product(a, b):
-    """a @ b of 3×3 matrices, each entry in sequence (:func:`~envzoo.orbital.elements.matrix_product3`)."""
+    """a @ b of 3×3 matrices, each entry in sequence (:func:`~envzoo.orbital.physics.elements.matrix_product3`)."""
     return _in_sequence(a[..., :, None, :], jnp.swapaxes(b, -1, -2)[..., None, :, :])
 
 
@@ -213,7 +213,7 @@ def _frame_rate(position, velocity):
 
 
 def _hill_state(reference_position, reference_velocity, position, velocity):
-    """:func:`~envzoo.orbital.relative_motion.hill_state_of`: (ρ, ρ̇) as one (..., 6) array."""
+    """:func:`~envzoo.orbital.physics.relative_motion.hill_state_of`: (ρ, ρ̇) as one (..., 6) array."""
     basis = _rtn_basis(reference_position, reference_velocity)
     rate = _frame_rate(reference_position, reference_velocity)
     rho = _to_rtn(basis, position - reference_position)
@@ -224,7 +224,7 @@ def _hill_state(reference_position, reference_velocity, position, velocity):
 
 
 def _inertial_state(reference_position, reference_velocity, rho, rho_dot):
-    """:func:`~envzoo.orbital.relative_motion.inertial_state_of`."""
+    """:func:`~envzoo.orbital.physics.relative_motion.inertial_state_of`."""
     basis = _rtn_basis(reference_position, reference_velocity)
     rate = _frame_rate(reference_position, reference_velocity)
     inertial_rate = jnp.stack([rho_dot[..., 0] + (-rate) * rho[..., 1], rho_dot[..., 1] + rate * rho[..., 0],
@@ -233,7 +233,7 @@ def _inertial_state(reference_position, reference_velocity, rho, rho_dot):
 
 
 def _cw_transition(n, duration):
-    """:func:`~envzoo.orbital.relative_motion.cw_transition_into`: Φ (..., 6, 6)."""
+    """:func:`~envzoo.orbital.physics.relative_motion.cw_transition_into`: Φ (..., 6, 6)."""
     phase = n * duration
     s, c = jnp.sin(phase), jnp.cos(phase)
     zero, one = jnp.zeros_like(phase), jnp.ones_like(phase)
@@ -249,7 +249,7 @@ def _cw_transition(n, duration):
 
 
 def _wrap_angle(angle):
-    """``np.mod(angle, 2π)`` as :func:`~envzoo.orbital.elements.wrap_angle` takes it."""
+    """``np.mod(angle, 2π)`` as :func:`~envzoo.orbital.physics.elements.wrap_angle` takes it."""
     remainder = jnp.fmod(angle, _TWO_PI)
     return jnp.where(remainder == 0.0, 0.0, jnp.where(remainder < 0.0, remainder + _TWO_PI, remainder))
 
@@ -260,7 +260,7 @@ def _angle_between(from_unit, to_vector, normal_unit):
 
 
 def _orbit_elements(position, velocity, mu):
-    """(a, e, i, Ω, ω, ν) of :func:`~envzoo.orbital.elements.orbit_elements_of` for a bound
+    """(a, e, i, Ω, ω, ν) of :func:`~envzoo.orbital.physics.elements.orbit_elements_of` for a bound
     orbit with angular momentum (the primary's)."""
     radius = _norm(position)
     speed_sq = _einsum_dot(velocity, velocity)
@@ -308,7 +308,7 @@ def _divide(numerator, denominator):
 
 
 def _acceleration(position, mu, j2_factor, zero):
-    """:func:`~envzoo.orbital.propagation.acceleration_of` at positions (..., 3) (J2 always on:
+    """:func:`~envzoo.orbital.physics.propagation.acceleration_of` at positions (..., 3) (J2 always on:
     with ``j2_factor`` 0 its terms vanish exactly)."""
     x, y, z = position[..., 0], position[..., 1], position[..., 2]
     inverse_radius_sq = 1.0 / ((_rounded(x * x, zero) + _rounded(y * y, zero)) + _rounded(z * z, zero))
@@ -338,7 +338,7 @@ def _modified_midpoint(position, velocity, start_acceleration, step, substeps, m
 
 
 def _propagate(position, velocity, step, count: int, mu, j2_factor, zero):
-    """:func:`~envzoo.orbital.propagation.propagate_object` of objects (..., 3) each by ``count``
+    """:func:`~envzoo.orbital.physics.propagation.propagate_object` of objects (..., 3) each by ``count``
     order-8 steps of its own ``step`` (...,) seconds: Neville's table over the six components."""
     def one_step(_, state):
         position, velocity = state
@@ -358,7 +358,7 @@ def _propagate(position, velocity, step, count: int, mu, j2_factor, zero):
 
 # ---------------------------------------------------------------------- encounters
 def _encounter_plane(primary_position, relative_velocity):
-    """:func:`~envzoo.orbital.collision.encounter_plane_of`: rows (radial, cross, along)."""
+    """:func:`~envzoo.orbital.physics.collision.encounter_plane_of`: rows (radial, cross, along)."""
     along = relative_velocity / _norm(relative_velocity)[..., None]
     radial_direction = primary_position / _norm(primary_position)[..., None]
     radial = radial_direction - _einsum_dot(radial_direction, along)[..., None] * along
@@ -367,7 +367,7 @@ def _encounter_plane(primary_position, relative_velocity):
 
 
 def _plane_sigmas(c00, c10, c11):
-    """:func:`~envzoo.orbital.tracking.plane_sigmas_of`, both branches taken, one kept."""
+    """:func:`~envzoo.orbital.physics.tracking.plane_sigmas_of`, both branches taken, one kept."""
     coupled = ((c10 != 0.0) & (jnp.abs(c10) > jnp.sqrt(jnp.abs(c00)) * jnp.sqrt(jnp.abs(c11)) * _EPS)
                & (c10 * c10 > _EPS2 * jnp.abs(c00 * c11)))
     total, difference, twice_off = c00 + c11, jnp.abs(c00 - c11), jnp.abs(c10 + c10)
@@ -394,7 +394,7 @@ _UNIT_NODES, _UNIT_WEIGHTS, _COS_THETA, _SIN_THETA = (np.asarray(a) for a in qua
 
 
 def _foster(miss_radial, miss_cross, c00, c01, c11, radius):
-    """:func:`~envzoo.orbital.collision.foster_of` over the (radial, angular) nodes at once."""
+    """:func:`~envzoo.orbital.physics.collision.foster_of` over the (radial, angular) nodes at once."""
     determinant = c00 * c11 - c01 * c01
     inverse_xx, inverse_yy, inverse_xy = c11 / determinant, c00 / determinant, -c01 / determinant
     normalisation = 2 * np.pi * jnp.sqrt(determinant)

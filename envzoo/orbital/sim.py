@@ -8,19 +8,19 @@ of ``decision_step_s``; in one step, for every episode:
 1. the manoeuvre of the step (an RTN impulse) is applied to the primary at the step's start,
    if the Δv budget left covers it; otherwise nothing is burnt (see *return to slot* below);
 2. the primary is propagated over the step by the backend's propagator
-   (:mod:`envzoo.orbital.backends`: numpy two-body + J2, ⌈step / ``scenario.max_step``⌉ order-8
+   (:mod:`envzoo.orbital.physics.backends`: numpy two-body + J2, ⌈step / ``scenario.max_step``⌉ order-8
    substeps, or Orekit); so are copies of it to each TCA that falls inside the step;
 3. each encounter whose TCA fell inside the step is decided by the truth: with the primary's
    propagated state and the debris' true state at TCA, the closest approach of the straight
    relative motion (a correction of well under a second) gives the true miss; below
    ``hard_body_radius_m`` it is a collision, which ends the episode;
 4. the debris' true TCA states drift with process noise and tracking updates refresh the
-   estimates (:mod:`envzoo.orbital.tracking`);
+   estimates (:mod:`envzoo.orbital.physics.tracking`);
 5. the agent's view is computed: the primary's state at each TCA is predicted from its current
    deviation from the slot by Clohessy–Wiltshire motion about the slot's exact state at TCA
-   (:mod:`envzoo.orbital.relative_motion`; exact without manoeuvres, meters off for km
+   (:mod:`envzoo.orbital.physics.relative_motion`; exact without manoeuvres, meters off for km
    deviations), the estimated miss follows, and Foster's Pc of the estimate with the combined
-   covariance (:mod:`envzoo.orbital.collision`).
+   covariance (:mod:`envzoo.orbital.physics.collision`).
 
 The debris are described at TCA only (as in a CDM): their designed states at TCA come from the
 slot's exact states there (with a CDM: the slot's state plus the CDM's offset of the debris from
@@ -62,24 +62,24 @@ import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import einsum_dot, kernel, over_row_ranges
-from envzoo.orbital.backends import NumpyPropagation, make_propagation
-from envzoo.orbital.collision import (
+from envzoo.orbital.physics.backends import NumpyPropagation, make_propagation
+from envzoo.orbital.physics.collision import (
     encounter_plane_of, foster_of, project_to_plane_of, quadrature_nodes, quadrature_work_size,
 )
 from envzoo.orbital.data import load_cdm_encounter
-from envzoo.orbital.elements import (
+from envzoo.orbital.physics.elements import (
     add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
 )
 from envzoo.orbital.generator import (
     DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
 )
-from envzoo.orbital.orekit.propagation import tle_state
+from envzoo.orbital.physics.orekit.propagation import tle_state
 from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
-from envzoo.orbital.propagation import OrbitState, propagate_object
-from envzoo.orbital.relative_motion import (
+from envzoo.orbital.physics.propagation import OrbitState, propagate_object
+from envzoo.orbital.physics.relative_motion import (
     cw_transition_into, frame_rate, hill_state_of, inertial_state_of, rendezvous_gain, singular_rendezvous_message,
 )
-from envzoo.orbital.tracking import kick_covariance, plane_sigmas_of
+from envzoo.orbital.physics.tracking import kick_covariance, plane_sigmas_of
 
 # Foster quadrature nodes: the default tracking gives plane σ's of tens of metres or more
 # against a 20 m radius, where 16 × 24 nodes agree with 64 × 64 to ~1e-9 relative (tested).
@@ -211,7 +211,7 @@ def assess_encounter(primary_position, primary_velocity, secondary_position, sec
     relative motion in the primary's RTN frame there; into ``plane_sigmas`` (2,), the 1-σ's of
     the combined covariance (the primary's RTN covariance added) in the encounter plane; returns
     Foster's Pc (0 once ``passed``). ``secondary_covariance``: rows as tuples (see
-    :func:`~envzoo.orbital.elements.matrix_of`)."""
+    :func:`~envzoo.orbital.physics.elements.matrix_of`)."""
     relative = subtract3(secondary_position, primary_position)
     relative_velocity = subtract3(secondary_velocity, primary_velocity)
     shift = straight_line_shift(relative, relative_velocity)
