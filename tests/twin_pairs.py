@@ -5,6 +5,7 @@ so that a failing parity test names both files and both functions."""
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 from pathlib import Path
@@ -21,8 +22,8 @@ def twin_table(module) -> dict[str, str]:
     for line in (module.__doc__ or "").splitlines():
         match = _ROW.match(line.strip())
         if match:
-            twins = [twin.strip() for twin in re.split(r",\s*(?=[\w/]+\.py:)", match["twins"])]
-            table[match["jax"]] = ", ".join(f"{package.as_posix()}/{twin}" for twin in twins)
+            twins = [twin.strip() for twin in re.split(r",\s*(?=[\w/.]+\.py:)", match["twins"])]
+            table[match["jax"]] = ", ".join(os.path.normpath(f"{package.as_posix()}/{twin}") for twin in twins)
     return table
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core.compiled import einsum_dot, kernel
+from envzoo.orbital.params import ConjunctionParams
 from envzoo.orbital.physics.collision import encounter_plane_of
 from envzoo.orbital.physics.elements import (
     add3,
@@ -44,7 +45,6 @@ from envzoo.orbital.physics.elements import (
     subtract3,
     vector_of,
 )
-from envzoo.orbital.params import ConjunctionParams
 from envzoo.orbital.physics.propagation import OrbitState, integrate
 
 

@@ -41,10 +41,10 @@ generator of :mod:`envzoo.core.rng` (one draw per step). An episode thus depends
 key and its actions, never on the batch it runs in.
 
 Compiled. A row's step is one kernel (:func:`step_row`: the burn, the propagation, the
-encounters, the noise and tracking, the view), over the row's state (:class:`SimRows`, the
-simulator's arrays) and the constants (:class:`SimSettings`); the batch runs it over ranges of
+encounters, the noise and tracking, the view), over the row's state (:class:`~envzoo.orbital.state.SimRows`,
+the simulator's arrays) and the constants (:class:`~envzoo.orbital.state.SimSettings`); the batch runs it over ranges of
 rows on several threads (:func:`envzoo.core.compiled.over_row_ranges`), and the single env's
-task calls it within one fused kernel. The row's parts are inlined into the kernels that loop
+task runs the same kernel over row 0 (one compilation for both). The row's parts are inlined into the kernels that loop
 over rows (``@kernel(inline=True)``): numba counts the references of the arrays that every call
 hands on, which took half the time of a step. With the Orekit backend the kernels stop before and
 resume after the propagation, which Orekit does in between. Only an episode's start draws in
@@ -56,114 +56,35 @@ rounding).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import einsum_dot, kernel, over_row_ranges
+from envzoo.orbital.data import load_cdm_encounter
+from envzoo.orbital.generator import (
+    DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
+)
+from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
 from envzoo.orbital.physics.backends import NumpyPropagation, make_propagation
 from envzoo.orbital.physics.collision import (
     encounter_plane_of, foster_of, project_to_plane_of, quadrature_nodes, quadrature_work_size,
 )
-from envzoo.orbital.data import load_cdm_encounter
 from envzoo.orbital.physics.elements import (
     add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
 )
-from envzoo.orbital.generator import (
-    DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
-)
 from envzoo.orbital.physics.orekit.propagation import tle_state
-from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
 from envzoo.orbital.physics.propagation import OrbitState, propagate_object
 from envzoo.orbital.physics.relative_motion import (
     cw_transition_into, frame_rate, hill_state_of, inertial_state_of, rendezvous_gain, singular_rendezvous_message,
 )
 from envzoo.orbital.physics.tracking import kick_covariance, plane_sigmas_of
+from envzoo.orbital.state import PairState, Scratch, SimRows, SimSettings
 
 # Foster quadrature nodes: the default tracking gives plane σ's of tens of metres or more
 # against a 20 m radius, where 16 × 24 nodes agree with 64 × 64 to ~1e-9 relative (tested).
 PC_RADIAL_NODES = 16
 PC_ANGULAR_NODES = 24
 _ROWS_PER_THREAD = 32  # a row's step takes a few microseconds: fewer are not worth a thread
-
-
-class SimRows(NamedTuple):
-    """Every row's state as the kernels take it: the simulator's arrays of the same names (see
-    :class:`CollisionAvoidanceSim`), then its view (:meth:`CollisionAvoidanceSim.predict`)."""
-
-    keys: np.ndarray
-    draws: np.ndarray
-    step_index: np.ndarray
-    primary_position: np.ndarray
-    primary_velocity: np.ndarray
-    tca: np.ndarray
-    slot_tca_position: np.ndarray
-    slot_tca_velocity: np.ndarray
-    true_position: np.ndarray
-    true_velocity: np.ndarray
-    debris_basis: np.ndarray
-    debris_mean_motion: np.ndarray
-    estimate_position: np.ndarray
-    estimate_velocity: np.ndarray
-    covariance: np.ndarray
-    last_update: np.ndarray
-    passed: np.ndarray
-    pending_step: np.ndarray
-    collisions: np.ndarray
-    maneuvers: np.ndarray
-    delta_v_used: np.ndarray
-    min_true_miss: np.ndarray
-    slot_rows: np.ndarray
-    slot_mean_motion: np.ndarray
-    return_gain: np.ndarray
-    deviation: np.ndarray
-    lead: np.ndarray
-    relative_rtn: np.ndarray
-    relative_velocity_rtn: np.ndarray
-    plane_sigmas: np.ndarray
-    pc: np.ndarray
-
-
-class SimSettings(NamedTuple):
-    """The constants of the kernels: the parameters they read, the slots' tracks and the Pc's
-    quadrature nodes."""
-
-    decision_step_s: float
-    n_steps: int
-    substeps: int  # order-8 steps of a propagation over at most one decision step
-    mu: float
-    j2_factor: float
-    hard_body_radius: float
-    delta_v_budget: float
-    return_steps: int
-    update_probability: float
-    kick_sigma: np.ndarray  # (3,) 1-σ of a step's velocity kick, RTN
-    kick_covariance: np.ndarray  # (3, 3)
-    measurement_factor: np.ndarray  # (3,) 1-σ of an update's position error, RTN
-    measurement_covariance: np.ndarray  # (3, 3)
-    primary_covariance: np.ndarray  # (3, 3) the primary's RTN position covariance
-    from_cdm: bool  # the estimate at the start is a CDM's, with the covariance and its root below
-    cdm_covariance: np.ndarray
-    cdm_root: np.ndarray
-    slot_position: np.ndarray  # (slots, n_steps + 1, 3)
-    slot_velocity: np.ndarray
-    unit_nodes: np.ndarray
-    unit_weights: np.ndarray
-    cos_theta: np.ndarray
-    sin_theta: np.ndarray
-    quadrature_size: int  # the length of foster_of's work
-
-
-class Scratch(NamedTuple):
-    """Work arrays of one thread's kernel pass."""
-
-    transition: np.ndarray  # (6, 6) a CW transition matrix
-    quadrature: np.ndarray  # foster_of's work
-    propagation: np.ndarray  # (5, 6) propagate_object's work
-    copy_position: np.ndarray  # (n, 3) the primary's copies at the TCAs inside the step
-    copy_velocity: np.ndarray
-    in_step: np.ndarray  # (n,) bool
 
 
 @kernel
@@ -470,7 +391,7 @@ def row_done(b, rows, s):
 
 # ---------------------------------------------------------------------- the batch
 @kernel
-def _step_rows(start, stop, delta_v, return_to_slot, rows, s, burnt, refused, collision):
+def step_rows(start, stop, delta_v, return_to_slot, rows, s, burnt, refused, collision):
     scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
     for b in range(start, stop):
         burnt[b], refused[b], collision[b] = step_row(b, delta_v[b], return_to_slot[b], rows, s, scratch)
@@ -714,10 +635,10 @@ class CollisionAvoidanceSim:
         delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
         burnt, refused, collision = np.empty(B), np.empty(B, dtype=bool), np.empty(B, dtype=bool)
         if self.compiled_propagation:
-            def step_rows(start, stop):
-                _step_rows(start, stop, delta_v, return_to_slot, self.rows, self.settings, burnt, refused, collision)
+            def advance_rows(start, stop):
+                step_rows(start, stop, delta_v, return_to_slot, self.rows, self.settings, burnt, refused, collision)
 
-            over_row_ranges(step_rows, B, _ROWS_PER_THREAD)
+            over_row_ranges(advance_rows, B, _ROWS_PER_THREAD)
         else:
             in_step = np.empty((B, n), dtype=bool)
             _burn_rows(delta_v, return_to_slot, self.rows, self.settings, burnt, refused, in_step)
@@ -745,27 +666,6 @@ class CollisionAvoidanceSim:
 
 
 # ---------------------------------------------------------------------- a constellation's pairs
-class PairState(NamedTuple):
-    """A constellation's sibling conjunctions as the kernels take them: the arrays of the same
-    names of :class:`ConstellationSim` (``slot_position``, ``slot_velocity``: its
-    ``slot_at_tca``), then its ``pair_view``'s."""
-
-    pair_tca: np.ndarray
-    pair_passed: np.ndarray
-    pair_rows: np.ndarray
-    slot_position: np.ndarray
-    slot_velocity: np.ndarray
-    sibling_min_miss: np.ndarray
-    sibling_collisions: np.ndarray
-    relative_rtn: np.ndarray
-    relative_velocity_rtn: np.ndarray
-    plane_sigmas: np.ndarray
-    pc: np.ndarray
-    lead: np.ndarray
-    partner_relative_rtn: np.ndarray
-    partner_relative_velocity_rtn: np.ndarray
-
-
 @kernel
 def _decide_pairs(rows, s, pairs, hit, scratch):
     """True misses of the sibling conjunctions whose TCA fell in the step just taken: both
@@ -819,7 +719,7 @@ def _assess_pairs(rows, s, pairs, scratch):
 @kernel
 def _step_constellation(delta_v, return_to_slot, rows, s, pairs, burnt, refused, collision, hit, scratch):
     """Every satellite's step, then the sibling conjunctions inside it and the pairs' view."""
-    _step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
+    step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
     _decide_pairs(rows, s, pairs, hit, scratch)
     _assess_pairs(rows, s, pairs, scratch)
 
