@@ -66,7 +66,7 @@ import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import kernel, over_row_ranges
-from envzoo.serverless.generator import BURSTY, CompiledWorkload, Workload, interval_rates
+from envzoo.serverless.generator import BURSTY, Workload, interval_rates
 from envzoo.serverless.histogram import bin_of
 from envzoo.serverless.kpa import KPAState, kpa_constants, kpa_decide
 from envzoo.serverless.params import SimParams, make_workload
@@ -234,7 +234,8 @@ def sim_constants(p: SimParams) -> SimConstants:
 @kernel
 def _advance_instances(start, stop, limits, c, kpa_c, mean_service, workload, clock, arrays, stats):
     """One decision interval of instances ``start..stop - 1`` (the module docstring's ticks) over
-    their :class:`SimArrays`, writing each (instance, function)'s interval statistics into ``stats``."""
+    their :class:`SimArrays` (``workload``: a :class:`~envzoo.serverless.generator.CompiledWorkload`),
+    writing each (instance, function)'s interval statistics into ``stats``."""
     keys, draws, time, pods, starting, totals = (arrays.keys, arrays.draws, arrays.time, arrays.pods, arrays.starting,
                                                  arrays.totals)
     tags, hist, kpa_samples, kpa_memory, workload_memory = (arrays.tags, arrays.latency_hist, arrays.kpa_samples,
