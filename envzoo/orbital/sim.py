@@ -44,7 +44,7 @@ Compiled. A row's step is one kernel (:func:`step_row`: the burn, the propagatio
 encounters, the noise and tracking, the view), over the row's state (:class:`~envzoo.orbital.state.SimRows`,
 the simulator's arrays) and the constants (:class:`~envzoo.orbital.state.SimSettings`); the batch runs it over ranges of
 rows on several threads (:func:`envzoo.core.compiled.over_row_ranges`), and the single env's
-task runs the same kernel over row 0 (one compilation for both). The row's parts are inlined into the kernels that loop
+task calls it within one fused kernel. The row's parts are inlined into the kernels that loop
 over rows (``@kernel(inline=True)``): numba counts the references of the arrays that every call
 hands on, which took half the time of a step. With the Orekit backend the kernels stop before and
 resume after the propagation, which Orekit does in between. Only an episode's start draws in
@@ -391,7 +391,7 @@ def row_done(b, rows, s):
 
 # ---------------------------------------------------------------------- the batch
 @kernel
-def step_rows(start, stop, delta_v, return_to_slot, rows, s, burnt, refused, collision):
+def _step_rows(start, stop, delta_v, return_to_slot, rows, s, burnt, refused, collision):
     scratch = new_scratch(rows.tca.shape[1], s.quadrature_size)
     for b in range(start, stop):
         burnt[b], refused[b], collision[b] = step_row(b, delta_v[b], return_to_slot[b], rows, s, scratch)
@@ -635,10 +635,10 @@ class CollisionAvoidanceSim:
         delta_v, return_to_slot = self._orders(delta_v, return_to_slot)
         burnt, refused, collision = np.empty(B), np.empty(B, dtype=bool), np.empty(B, dtype=bool)
         if self.compiled_propagation:
-            def advance_rows(start, stop):
-                step_rows(start, stop, delta_v, return_to_slot, self.rows, self.settings, burnt, refused, collision)
+            def step_rows(start, stop):
+                _step_rows(start, stop, delta_v, return_to_slot, self.rows, self.settings, burnt, refused, collision)
 
-            over_row_ranges(advance_rows, B, _ROWS_PER_THREAD)
+            over_row_ranges(step_rows, B, _ROWS_PER_THREAD)
         else:
             in_step = np.empty((B, n), dtype=bool)
             _burn_rows(delta_v, return_to_slot, self.rows, self.settings, burnt, refused, in_step)
@@ -719,7 +719,7 @@ def _assess_pairs(rows, s, pairs, scratch):
 @kernel
 def _step_constellation(delta_v, return_to_slot, rows, s, pairs, burnt, refused, collision, hit, scratch):
     """Every satellite's step, then the sibling conjunctions inside it and the pairs' view."""
-    step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
+    _step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
     _decide_pairs(rows, s, pairs, hit, scratch)
     _assess_pairs(rows, s, pairs, scratch)
 

@@ -32,7 +32,7 @@ from envzoo.orbital.params import (
 )
 from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.physics.elements import norm3, orbit_elements_of, vector_of, wrap_angle
-from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim, row_done, step_rows
+from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim, new_scratch, row_done, step_row
 
 #: Observation columns of the primary and the episode, in order (units in brackets).
 OWN_COLUMNS = ("altitude_km", "eccentricity", "inclination_rad", "raan_rad", "argument_of_latitude_rad",
@@ -292,38 +292,16 @@ def metrics_row(b, rows, max_pc, off_slot_s, out):
     out[3], out[4], out[5] = rows.delta_v_used[b], rows.maneuvers[b], off_slot_s[b] / 3600.0
 
 
-class SingleStepWork(NamedTuple):
-    """The arrays through which :func:`_step_first` hands row 0 to the batch's kernels."""
-
-    orders: np.ndarray     # (1, 3) the ordered impulse, RTN m/s
-    returning: np.ndarray  # (1,) bool: a return to the slot is ordered
-    burnt: np.ndarray      # (1,) m/s
-    refused: np.ndarray    # (1,) bool
-    collision: np.ndarray  # (1,) bool
-
-    @classmethod
-    def new(cls) -> "SingleStepWork":
-        return cls(np.zeros((1, 3)), np.zeros(1, dtype=bool), np.zeros(1), np.zeros(1, dtype=bool),
-                   np.zeros(1, dtype=bool))
-
-
 @kernel
-def _step_first(delta_v, return_to_slot, rows, s, t, max_pc, off_slot_s, work, results, observation, metrics):
-    """The single env's step of row 0 on the numpy backend, one call from Python: the simulator's
-    step, its numbers into ``results`` (1, 7) (REWARD … SLOT, then the Δv burnt, refused, done),
-    the observation (1, columns), the metrics.
-
-    It calls the batch's kernels (:func:`~envzoo.orbital.sim.step_rows`, :func:`_account_rows`,
-    :func:`_observe_rows`) over row 0 rather than inlining the row's parts once more, so that
-    numba compiles a step once for the single env and the vector env (the step is the biggest
-    kernel: some ten seconds on a first run). The calls hand the state's arrays on (numba counts
-    their references), a few hundred nanoseconds of a single env's step."""
-    work.orders[0, 0], work.orders[0, 1], work.orders[0, 2] = delta_v[0], delta_v[1], delta_v[2]
-    work.returning[0] = return_to_slot
-    step_rows(0, 1, work.orders, work.returning, rows, s, work.burnt, work.refused, work.collision)
-    _account_rows(work.burnt, work.collision, rows, s, t, max_pc, off_slot_s, results)
-    results[0, 4], results[0, 5], results[0, 6] = work.burnt[0], work.refused[0], row_done(0, rows, s)
-    _observe_rows(rows, s, t, observation)
+def _step_first(delta_v, return_to_slot, rows, s, t, max_pc, off_slot_s, scratch, decades, results, observation,
+                metrics):
+    """The single env's step of row 0 on the numpy backend: the simulator's step, its numbers
+    into ``results`` (REWARD … SLOT, then the Δv burnt, refused, done), the observation, the
+    metrics."""
+    burnt, refused, collision = step_row(0, delta_v, return_to_slot, rows, s, scratch)
+    account_row(0, burnt, collision, rows, s, t, max_pc, off_slot_s, decades, results)
+    results[4], results[5], results[6] = burnt, refused, row_done(0, rows, s)
+    observe_row(0, rows, s, t, observation)
     metrics_row(0, rows, max_pc, off_slot_s, metrics)
 
 
@@ -390,8 +368,9 @@ class CollisionAvoidanceTask(_Outcomes, Task):
         self._set_up_outcomes(params, batch)
         # The single env's step: its orders by action, its scratch space and what it returns.
         self._discrete_orders = params.discrete_delta_v().copy() if params.action_type == "discrete" else None
-        self._work = SingleStepWork.new()
-        self._results = np.empty((1, 7))
+        self._scratch = new_scratch(params.n_debris, self.sim.settings.quadrature_size)
+        self._decades = np.empty(params.n_debris)
+        self._results = np.empty(7)
         self._metrics_row = np.empty(len(METRICS))
 
     def reset(self, rows, generators, options) -> dict:
@@ -416,15 +395,16 @@ class CollisionAvoidanceTask(_Outcomes, Task):
             delta_v, return_to_slot = self._discrete_orders[action], action == RETURN_TO_SLOT
             if return_to_slot:
                 sim.check_returns(np.array([True]))
-        observation = np.empty((1,) + self.observation_space.shape, dtype=np.float32)
+        observation = np.empty(self.observation_space.shape, dtype=np.float32)
+        results = self._results
         _step_first(delta_v, return_to_slot, sim.rows, sim.settings, self.settings, self.max_pc, self.off_slot_s,
-                    self._work, self._results, observation, self._metrics_row)
-        reward, risk, fuel, slot, burnt, refused, done = self._results[0].tolist()
+                    self._scratch, self._decades, results, observation, self._metrics_row)
+        reward, risk, fuel, slot, burnt, refused, done = results.tolist()
         if vector_reward:
             reward = np.array([risk, fuel, slot], dtype=np.float32)
         info = {"metrics": dict(zip(METRICS, self._metrics_row.tolist())), "maneuver_refused": refused > 0,
                 "cost": burnt}
-        return observation[0], reward, done > 0, False, info
+        return observation, reward, done > 0, False, info
 
     def observe(self) -> np.ndarray:
         return observe(self.params, self.sim, self.settings)
