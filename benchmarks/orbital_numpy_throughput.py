@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from envzoo.core.extras import is_installed
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import KeplerianElements
-from envzoo.orbital.propagation import OrbitState, propagate
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.elements import KeplerianElements
+from envzoo.orbital.physics.propagation import OrbitState, propagate
 
 STEP = 60.0
 
@@ -53,7 +53,7 @@ def numpy_rate(state: OrbitState, seconds: float) -> float:
 
 
 def orekit_rate(state: OrbitState, seconds: float) -> float:
-    from envzoo.orbital.orekit.propagation import OrekitPropagator
+    from envzoo.orbital.physics.orekit.propagation import OrekitPropagator
 
     propagator = OrekitPropagator(state.position, state.velocity, "2024-01-01T00:00:00")
     propagator.propagate(STEP)  # the first call loads classes and JIT-compiles; not measured

@@ -112,3 +112,33 @@ def test_core_names_no_domain():
             mentions += [f"{path.relative_to(PACKAGE)}:{number}: {domain}" for domain in DOMAINS
                          if domain in words and domain not in ORDINARY_WORDS]
     assert not mentions, "envzoo.core names a domain:\n" + "\n".join(mentions)
+
+
+def import_cycle(domain: str) -> list[str]:
+    """A cycle of imports among ``domain``'s modules (each listed once, the first repeated at the
+    end), or [] where there is none."""
+    files = {module_name(p): p for p in SOURCES if module_name(p).split(".")[1:2] == [domain]}
+    edges = {name: sorted(imported_modules(path) & files.keys() - {name}) for name, path in files.items()}
+    done, path = set(), []
+
+    def visit(name):
+        if name in path:
+            return path[path.index(name):] + [name]
+        if name in done:
+            return []
+        path.append(name)
+        for other in edges[name]:
+            cycle = visit(other)
+            if cycle:
+                return cycle
+        path.pop()
+        done.add(name)
+        return []
+
+    return next((cycle for cycle in map(visit, sorted(files)) if cycle), [])
+
+
+@pytest.mark.parametrize("domain", ["serverless", "orbital"])
+def test_a_domain_has_no_import_cycle(domain):
+    cycle = import_cycle(domain)
+    assert not cycle, f"{domain}'s modules import each other in a cycle: {' -> '.join(cycle)}"

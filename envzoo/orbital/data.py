@@ -1,7 +1,7 @@
 """A user's orbital data: a real conjunction as an episode (the encounter of a CCSDS
 Conjunction Data Message, CDM), and the two-line element set of a TLE file.
 
-A CDM (read by Orekit's ``CdmParser``, :func:`envzoo.orbital.orekit.cdm.read_cdm`) gives the
+A CDM (read by Orekit's ``CdmParser``, :func:`envzoo.orbital.physics.orekit.cdm.read_cdm`) gives the
 two objects' states at the time of closest approach (TCA) in EME2000 and their 6×6 covariances
 in each object's RTN frame. An episode seeded by it places the TCA ``tca_s`` seconds after the
 episode start: the primary's slot is the CDM's object 1 propagated back by ``tca_s``, and the
@@ -10,7 +10,7 @@ episode's predicted miss and relative velocity are the CDM's, whatever the propa
 round-trip error). The CDM's state of object 2 is the tracker's *estimate*; the truth is drawn
 per episode as estimate − e, e ~ N(0, the CDM's position covariance), so the estimate's error
 is distributed as its covariance says (as for the tracking updates of
-:mod:`envzoo.orbital.tracking`, which also take over after the first step).
+:mod:`envzoo.orbital.physics.tracking`, which also take over after the first step).
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def _position_covariance(path, name: str, covariance_rtn: np.ndarray) -> np.ndar
 
 def load_cdm_encounter(path: str | os.PathLike, tca_s: float) -> CdmEncounter:
     """The encounter of the CDM at ``path`` (KVN or XML), its TCA placed at ``tca_s``."""
-    from envzoo.orbital.orekit.cdm import read_cdm
-    from envzoo.orbital.orekit.convert import shifted_utc
+    from envzoo.orbital.physics.orekit.cdm import read_cdm
+    from envzoo.orbital.physics.orekit.convert import shifted_utc
 
     conjunction = read_cdm(path)
     primary, debris = conjunction.object1, conjunction.object2

@@ -26,7 +26,7 @@ class CollisionAvoidanceEnv(TaskEnv):
     crossing angle drawn per episode), or replayed from a real CDM (``cdm``); their true TCA
     states drift with a velocity random walk mapped through Clohessy–Wiltshire motion, and the
     tracker's estimates are refreshed at random updates
-    (:mod:`envzoo.orbital.tracking`). The truth decides collisions (true miss below
+    (:mod:`envzoo.orbital.physics.tracking`). The truth decides collisions (true miss below
     ``hard_body_radius_m`` at TCA); the agent never sees it. Ten-minute steps give about nine
     decisions per orbit, enough to phase a burn (along-track burns act through the drift they
     cause, which grows with the lead time; radial displacement peaks half an orbit after a
@@ -127,7 +127,7 @@ class CollisionAvoidanceEnv(TaskEnv):
       (``n_debris``, ``tca_window``, ``miss_distance_range``, ``crossing_angle_range``,
       ``speed_ratio_range``, ``primary`` as a dict of Keplerian elements, ``max_step``: the
       integrator's step, 300 s by default, 0.6 m after 6 h).
-    - ``tracking``: dict of :class:`~envzoo.orbital.tracking.TrackingParams` overrides
+    - ``tracking``: dict of :class:`~envzoo.orbital.physics.tracking.TrackingParams` overrides
       (``measurement_sigma_m`` (30, 150, 30), ``update_interval_s`` (3600),
       ``velocity_noise`` (0.001, 0.004, 0.001) m/s per √h, ``primary_sigma_m`` (5, 20, 5)).
     - ``pc_threshold`` (1e-4), ``risk_weight`` (1), ``fuel_weight`` (10 per m/s),
@@ -135,7 +135,7 @@ class CollisionAvoidanceEnv(TaskEnv):
     - ``observation``: ``"normalized"`` (default) or ``"physical"`` (see Observation Space).
     - ``render_mode``: ``"ansi"``.
 
-    - ``backend``: how orbits are propagated (:mod:`envzoo.orbital.backends`). ``"numpy"``
+    - ``backend``: how orbits are propagated (:mod:`envzoo.orbital.physics.backends`). ``"numpy"``
       (default): the batched order-8 integrator. ``"orekit"``: Orekit's numerical propagator
       with the same point mass + J2 model and constants (needs ``pip install "envzoo[orbital]"``);
       the primary, its slot and thus the debris' designed TCA states all come from Orekit.

@@ -9,7 +9,7 @@ the designed encounter:
    primary's radial direction (the radial component is kept, as for two near-circular orbits
    crossing)
    and scaled by a *speed ratio*; the relative velocity follows, and with it the encounter plane
-   (:func:`envzoo.orbital.collision.encounter_plane_basis`);
+   (:func:`envzoo.orbital.physics.collision.encounter_plane_basis`);
 3. the debris position is the primary's plus the designed miss vector, given by its (radial,
    cross) components in the encounter plane. Being perpendicular to the relative velocity, it
    makes the range rate zero: the TCA is where it was designed;
@@ -33,8 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core.compiled import einsum_dot, kernel
-from envzoo.orbital.collision import encounter_plane_of
-from envzoo.orbital.elements import (
+from envzoo.orbital.params import ConjunctionParams
+from envzoo.orbital.physics.collision import encounter_plane_of
+from envzoo.orbital.physics.elements import (
     add3,
     cartesian_to_keplerian,
     cross3,
@@ -44,8 +45,7 @@ from envzoo.orbital.elements import (
     subtract3,
     vector_of,
 )
-from envzoo.orbital.params import ConjunctionParams
-from envzoo.orbital.propagation import OrbitState, integrate
+from envzoo.orbital.physics.propagation import OrbitState, integrate
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class ConjunctionScenario:
     """A generated scenario: states at epoch 0 and the designed encounters, one per debris.
 
     ``miss_radial`` and ``miss_cross`` are the miss vector's components (m) along the
-    encounter-plane axes of :func:`~envzoo.orbital.collision.encounter_plane_basis`, secondary
+    encounter-plane axes of :func:`~envzoo.orbital.physics.collision.encounter_plane_basis`, secondary
     minus primary.
     """
 
@@ -139,7 +139,7 @@ def debris_at_encounter_of(primary_position, primary_velocity, cos_crossing, sin
     """Steps 2 and 3 of the module docstring for one encounter: the debris position and velocity
     (3-vectors) at TCA from the primary's state there, the crossing angle's cosine and sine,
     the speed ratio and the miss vector's plane components; and the encounter plane's radial
-    length (see :func:`~envzoo.orbital.collision.encounter_plane_of`)."""
+    length (see :func:`~envzoo.orbital.physics.collision.encounter_plane_of`)."""
     radial_unit = divide3(primary_position, norm3(primary_position))
     # Rodrigues' rotation of the primary's velocity about the radial axis (right-hand rule).
     along_axis = scale3(einsum_dot(radial_unit, primary_velocity), radial_unit)

@@ -1,8 +1,50 @@
 """``CollisionAvoidance-v1`` and ``CollisionAvoidanceMO-v1`` in JAX: the simulator of :mod:`.sim`
-(the propagator of :mod:`.propagation`, the encounters of :mod:`.generator` and
-:mod:`.collision`, the CW prediction of :mod:`.relative_motion`, the tracking of
-:mod:`.tracking`) and the task of :mod:`.task` as pure functions of one instance (``jax.vmap``
+(the propagator of :mod:`.physics.propagation`, the encounters of :mod:`.generator` and
+:mod:`.physics.collision`, the CW prediction of :mod:`.physics.relative_motion`, the tracking of
+:mod:`.physics.tracking`) and the task of :mod:`.task` as pure functions of one instance (``jax.vmap``
 batches them); see :mod:`envzoo.jax.env` for the API.
+
+Each function here and the compiled function it twins (a change to one is a change to both; the
+parity tests name the pair that fails):
+
+| JAX twin (this file) | compiled twin (file: function) |
+|---|---|
+| ``CollisionAvoidanceJaxEnv.numbers`` | ``sim.py: CollisionAvoidanceSim._bind, task.py: task_settings`` |
+| ``CollisionAvoidanceJaxEnv._slot_states_at`` | ``sim.py: CollisionAvoidanceSim.slot_states_at`` |
+| ``CollisionAvoidanceJaxEnv.reset_episode`` | ``sim.py: CollisionAvoidanceSim.reset, sim.py: start_row, generator.py: debris_at_encounter_of`` |
+| ``CollisionAvoidanceJaxEnv._predict`` | ``sim.py: predict_row`` |
+| ``CollisionAvoidanceJaxEnv._orders`` | ``task.py: orders`` |
+| ``CollisionAvoidanceJaxEnv._burn`` | ``sim.py: burn_row`` |
+| ``CollisionAvoidanceJaxEnv._perturb_and_track`` | ``sim.py: _perturb_and_track`` |
+| ``CollisionAvoidanceJaxEnv.transition`` | ``sim.py: step_row, task.py: account_row`` |
+| ``CollisionAvoidanceJaxEnv.observe`` | ``task.py: observe_row`` |
+| ``CollisionAvoidanceJaxEnv.metrics`` | ``task.py: metrics_row`` |
+| ``_einsum_dot`` | ``../core/compiled.py: einsum_dot`` |
+| ``_in_sequence`` | ``physics/elements.py: in_sequence3`` |
+| ``_norm`` | ``physics/elements.py: norm3`` |
+| ``_cross`` | ``physics/elements.py: cross3`` |
+| ``_to_rtn`` | ``physics/elements.py: to_rtn`` |
+| ``_from_rtn`` | ``physics/elements.py: from_rtn`` |
+| ``_matrix_product`` | ``physics/elements.py: matrix_product3`` |
+| ``_transform_covariance`` | ``physics/elements.py: transform_covariance`` |
+| ``_rtn_basis`` | ``physics/elements.py: rtn_basis_of`` |
+| ``_frame_rate`` | ``physics/relative_motion.py: frame_rate_of`` |
+| ``_hill_state`` | ``physics/relative_motion.py: hill_state_of`` |
+| ``_inertial_state`` | ``physics/relative_motion.py: inertial_state_of`` |
+| ``_cw_transition`` | ``physics/relative_motion.py: cw_transition_into`` |
+| ``_wrap_angle`` | ``physics/elements.py: wrap_angle`` |
+| ``_angle_between`` | ``physics/elements.py: _angle_between`` |
+| ``_orbit_elements`` | ``physics/elements.py: orbit_elements_of`` |
+| ``_acceleration`` | ``physics/propagation.py: acceleration_of`` |
+| ``_modified_midpoint`` | ``physics/propagation.py: _modified_midpoint`` |
+| ``_propagate`` | ``physics/propagation.py: propagate_object`` |
+| ``_encounter_plane`` | ``physics/collision.py: encounter_plane_of`` |
+| ``_plane_sigmas`` | ``physics/tracking.py: plane_sigmas_of`` |
+| ``_foster`` | ``physics/collision.py: foster_of`` |
+| ``_assess`` | ``sim.py: assess_encounter`` |
+
+(``_rounded`` and ``_divide`` have no twin: they make XLA round and divide as the CPU does, see
+below.) The state mirrors :mod:`envzoo.orbital.state`'s ``SimRows`` (:class:`OrbitalState`).
 
 Every formula follows the compiled kernels (``sim.start_row``, ``sim.step_row``,
 ``task.account_row``, ``task.observe_row``) operation for operation, with their orders of
@@ -54,14 +96,14 @@ from jax import lax
 from envzoo.jax import pcg64 as jax_pcg64, rng as jax_rng
 from envzoo.jax.arithmetic import numpy_sum
 from envzoo.jax.env import JaxEnv, Outcome
-from envzoo.orbital.collision import _EXP_UNDERFLOW, quadrature_nodes
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION
 from envzoo.orbital.params import RETURN_TO_SLOT
-from envzoo.orbital.propagation import _NEVILLE_RATIOS, _SUBSTEP_SEQUENCE
+from envzoo.orbital.physics.collision import _EXP_UNDERFLOW, quadrature_nodes
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.elements import _SINGULAR_ECCENTRICITY, _SINGULAR_INCLINATION
+from envzoo.orbital.physics.propagation import _NEVILLE_RATIOS, _SUBSTEP_SEQUENCE
+from envzoo.orbital.physics.tracking import _EPS, _EPS2
 from envzoo.orbital.sim import PC_ANGULAR_NODES, PC_RADIAL_NODES, CollisionAvoidanceSim
 from envzoo.orbital.task import REWARD_SPACE, CollisionAvoidanceTask, action_space, observation_space, task_settings
-from envzoo.orbital.tracking import _EPS, _EPS2
 
 _TWO_PI = 2 * np.pi
 
@@ -103,12 +145,14 @@ class OrbitalNumbers(NamedTuple):
 
 
 class OrbitalState(NamedTuple):
-    """One episode: the arrays of :class:`~envzoo.orbital.sim.SimRows` for one row (n debris),
-    and the task's running outcomes (``max_pc``, ``off_slot_s``)."""
+    """One episode: the arrays of :class:`~envzoo.orbital.state.SimRows` for one row (n debris),
+    field for field under the same names (``key`` its ``keys``), less the slot's (``slot_rows``,
+    ``slot_mean_motion``, ``return_gain``, here in :class:`OrbitalNumbers`); then the task's
+    running outcomes (``max_pc``, ``off_slot_s``). A test checks the fields against ``SimRows``."""
 
     key: Any
     draws: Any
-    step: Any
+    step_index: Any
     primary_position: Any
     primary_velocity: Any
     tca: Any                      # (n,)
@@ -165,7 +209,7 @@ def _einsum_dot(a, b):
 
 
 def _in_sequence(a, b):
-    """:func:`envzoo.orbital.elements.in_sequence3`: (a0 b0 + a1 b1) + a2 b2."""
+    """:func:`envzoo.orbital.physics.elements.in_sequence3`: (a0 b0 + a1 b1) + a2 b2."""
     return (a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]) + a[..., 2] * b[..., 2]
 
 
@@ -189,7 +233,7 @@ def _from_rtn(basis, v):
 
 
 def _matrix_product(a, b):
-    """a @ b of 3×3 matrices, each entry in sequence (:func:`~envzoo.orbital.elements.matrix_product3`)."""
+    """a @ b of 3×3 matrices, each entry in sequence (:func:`~envzoo.orbital.physics.elements.matrix_product3`)."""
     return _in_sequence(a[..., :, None, :], jnp.swapaxes(b, -1, -2)[..., None, :, :])
 
 
@@ -213,7 +257,7 @@ def _frame_rate(position, velocity):
 
 
 def _hill_state(reference_position, reference_velocity, position, velocity):
-    """:func:`~envzoo.orbital.relative_motion.hill_state_of`: (ρ, ρ̇) as one (..., 6) array."""
+    """:func:`~envzoo.orbital.physics.relative_motion.hill_state_of`: (ρ, ρ̇) as one (..., 6) array."""
     basis = _rtn_basis(reference_position, reference_velocity)
     rate = _frame_rate(reference_position, reference_velocity)
     rho = _to_rtn(basis, position - reference_position)
@@ -224,7 +268,7 @@ def _hill_state(reference_position, reference_velocity, position, velocity):
 
 
 def _inertial_state(reference_position, reference_velocity, rho, rho_dot):
-    """:func:`~envzoo.orbital.relative_motion.inertial_state_of`."""
+    """:func:`~envzoo.orbital.physics.relative_motion.inertial_state_of`."""
     basis = _rtn_basis(reference_position, reference_velocity)
     rate = _frame_rate(reference_position, reference_velocity)
     inertial_rate = jnp.stack([rho_dot[..., 0] + (-rate) * rho[..., 1], rho_dot[..., 1] + rate * rho[..., 0],
@@ -233,7 +277,7 @@ def _inertial_state(reference_position, reference_velocity, rho, rho_dot):
 
 
 def _cw_transition(n, duration):
-    """:func:`~envzoo.orbital.relative_motion.cw_transition_into`: Φ (..., 6, 6)."""
+    """:func:`~envzoo.orbital.physics.relative_motion.cw_transition_into`: Φ (..., 6, 6)."""
     phase = n * duration
     s, c = jnp.sin(phase), jnp.cos(phase)
     zero, one = jnp.zeros_like(phase), jnp.ones_like(phase)
@@ -249,7 +293,7 @@ def _cw_transition(n, duration):
 
 
 def _wrap_angle(angle):
-    """``np.mod(angle, 2π)`` as :func:`~envzoo.orbital.elements.wrap_angle` takes it."""
+    """``np.mod(angle, 2π)`` as :func:`~envzoo.orbital.physics.elements.wrap_angle` takes it."""
     remainder = jnp.fmod(angle, _TWO_PI)
     return jnp.where(remainder == 0.0, 0.0, jnp.where(remainder < 0.0, remainder + _TWO_PI, remainder))
 
@@ -260,7 +304,7 @@ def _angle_between(from_unit, to_vector, normal_unit):
 
 
 def _orbit_elements(position, velocity, mu):
-    """(a, e, i, Ω, ω, ν) of :func:`~envzoo.orbital.elements.orbit_elements_of` for a bound
+    """(a, e, i, Ω, ω, ν) of :func:`~envzoo.orbital.physics.elements.orbit_elements_of` for a bound
     orbit with angular momentum (the primary's)."""
     radius = _norm(position)
     speed_sq = _einsum_dot(velocity, velocity)
@@ -308,7 +352,7 @@ def _divide(numerator, denominator):
 
 
 def _acceleration(position, mu, j2_factor, zero):
-    """:func:`~envzoo.orbital.propagation.acceleration_of` at positions (..., 3) (J2 always on:
+    """:func:`~envzoo.orbital.physics.propagation.acceleration_of` at positions (..., 3) (J2 always on:
     with ``j2_factor`` 0 its terms vanish exactly)."""
     x, y, z = position[..., 0], position[..., 1], position[..., 2]
     inverse_radius_sq = 1.0 / ((_rounded(x * x, zero) + _rounded(y * y, zero)) + _rounded(z * z, zero))
@@ -338,7 +382,7 @@ def _modified_midpoint(position, velocity, start_acceleration, step, substeps, m
 
 
 def _propagate(position, velocity, step, count: int, mu, j2_factor, zero):
-    """:func:`~envzoo.orbital.propagation.propagate_object` of objects (..., 3) each by ``count``
+    """:func:`~envzoo.orbital.physics.propagation.propagate_object` of objects (..., 3) each by ``count``
     order-8 steps of its own ``step`` (...,) seconds: Neville's table over the six components."""
     def one_step(_, state):
         position, velocity = state
@@ -358,7 +402,7 @@ def _propagate(position, velocity, step, count: int, mu, j2_factor, zero):
 
 # ---------------------------------------------------------------------- encounters
 def _encounter_plane(primary_position, relative_velocity):
-    """:func:`~envzoo.orbital.collision.encounter_plane_of`: rows (radial, cross, along)."""
+    """:func:`~envzoo.orbital.physics.collision.encounter_plane_of`: rows (radial, cross, along)."""
     along = relative_velocity / _norm(relative_velocity)[..., None]
     radial_direction = primary_position / _norm(primary_position)[..., None]
     radial = radial_direction - _einsum_dot(radial_direction, along)[..., None] * along
@@ -367,7 +411,7 @@ def _encounter_plane(primary_position, relative_velocity):
 
 
 def _plane_sigmas(c00, c10, c11):
-    """:func:`~envzoo.orbital.tracking.plane_sigmas_of`, both branches taken, one kept."""
+    """:func:`~envzoo.orbital.physics.tracking.plane_sigmas_of`, both branches taken, one kept."""
     coupled = ((c10 != 0.0) & (jnp.abs(c10) > jnp.sqrt(jnp.abs(c00)) * jnp.sqrt(jnp.abs(c11)) * _EPS)
                & (c10 * c10 > _EPS2 * jnp.abs(c00 * c11)))
     total, difference, twice_off = c00 + c11, jnp.abs(c00 - c11), jnp.abs(c10 + c10)
@@ -394,7 +438,7 @@ _UNIT_NODES, _UNIT_WEIGHTS, _COS_THETA, _SIN_THETA = (np.asarray(a) for a in qua
 
 
 def _foster(miss_radial, miss_cross, c00, c01, c11, radius):
-    """:func:`~envzoo.orbital.collision.foster_of` over the (radial, angular) nodes at once."""
+    """:func:`~envzoo.orbital.physics.collision.foster_of` over the (radial, angular) nodes at once."""
     determinant = c00 * c11 - c01 * c01
     inverse_xx, inverse_yy, inverse_xy = c11 / determinant, c00 / determinant, -c01 / determinant
     normalisation = 2 * np.pi * jnp.sqrt(determinant)
@@ -540,7 +584,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
         error = _from_rtn(basis, params.measurement_factor * normals)
         zero = jnp.float64(0.0)
         state = OrbitalState(
-            key=key, draws=jnp.uint64(0), step=jnp.int64(0), primary_position=params.slot_position[0],
+            key=key, draws=jnp.uint64(0), step_index=jnp.int64(0), primary_position=params.slot_position[0],
             primary_velocity=params.slot_velocity[0], tca=tca, slot_tca_position=slot_position,
             slot_tca_velocity=slot_velocity, true_position=debris_position, true_velocity=debris_velocity,
             debris_basis=basis, debris_mean_motion=jnp.sqrt(params.mu / semi_major_axis ** 3.0),
@@ -557,9 +601,9 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
     def _predict(self, s: OrbitalState, params: OrbitalNumbers) -> OrbitalState:
         """``sim.predict_row``: the deviation from the slot, then each encounter as the CW
         prediction of the primary at its TCA and the estimate see it."""
-        deviation = _hill_state(params.slot_position[s.step], params.slot_velocity[s.step], s.primary_position,
+        deviation = _hill_state(params.slot_position[s.step_index], params.slot_velocity[s.step_index], s.primary_position,
                                 s.primary_velocity)
-        lead = s.tca - s.step * self.decision_step_s
+        lead = s.tca - s.step_index * self.decision_step_s
         phi = _cw_transition(params.slot_mean_motion, lead)  # (n, 6, 6)
         carried = _einsum_dot(phi, deviation)
         position, velocity = _inertial_state(s.slot_tca_position, s.slot_tca_velocity, carried[:, :3], carried[:, 3:])
@@ -581,14 +625,14 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
     def _burn(self, s: OrbitalState, delta_v, return_to_slot, params: OrbitalNumbers):
         """``sim.burn_row``: ``(state, burnt, refused)``."""
         ordered = jnp.any(delta_v != 0.0) | return_to_slot
-        due = (s.pending_step == s.step) & ~ordered
+        due = (s.pending_step == s.step_index) & ~ordered
         pending = jnp.where(ordered | due, -1, s.pending_step)
-        deviation = _hill_state(params.slot_position[s.step], params.slot_velocity[s.step], s.primary_position,
+        deviation = _hill_state(params.slot_position[s.step_index], params.slot_velocity[s.step_index], s.primary_position,
                                 s.primary_velocity)
         rho, rho_dot = deviation[:3], deviation[3:]
         returning = _to_rtn(params.return_gain, rho) - rho_dot
         burn = jnp.where(due, -rho_dot, jnp.where(return_to_slot, returning, delta_v))
-        pending = jnp.where(return_to_slot & ~due, s.step + self.return_steps, pending)
+        pending = jnp.where(return_to_slot & ~due, s.step_index + self.return_steps, pending)
         size = _norm(burn)
         executed = (size > 0.0) & (size <= params.delta_v_budget - s.delta_v_used + 1e-12)
         refused = (size > 0.0) & ~executed
@@ -602,7 +646,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
     def _perturb_and_track(self, s: OrbitalState, params: OrbitalNumbers) -> OrbitalState:
         """``sim._perturb_and_track``: process noise on the true TCA states ahead (its spread into
         the covariance), then this time's tracking updates; one counter-based draw."""
-        time = s.step * self.decision_step_s
+        time = s.step_index * self.decision_step_s
         seeds = jax_rng.element_seed(s.key, s.draws, jnp.arange(self.n, dtype=jnp.uint64))
         u = jax.vmap(lambda seed: jax_rng.uniform_at(seed, jnp.arange(7, dtype=jnp.uint64)))(seeds)  # (n, 7)
         radius = jnp.sqrt(-2 * jnp.log(u[:, 0:6:2]))
@@ -627,7 +671,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
     def transition(self, state: OrbitalState, action, params: OrbitalNumbers):
         dt, n = self.decision_step_s, self.n
         s, burnt, refused = self._burn(state, *self._orders(action, params), params)
-        start = s.step * dt
+        start = s.step_index * dt
         in_step = ~s.passed & (s.tca - start <= dt)
         # The primary over the step and its copies to the TCAs inside it, as one batch of objects.
         durations = jnp.concatenate([jnp.array([dt]), jnp.where(in_step, s.tca - start, 0.0)])
@@ -642,7 +686,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
         miss = _norm(relative + shift[:, None] * relative_velocity)
         hits = jnp.sum(in_step & (miss < params.hard_body_radius))
         smallest = jnp.min(jnp.where(in_step, miss, jnp.inf))
-        s = s._replace(primary_position=position[0], primary_velocity=velocity[0], step=s.step + 1,
+        s = s._replace(primary_position=position[0], primary_velocity=velocity[0], step_index=s.step_index + 1,
                        passed=s.passed | in_step, collisions=s.collisions + hits,
                        min_true_miss=jnp.minimum(s.min_true_miss, smallest))
         s = self._predict(self._perturb_and_track(s, params), params)
@@ -658,7 +702,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
             reward = jnp.stack([risk, fuel, slot])
         else:
             reward = params.risk_weight * risk + params.fuel_weight * fuel + params.slot_weight * slot
-        terminated = (s.step >= self.n_steps) | (s.collisions > 0)
+        terminated = (s.step_index >= self.n_steps) | (s.collisions > 0)
         return s, Outcome(reward, terminated, burnt)
 
     # ------------------------------------------------------------------ what the agent sees
@@ -666,7 +710,7 @@ class CollisionAvoidanceJaxEnv(JaxEnv):
         """``task.observe_row``: ``OWN_COLUMNS`` then ``DEBRIS_COLUMNS`` per debris, float32."""
         semi_major_axis, eccentricity, inclination, raan, perigee, anomaly = _orbit_elements(
             s.primary_position, s.primary_velocity, params.mu)
-        time = s.step * self.decision_step_s
+        time = s.step_index * self.decision_step_s
         own = jnp.concatenate([
             jnp.stack([(semi_major_axis - EQUATORIAL_RADIUS) / 1000.0, eccentricity, inclination, raan,
                        _wrap_angle(perigee + anomaly)]),

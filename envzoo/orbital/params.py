@@ -15,11 +15,11 @@ from envzoo.core.arguments import forwards_to
 from envzoo.core.checks import non_negative, positive
 from envzoo.core.user_files import looks_like_path
 from envzoo.orbital.data import read_tle_file
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import KeplerianElements
-from envzoo.orbital.propagation import DEFAULT_MAX_STEP, GravityModel
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.elements import KeplerianElements
+from envzoo.orbital.physics.propagation import DEFAULT_MAX_STEP, GravityModel
 
-#: The propagation backends (see :mod:`envzoo.orbital.backends`).
+#: The propagation backends (see :mod:`envzoo.orbital.physics.backends`).
 BACKENDS = ("numpy", "orekit")
 ACTION_TYPES = ("discrete", "continuous")
 #: What the observation holds: each column over its documented scale, or in its physical unit.

@@ -13,7 +13,7 @@ import numpy as np
 from envzoo.core.policy import Policy
 from envzoo.orbital import task
 from envzoo.orbital.params import NO_OP, RETURN_TO_SLOT, CollisionAvoidanceParams
-from envzoo.orbital.relative_motion import cw_transition
+from envzoo.orbital.physics.relative_motion import cw_transition
 
 _OWN = len(task.OWN_COLUMNS)
 _SLOT_POSITION = slice(task.OWN_COLUMNS.index("slot_dr_km"), task.OWN_COLUMNS.index("slot_dn_km") + 1)

@@ -8,19 +8,19 @@ of ``decision_step_s``; in one step, for every episode:
 1. the manoeuvre of the step (an RTN impulse) is applied to the primary at the step's start,
    if the Δv budget left covers it; otherwise nothing is burnt (see *return to slot* below);
 2. the primary is propagated over the step by the backend's propagator
-   (:mod:`envzoo.orbital.backends`: numpy two-body + J2, ⌈step / ``scenario.max_step``⌉ order-8
+   (:mod:`envzoo.orbital.physics.backends`: numpy two-body + J2, ⌈step / ``scenario.max_step``⌉ order-8
    substeps, or Orekit); so are copies of it to each TCA that falls inside the step;
 3. each encounter whose TCA fell inside the step is decided by the truth: with the primary's
    propagated state and the debris' true state at TCA, the closest approach of the straight
    relative motion (a correction of well under a second) gives the true miss; below
    ``hard_body_radius_m`` it is a collision, which ends the episode;
 4. the debris' true TCA states drift with process noise and tracking updates refresh the
-   estimates (:mod:`envzoo.orbital.tracking`);
+   estimates (:mod:`envzoo.orbital.physics.tracking`);
 5. the agent's view is computed: the primary's state at each TCA is predicted from its current
    deviation from the slot by Clohessy–Wiltshire motion about the slot's exact state at TCA
-   (:mod:`envzoo.orbital.relative_motion`; exact without manoeuvres, meters off for km
+   (:mod:`envzoo.orbital.physics.relative_motion`; exact without manoeuvres, meters off for km
    deviations), the estimated miss follows, and Foster's Pc of the estimate with the combined
-   covariance (:mod:`envzoo.orbital.collision`).
+   covariance (:mod:`envzoo.orbital.physics.collision`).
 
 The debris are described at TCA only (as in a CDM): their designed states at TCA come from the
 slot's exact states there (with a CDM: the slot's state plus the CDM's offset of the debris from
@@ -41,8 +41,8 @@ generator of :mod:`envzoo.core.rng` (one draw per step). An episode thus depends
 key and its actions, never on the batch it runs in.
 
 Compiled. A row's step is one kernel (:func:`step_row`: the burn, the propagation, the
-encounters, the noise and tracking, the view), over the row's state (:class:`SimRows`, the
-simulator's arrays) and the constants (:class:`SimSettings`); the batch runs it over ranges of
+encounters, the noise and tracking, the view), over the row's state (:class:`~envzoo.orbital.state.SimRows`,
+the simulator's arrays) and the constants (:class:`~envzoo.orbital.state.SimSettings`); the batch runs it over ranges of
 rows on several threads (:func:`envzoo.core.compiled.over_row_ranges`), and the single env's
 task calls it within one fused kernel. The row's parts are inlined into the kernels that loop
 over rows (``@kernel(inline=True)``): numba counts the references of the arrays that every call
@@ -56,114 +56,35 @@ rounding).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from envzoo.core import rng
 from envzoo.core.compiled import einsum_dot, kernel, over_row_ranges
-from envzoo.orbital.backends import NumpyPropagation, make_propagation
-from envzoo.orbital.collision import (
-    encounter_plane_of, foster_of, project_to_plane_of, quadrature_nodes, quadrature_work_size,
-)
 from envzoo.orbital.data import load_cdm_encounter
-from envzoo.orbital.elements import (
-    add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
-)
 from envzoo.orbital.generator import (
     DESIGN_DRAWS, debris_at_encounter, design_draws, design_from_draws, generate_conjunctions,
 )
-from envzoo.orbital.orekit.propagation import tle_state
 from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
-from envzoo.orbital.propagation import OrbitState, propagate_object
-from envzoo.orbital.relative_motion import (
+from envzoo.orbital.physics.backends import NumpyPropagation, make_propagation
+from envzoo.orbital.physics.collision import (
+    encounter_plane_of, foster_of, project_to_plane_of, quadrature_nodes, quadrature_work_size,
+)
+from envzoo.orbital.physics.elements import (
+    add3, from_rtn, matrix_of, norm3, rtn_basis_of, scale3, subtract3, to_rtn, transform_covariance, vector_of,
+)
+from envzoo.orbital.physics.orekit.propagation import tle_state
+from envzoo.orbital.physics.propagation import OrbitState, propagate_object
+from envzoo.orbital.physics.relative_motion import (
     cw_transition_into, frame_rate, hill_state_of, inertial_state_of, rendezvous_gain, singular_rendezvous_message,
 )
-from envzoo.orbital.tracking import kick_covariance, plane_sigmas_of
+from envzoo.orbital.physics.tracking import kick_covariance, plane_sigmas_of
+from envzoo.orbital.state import PairState, Scratch, SimRows, SimSettings
 
 # Foster quadrature nodes: the default tracking gives plane σ's of tens of metres or more
 # against a 20 m radius, where 16 × 24 nodes agree with 64 × 64 to ~1e-9 relative (tested).
 PC_RADIAL_NODES = 16
 PC_ANGULAR_NODES = 24
 _ROWS_PER_THREAD = 32  # a row's step takes a few microseconds: fewer are not worth a thread
-
-
-class SimRows(NamedTuple):
-    """Every row's state as the kernels take it: the simulator's arrays of the same names (see
-    :class:`CollisionAvoidanceSim`), then its view (:meth:`CollisionAvoidanceSim.predict`)."""
-
-    keys: np.ndarray
-    draws: np.ndarray
-    step_index: np.ndarray
-    primary_position: np.ndarray
-    primary_velocity: np.ndarray
-    tca: np.ndarray
-    slot_tca_position: np.ndarray
-    slot_tca_velocity: np.ndarray
-    true_position: np.ndarray
-    true_velocity: np.ndarray
-    debris_basis: np.ndarray
-    debris_mean_motion: np.ndarray
-    estimate_position: np.ndarray
-    estimate_velocity: np.ndarray
-    covariance: np.ndarray
-    last_update: np.ndarray
-    passed: np.ndarray
-    pending_step: np.ndarray
-    collisions: np.ndarray
-    maneuvers: np.ndarray
-    delta_v_used: np.ndarray
-    min_true_miss: np.ndarray
-    slot_rows: np.ndarray
-    slot_mean_motion: np.ndarray
-    return_gain: np.ndarray
-    deviation: np.ndarray
-    lead: np.ndarray
-    relative_rtn: np.ndarray
-    relative_velocity_rtn: np.ndarray
-    plane_sigmas: np.ndarray
-    pc: np.ndarray
-
-
-class SimSettings(NamedTuple):
-    """The constants of the kernels: the parameters they read, the slots' tracks and the Pc's
-    quadrature nodes."""
-
-    decision_step_s: float
-    n_steps: int
-    substeps: int  # order-8 steps of a propagation over at most one decision step
-    mu: float
-    j2_factor: float
-    hard_body_radius: float
-    delta_v_budget: float
-    return_steps: int
-    update_probability: float
-    kick_sigma: np.ndarray  # (3,) 1-σ of a step's velocity kick, RTN
-    kick_covariance: np.ndarray  # (3, 3)
-    measurement_factor: np.ndarray  # (3,) 1-σ of an update's position error, RTN
-    measurement_covariance: np.ndarray  # (3, 3)
-    primary_covariance: np.ndarray  # (3, 3) the primary's RTN position covariance
-    from_cdm: bool  # the estimate at the start is a CDM's, with the covariance and its root below
-    cdm_covariance: np.ndarray
-    cdm_root: np.ndarray
-    slot_position: np.ndarray  # (slots, n_steps + 1, 3)
-    slot_velocity: np.ndarray
-    unit_nodes: np.ndarray
-    unit_weights: np.ndarray
-    cos_theta: np.ndarray
-    sin_theta: np.ndarray
-    quadrature_size: int  # the length of foster_of's work
-
-
-class Scratch(NamedTuple):
-    """Work arrays of one thread's kernel pass."""
-
-    transition: np.ndarray  # (6, 6) a CW transition matrix
-    quadrature: np.ndarray  # foster_of's work
-    propagation: np.ndarray  # (5, 6) propagate_object's work
-    copy_position: np.ndarray  # (n, 3) the primary's copies at the TCAs inside the step
-    copy_velocity: np.ndarray
-    in_step: np.ndarray  # (n,) bool
 
 
 @kernel
@@ -211,7 +132,7 @@ def assess_encounter(primary_position, primary_velocity, secondary_position, sec
     relative motion in the primary's RTN frame there; into ``plane_sigmas`` (2,), the 1-σ's of
     the combined covariance (the primary's RTN covariance added) in the encounter plane; returns
     Foster's Pc (0 once ``passed``). ``secondary_covariance``: rows as tuples (see
-    :func:`~envzoo.orbital.elements.matrix_of`)."""
+    :func:`~envzoo.orbital.physics.elements.matrix_of`)."""
     relative = subtract3(secondary_position, primary_position)
     relative_velocity = subtract3(secondary_velocity, primary_velocity)
     shift = straight_line_shift(relative, relative_velocity)
@@ -745,27 +666,6 @@ class CollisionAvoidanceSim:
 
 
 # ---------------------------------------------------------------------- a constellation's pairs
-class PairState(NamedTuple):
-    """A constellation's sibling conjunctions as the kernels take them: the arrays of the same
-    names of :class:`ConstellationSim` (``slot_position``, ``slot_velocity``: its
-    ``slot_at_tca``), then its ``pair_view``'s."""
-
-    pair_tca: np.ndarray
-    pair_passed: np.ndarray
-    pair_rows: np.ndarray
-    slot_position: np.ndarray
-    slot_velocity: np.ndarray
-    sibling_min_miss: np.ndarray
-    sibling_collisions: np.ndarray
-    relative_rtn: np.ndarray
-    relative_velocity_rtn: np.ndarray
-    plane_sigmas: np.ndarray
-    pc: np.ndarray
-    lead: np.ndarray
-    partner_relative_rtn: np.ndarray
-    partner_relative_velocity_rtn: np.ndarray
-
-
 @kernel
 def _decide_pairs(rows, s, pairs, hit, scratch):
     """True misses of the sibling conjunctions whose TCA fell in the step just taken: both

@@ -27,11 +27,11 @@ from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.orbital import picture
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
-from envzoo.orbital.elements import norm3, orbit_elements_of, vector_of, wrap_angle
 from envzoo.orbital.params import (
     DISCRETE_ACTIONS, RETURN_TO_SLOT, CollisionAvoidanceParams, ConjunctionParams, make_params,
 )
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.elements import norm3, orbit_elements_of, vector_of, wrap_angle
 from envzoo.orbital.sim import CollisionAvoidanceSim, ConstellationSim, new_scratch, row_done, step_row
 
 #: Observation columns of the primary and the episode, in order (units in brackets).

@@ -13,19 +13,25 @@ interval from a workload's :meth:`Workload.compiled` description, inside the sim
 
 from __future__ import annotations
 
-import dataclasses
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from envzoo.core.compiled import kernel
-from envzoo.core.user_files import looks_like_path
 
 # Kind codes of the compiled rates.
 CONSTANT, DIURNAL, STEP, SPIKE, BURSTY, TRACE = range(6)
 _NO_TABLE = np.zeros((1, 1))
+
+
+class CompiledWorkload(NamedTuple):
+    """A workload as :func:`interval_rates` reads it."""
+
+    code: int             # the kind's branch of interval_rates (CONSTANT, ..., TRACE)
+    rate: np.ndarray      # (F or 1,) requests/s
+    constants: np.ndarray  # the kind's numbers (float64)
+    table: np.ndarray     # (F or 1, n) a trace's per-minute counts
 
 
 def _per_function(value, name: str) -> np.ndarray:
@@ -60,9 +66,11 @@ class Workload:
         """A per-function table :func:`interval_rates` reads (a trace's counts), (F or 1, n)."""
         return _NO_TABLE
 
-    def compiled(self) -> tuple:
-        """``(code, rate, constants, table)``: the arguments of :func:`interval_rates`."""
-        return self.code, self.rate, self.constants(), self.table()
+    def compiled(self) -> CompiledWorkload:
+        """The arguments of :func:`interval_rates` that describe this workload."""
+        # float64 and contiguous whatever the options' types: one compiled signature for all
+        return CompiledWorkload(self.code, *(np.ascontiguousarray(array, dtype=np.float64)
+                                             for array in (self.rate, self.constants(), self.table())))
 
     def rates(self, times: np.ndarray, memory: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
         """Rates (B, F, S) at ``times`` (S,) since the episode start, from ``memory`` (B, F, 2),
@@ -275,45 +283,3 @@ def interval_rates(code, rate, constants, table, times, memory, u, out):
 WORKLOADS: dict[str, type[Workload]] = {
     cls.kind: cls for cls in (Constant, Diurnal, Step, Spike, Bursty, Trace)
 }
-
-
-def workload_options(spec) -> dict:
-    """The options of a workload given by name (``"diurnal"``), as a dict, or as the path of a
-    trace (a file, a folder of day files, a mapping ``{day: file}``: ``{"kind": "trace",
-    "path": spec}``)."""
-    day_files = (isinstance(spec, Mapping) and bool(spec) and "kind" not in spec
-                 and all(isinstance(path, (str, os.PathLike)) for path in spec.values()))
-    path = isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec))
-    if day_files or path:
-        return {"kind": "trace", "path": spec}
-    return {"kind": spec} if isinstance(spec, str) else dict(spec)
-
-
-def make_workload(spec, dt: float) -> Workload:
-    """A workload from a name (``"diurnal"``), a dict (``{"kind": "spike", "factor": 8}``), the
-    path of a trace (:func:`workload_options`) or an instance."""
-    if isinstance(spec, Workload):
-        workload = spec
-    else:
-        options = workload_options(spec)
-        kind = options.pop("kind", None)
-        if kind == "trace" and "path" in options:
-            from envzoo.serverless.data import load_azure_invocations
-
-            try:
-                return load_azure_invocations(options.pop("path"), **options)
-            except TypeError as error:
-                raise ValueError(f"bad options for the trace workload: {error}") from None
-        if kind == "trace" and "counts" not in options:
-            raise ValueError("the trace workload needs `path` (an Azure Functions invocations CSV) "
-                             "or `counts` (per-minute counts, one row per function)")
-        if kind not in WORKLOADS:
-            raise ValueError(f"unknown workload {kind!r}; choose one of {sorted(WORKLOADS)} "
-                             "or pass a Workload instance")
-        try:
-            workload = WORKLOADS[kind](**options)
-        except TypeError as error:
-            raise ValueError(f"bad options for workload {kind!r}: {error}") from None
-    if isinstance(workload, Bursty) and workload.dt != dt:
-        workload = dataclasses.replace(workload, dt=dt)  # never change the caller's object
-    return workload

@@ -4,6 +4,31 @@ task of :mod:`.task` as pure functions of one instance of F functions (``jax.vma
 instances), drawing the same counter-based random numbers; see :mod:`envzoo.jax.env` for
 the API.
 
+Each function here and the compiled function it twins (a change to one is a change to both; the
+parity tests name the pair that fails):
+
+| JAX twin (this file) | compiled twin (file: function) |
+|---|---|
+| ``ServerlessJaxEnv.numbers`` | ``sim.py: sim_constants, kpa.py: kpa_constants, generator.py: Workload.compiled`` |
+| ``ServerlessJaxEnv.reset_episode`` | ``sim.py: ServerlessSim.reset, task.py: reset_stats`` |
+| ``ServerlessJaxEnv._start_workload`` | ``generator.py: Workload.start`` |
+| ``ServerlessJaxEnv.transition`` | ``task.py: ServerlessTask.step`` |
+| ``ServerlessJaxEnv._rewards`` | ``task.py: _rewards`` |
+| ``ServerlessJaxEnv._advance`` | ``sim.py: _advance_instances`` |
+| ``ServerlessJaxEnv._interval_rates`` | ``generator.py: interval_rates`` |
+| ``ServerlessJaxEnv._tick`` | ``sim.py: _tick`` |
+| ``ServerlessJaxEnv._kpa_decide`` | ``kpa.py: kpa_decide`` |
+| ``ServerlessJaxEnv._scale_to`` | ``sim.py: _scale_to`` |
+| ``ServerlessJaxEnv.observe`` | ``task.py: _observe`` |
+| ``ServerlessJaxEnv.metrics`` | ``task.py: _episode_metrics`` |
+| ``_completion_probability`` | ``sim.py: _completion_probability`` |
+| ``bin_of`` | ``histogram.py: bin_of`` |
+| ``quantile_of`` | ``histogram.py: quantile_of`` |
+| ``share_capacity`` | ``sim.py: share_capacity`` |
+
+(``_divide`` has no twin: it makes XLA divide as the CPU does, see below.) The state's types are
+:mod:`envzoo.serverless.state`'s, shared with the kernels.
+
 The ticks of a decision interval run in ``lax.fori_loop`` (the KPA's periods, and the ticks of
 each), every tick vectorised over the functions and the tagged-request slots. Every formula
 follows ``sim._advance_instances``, ``sim._tick``, ``sim._scale_to``, ``kpa.kpa_decide`` and
@@ -47,7 +72,10 @@ from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
 from envzoo.serverless.generator import BURSTY, CONSTANT, DIURNAL, SPIKE, STEP, TRACE, WORKLOADS
-from envzoo.serverless.task import ServerlessTask, observation_space
+from envzoo.serverless.state import (
+    ADMITTED, ARRIVED, COLD_STARTS, COMPLETED, COUNTERS, DECISION, DENIED_POD_SECONDS, DESIRED_END, FREE, IN_SERVICE_END, MAX_PANIC_PODS, PANIC_END, PANIC_SINCE, POD_SECONDS, QUEUED, QUEUE_END, QUEUE_SECONDS, READY_END, REJECTED, REQUEST_SECONDS, SEEN, SERVING, STARTING_END, STATS, TAGGED_LATENCY_SECONDS, TAGGED_REQUESTS, TAGS_DROPPED, WAITED, ZERO_SINCE, KPAConstants, Pods, SimConstants, Tags,
+)
+from envzoo.serverless.task import ServerlessTask, metric_names, observation_space
 
 _ARRIVALS, _COMPLETIONS, _TAGS, _DRAINING, _DRAWS_PER_INTERVAL = (
     jnp.uint64(int(draw)) for draw in (S._ARRIVALS, S._COMPLETIONS, S._TAGS, S._DRAINING, S._DRAWS_PER_INTERVAL))
@@ -56,8 +84,8 @@ _ARRIVALS, _COMPLETIONS, _TAGS, _DRAINING, _DRAWS_PER_INTERVAL = (
 class ServerlessNumbers(NamedTuple):
     """The numbers of :class:`~envzoo.serverless.params.ServerlessParams` that set no shape."""
 
-    sim: Any             # sim._constants, read with sim's names (DT, QUEUE_CAPACITY, ...)
-    kpa: Any             # kpa.kpa_constants, read with kpa's names (TARGET_UTILIZATION, ...)
+    sim: SimConstants    # sim.sim_constants, as float64 scalars
+    kpa: KPAConstants    # kpa.kpa_constants, as float64 scalars
     mean_service: Any    # (F,) seconds
     levels: Any          # (n_levels,) the concurrency limits (0 = unlimited)
     weights: Any         # (3,) reward weights of (throughput, latency, cost)
@@ -69,50 +97,26 @@ class ServerlessNumbers(NamedTuple):
     edges: Any           # (bins + 1,) the latency histogram's edges
 
 
-class Pods(NamedTuple):
-    """The integer state of each function (each (F,) int64): the columns of ``ServerlessSim.pods``."""
-
-    queue: Any
-    in_service: Any
-    ready: Any
-    starting: Any
-    draining: Any
-    draining_load: Any
-    desired: Any
-    admitted_index: Any  # requests admitted since the episode began
-    next_tag: Any        # the admitted index of the next request to tag
-    tag_every: Any       # R: every R-th admitted request is tagged
-    in_flight_sum: Any   # requests in the system summed over the ticks of the current KPA period
-
-
-class Tags(NamedTuple):
-    """The tagged requests, (F, latency_tags) int64 each: the rows of ``ServerlessSim.tags``."""
-
-    state: Any     # FREE, QUEUED or SERVING
-    position: Any  # requests ahead in the queue
-    arrival: Any   # the tick it arrived in
-    weight: Any    # the requests it stands for
-
-
 class ServerlessState(NamedTuple):
-    """One episode: the random stream (``key``, ``draws``), the clock (``ticks`` since the episode
-    began, the index of the cold-start ``ring``; ``time`` in seconds), the services, the KPA's
-    ``samples`` and ``memory``, the workload's ``memory``, the episode's ``totals`` (F,
-    len(sim.COUNTERS)) and latency ``hist``, the ``level`` in force and the last interval's
-    ``stats`` (F, len(sim.STATS)), from which the observation and the reward are made."""
+    """One episode: the row of :class:`~envzoo.serverless.sim.SimArrays` of one instance, field for
+    field (``key`` its ``keys``; ``pods`` and ``tags`` the :class:`~envzoo.serverless.state.Pods`
+    and :class:`~envzoo.serverless.state.Tags` of (F,) and (F, latency_tags) arrays), then what
+    the CPU keeps outside the arrays: the clock (``ticks`` since the episode began, the index of
+    the cold-start ring ``starting``), the ``level`` in force and the last interval's ``stats``
+    (F, len(STATS)), from which the observation and the reward are made."""
 
     key: Any
     draws: Any
-    ticks: Any
     time: Any
     pods: Pods
-    ring: Any  # (F, cold start ticks + 1): pods by the tick their cold start ends, modulo its length
+    starting: Any  # (F, cold start ticks + 1): pods by the tick their cold start ends, modulo its length
+    totals: Any    # (F, len(COUNTERS))
     tags: Tags
-    totals: Any
-    hist: Any
+    latency_hist: Any
     kpa_samples: Any
     kpa_memory: Any
     workload_memory: Any
+    ticks: Any
     level: Any
     stats: Any
 
@@ -135,14 +139,15 @@ class ServerlessJaxEnv(JaxEnv):
                              f"{type(self.sim.workload).__name__}: use the CPU core for a workload of one's own")
         self.observation_space = observation_space(p)
         self.action_space = spaces.Discrete(p.n_levels)
-        self.metric_names = S.METRICS if p.sim.cluster_pods is not None else S.METRICS[:-1]
+        self.metric_names = metric_names(p)
 
     def numbers(self) -> ServerlessNumbers:
         p, sim = self.config, self.sim
         code, rate, constants, table = sim.workload.compiled()
         ticks = np.arange(p.sim.ticks_per_step)
         return ServerlessNumbers(
-            sim=jnp.asarray(sim.constants), kpa=jnp.asarray(K.kpa_constants(p.sim.kpa)),
+            sim=SimConstants(*map(jnp.float64, sim.constants)),
+            kpa=KPAConstants(*map(jnp.float64, K.kpa_constants(p.sim.kpa))),
             mean_service=jnp.asarray(sim.mean_service), levels=jnp.asarray(p.levels, jnp.int64),
             weights=jnp.asarray(p.weights, jnp.float64),
             workload_rate=jnp.asarray(np.broadcast_to(rate, (self.n_functions,)), jnp.float64),
@@ -162,17 +167,17 @@ class ServerlessJaxEnv(JaxEnv):
                     draining_load=zeros, desired=initial, admitted_index=zeros, next_tag=zeros + 1,
                     tag_every=zeros + 1, in_flight_sum=zeros)
         slots = jnp.zeros((F, p.latency_tags), jnp.int64)
-        stats = jnp.zeros((F, len(S.STATS)))
-        stats = stats.at[:, S.READY_END].set(initial).at[:, S.DESIRED_END].set(initial)  # task.reset_stats
-        memory = jnp.zeros((F, 5)).at[:, K.PANIC_SINCE].set(jnp.nan).at[:, K.ZERO_SINCE].set(jnp.nan)
+        stats = jnp.zeros((F, len(STATS)))
+        stats = stats.at[:, READY_END].set(initial).at[:, DESIRED_END].set(initial)  # task.reset_stats
+        memory = jnp.zeros((F, 5)).at[:, PANIC_SINCE].set(jnp.nan).at[:, ZERO_SINCE].set(jnp.nan)
         # The workload's start uses the episode's first draw: uniforms 0 and 1 of element f.
         u = jax_rng.uniform_at(jax_rng.element_seed(key, 0, jnp.arange(F))[:, None], jnp.arange(2))
         return ServerlessState(
             key=key, draws=jnp.uint64(1), ticks=jnp.int64(0), time=jnp.float64(0.0), pods=pods,
-            ring=jnp.zeros((F, p.cold_start_ticks + 1), jnp.int64), tags=Tags(slots, slots, slots, slots),
-            totals=jnp.zeros((F, len(S.COUNTERS))), hist=jnp.zeros((F, p.latency_bins.n)),
+            starting=jnp.zeros((F, p.cold_start_ticks + 1), jnp.int64), tags=Tags(slots, slots, slots, slots),
+            totals=jnp.zeros((F, len(COUNTERS))), latency_hist=jnp.zeros((F, p.latency_bins.n)),
             kpa_samples=jnp.zeros((F, p.kpa.stable_ticks)),
-            kpa_memory=memory.at[:, K.DECISION].set(p.kpa.initial_scale),
+            kpa_memory=memory.at[:, DECISION].set(p.kpa.initial_scale),
             workload_memory=self._start_workload(u), level=jnp.full(F, self.config.initial_level, jnp.int64),
             stats=stats)
 
@@ -196,14 +201,14 @@ class ServerlessJaxEnv(JaxEnv):
         state = self._advance(s._replace(level=level), params.levels[level], params)
         vector, scalar = self._rewards(state.stats, params)
         reward = vector[0] if self.vector_reward else scalar[0]
-        return state, Outcome(reward, jnp.asarray(False), state.stats[0, S.POD_SECONDS])
+        return state, Outcome(reward, jnp.asarray(False), state.stats[0, POD_SECONDS])
 
     def _rewards(self, stats, params: ServerlessNumbers):
         """``task.rewards``: the vector reward (F, 3) and the scalar one (F,) of an interval."""
-        interval_s, w = params.sim[S.INTERVAL_S], params.weights
-        throughput = stats[:, S.COMPLETED] / interval_s
-        latency = stats[:, S.REQUEST_SECONDS] / jnp.maximum(stats[:, S.ADMITTED], 1.0)
-        pods = stats[:, S.POD_SECONDS] / interval_s
+        interval_s, w = params.sim.interval_s, params.weights
+        throughput = stats[:, COMPLETED] / interval_s
+        latency = stats[:, REQUEST_SECONDS] / jnp.maximum(stats[:, ADMITTED], 1.0)
+        pods = stats[:, POD_SECONDS] / interval_s
         vector = jnp.stack([throughput, -latency, -pods], axis=-1)
         return vector, throughput * w[0] + -latency * w[1] + -pods * w[2]
 
@@ -212,13 +217,13 @@ class ServerlessJaxEnv(JaxEnv):
         ``limits`` (F,), the interval's statistics in the state's ``stats``."""
         p, c = self.config.sim, params.sim
         F, ticks, per_kpa = self.n_functions, p.ticks_per_step, p.ticks_per_kpa
-        dt = c[S.DT]
+        dt = c.dt
         functions = jnp.arange(F)
         rates, workload_memory = self._interval_rates(s, params)
         # Sample every R-th request, R chosen so that the tags in flight fit the slots even if
         # every arrival of the interval is still in the system at its end.
         in_system = (s.pods.queue + s.pods.in_service + s.pods.draining_load
-                     + rates.max(axis=1) * (c[S.INTERVAL_S] + 5 * params.mean_service))
+                     + rates.max(axis=1) * (c.interval_s + 5 * params.mean_service))
         tag_every = jnp.maximum(1.0, jnp.ceil(_divide(2 * in_system, p.latency_tags)))
         pods = s.pods._replace(tag_every=tag_every.astype(jnp.int64))
         # Arrivals depend on the rates only: all the interval's counts in one draw.
@@ -241,8 +246,8 @@ class ServerlessJaxEnv(JaxEnv):
             pods, ring, totals, tags, hist, queued, pods_present = ticking
             ended = (period + 1) * per_kpa  # ticks of the interval so far
             in_flight = pods.in_flight_sum
-            totals = totals.at[:, S.REQUEST_SECONDS].add(in_flight * dt)
-            observed = _divide(in_flight, c[S.TICKS_PER_KPA])  # the period's average concurrency
+            totals = totals.at[:, REQUEST_SECONDS].add(in_flight * dt)
+            observed = _divide(in_flight, c.ticks_per_kpa)  # the period's average concurrency
             samples, memory, desired = self._kpa_decide(samples, memory, observed, pods.ready, limits,
                                                         s.time + params.kpa_offsets[period], params.kpa)
             pods = pods._replace(in_flight_sum=jnp.zeros_like(in_flight), desired=desired)
@@ -250,20 +255,20 @@ class ServerlessJaxEnv(JaxEnv):
             return (pods, ring, totals, tags, hist, queued, pods_present), samples, memory
 
         zeros = jnp.zeros(F, jnp.int64)
-        carry = ((pods, s.ring, s.totals, s.tags, s.hist, zeros, zeros), s.kpa_samples, s.kpa_memory)
+        carry = ((pods, s.starting, s.totals, s.tags, s.latency_hist, zeros, zeros), s.kpa_samples, s.kpa_memory)
         carry = lax.fori_loop(0, ticks // per_kpa, kpa_period, carry)
         (pods, ring, totals, tags, hist, queued, pods_present), samples, memory = carry
 
         arrived = arrivals.sum(axis=1)
-        totals = totals.at[:, S.ARRIVED].add(arrived)
-        totals = totals.at[:, S.REJECTED].add(arrived - (totals[:, S.ADMITTED] - s.totals[:, S.ADMITTED]))
-        totals = totals.at[:, S.QUEUE_SECONDS].add(queued * dt)
-        totals = totals.at[:, S.POD_SECONDS].add(pods_present * dt)
+        totals = totals.at[:, ARRIVED].add(arrived)
+        totals = totals.at[:, REJECTED].add(arrived - (totals[:, ADMITTED] - s.totals[:, ADMITTED]))
+        totals = totals.at[:, QUEUE_SECONDS].add(queued * dt)
+        totals = totals.at[:, POD_SECONDS].add(pods_present * dt)
         ends = jnp.stack([pods.queue, pods.in_service + pods.draining_load, pods.ready, pods.starting, pods.desired,
-                          jnp.where(jnp.isnan(memory[:, K.PANIC_SINCE]), 0, 1)], axis=-1)
+                          jnp.where(jnp.isnan(memory[:, PANIC_SINCE]), 0, 1)], axis=-1)
         stats = jnp.concatenate([totals - s.totals, ends.astype(jnp.float64)], axis=-1)
-        return s._replace(draws=s.draws + _DRAWS_PER_INTERVAL, ticks=s.ticks + ticks, time=s.time + c[S.INTERVAL_S],
-                          pods=pods, ring=ring, tags=tags, totals=totals, hist=hist, kpa_samples=samples,
+        return s._replace(draws=s.draws + _DRAWS_PER_INTERVAL, ticks=s.ticks + ticks, time=s.time + c.interval_s,
+                          pods=pods, starting=ring, tags=tags, totals=totals, latency_hist=hist, kpa_samples=samples,
                           kpa_memory=memory, workload_memory=workload_memory, stats=stats)
 
     def _interval_rates(self, s: ServerlessState, params: ServerlessNumbers):
@@ -304,7 +309,7 @@ class ServerlessJaxEnv(JaxEnv):
               completion_seeds, tag_seeds, draining_seeds):
         """``sim._tick``, steps 1 to 4 of the simulator's docstring, for every function in tick ``now``."""
         c, mean_service = params.sim, params.mean_service
-        dt = c[S.DT]
+        dt = c.dt
         functions = jnp.arange(self.n_functions)
         # 1. cold starts that end now
         slot = now % ring.shape[1]
@@ -321,46 +326,46 @@ class ServerlessJaxEnv(JaxEnv):
                            _completion_probability(c, mean_service, pods.draining_load, pods.draining))
         draining_load = pods.draining_load - drained
         draining = jnp.minimum(pods.draining, draining_load)  # idle ones terminate (none draw without load)
-        totals = totals.at[:, S.COMPLETED].add(done).at[:, S.COMPLETED].add(drained)
+        totals = totals.at[:, COMPLETED].add(done).at[:, COMPLETED].add(drained)
         # A tag is a sampled request with its own completion draw at the same per-request rate.
         u = jax_rng.uniform_at(tag_seeds[:, None], jnp.arange(tags.state.shape[1]))
-        finished = (tags.state == S.SERVING) & (u < prob[:, None])
+        finished = (tags.state == SERVING) & (u < prob[:, None])
         latency = (now - tags.arrival) * dt
         weight = jnp.where(finished, tags.weight, 0)
-        bins = bin_of(latency, c[S.BINS_LOW], c[S.BINS_LOG_RANGE], hist.shape[1])
+        bins = bin_of(latency, c.bins_low, c.bins_log_range, hist.shape[1])
         hist = hist.at[functions[:, None], bins].add(weight)
-        totals = totals.at[:, S.TAGGED_REQUESTS].add(weight.sum(axis=1))
-        totals = totals.at[:, S.TAGGED_LATENCY_SECONDS].add((weight * latency).sum(axis=1))
-        state = jnp.where(finished, S.FREE, tags.state)
+        totals = totals.at[:, TAGGED_REQUESTS].add(weight.sum(axis=1))
+        totals = totals.at[:, TAGGED_LATENCY_SECONDS].add((weight * latency).sum(axis=1))
+        state = jnp.where(finished, FREE, tags.state)
 
         # 3. arrivals into the buffer, and tags for every R-th admitted request
-        admitted = jnp.minimum(arrived, c[S.QUEUE_CAPACITY].astype(jnp.int64) - pods.queue)
-        totals = totals.at[:, S.ADMITTED].add(admitted)
+        admitted = jnp.minimum(arrived, c.queue_capacity.astype(jnp.int64) - pods.queue)
+        totals = totals.at[:, ADMITTED].add(admitted)
         last = pods.admitted_index + admitted
         every = pods.tag_every
         new = jnp.where(pods.next_tag <= last, (last - pods.next_tag) // every + 1, 0)
         ahead = pods.queue + pods.next_tag - pods.admitted_index - 1  # requests before the first new tag
         # The new tags take the first free slots, in slot order.
-        free = state == S.FREE
+        free = state == FREE
         rank = jnp.cumsum(free, axis=1) - 1
         taken = free & (rank < new[:, None])
-        tags = Tags(state=jnp.where(taken, S.QUEUED, state),
+        tags = Tags(state=jnp.where(taken, QUEUED, state),
                     position=jnp.where(taken, ahead[:, None] + rank * every[:, None], tags.position),
                     arrival=jnp.where(taken, now, tags.arrival),
                     weight=jnp.where(taken, every[:, None], tags.weight))
-        totals = totals.at[:, S.TAGS_DROPPED].add(new - taken.sum(axis=1))
+        totals = totals.at[:, TAGS_DROPPED].add(new - taken.sum(axis=1))
         waiting_before = pods.queue
         queue = pods.queue + admitted
 
         # 4. first come, first served starts up to the concurrency limit
         capacity = jnp.where(limits > 0, limits, S._UNLIMITED)
         started = jnp.minimum(queue, jnp.maximum(ready * capacity - in_service, 0))
-        totals = totals.at[:, S.WAITED].add(admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted))
+        totals = totals.at[:, WAITED].add(admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted))
         queue = queue - started
         in_service = in_service + started
-        position = tags.position - jnp.where(tags.state == S.QUEUED, started[:, None], 0)
-        tags = tags._replace(position=position, state=jnp.where((tags.state == S.QUEUED) & (position < 0),
-                                                                S.SERVING, tags.state))
+        position = tags.position - jnp.where(tags.state == QUEUED, started[:, None], 0)
+        tags = tags._replace(position=position, state=jnp.where((tags.state == QUEUED) & (position < 0),
+                                                                SERVING, tags.state))
         pods = pods._replace(queue=queue, in_service=in_service, ready=ready, starting=starting, draining=draining,
                              draining_load=draining_load, admitted_index=last, next_tag=pods.next_tag + new * every,
                              in_flight_sum=pods.in_flight_sum + queue + in_service + draining_load)
@@ -371,29 +376,29 @@ class ServerlessJaxEnv(JaxEnv):
         update ``memory`` (F, 5) and decide the desired pod counts (F,)."""
         window = samples.shape[1]
         samples = jnp.concatenate([samples[:, 1:], observed[:, None]], axis=1)
-        seen = jnp.minimum(memory[:, K.SEEN] + 1.0, k[K.STABLE_TICKS])
-        memory = memory.at[:, K.SEEN].set(seen)
+        seen = jnp.minimum(memory[:, SEEN] + 1.0, k.stable_ticks)
+        memory = memory.at[:, SEEN].set(seen)
         if not self.config.sim.kpa.enabled:
-            return samples, memory, memory[:, K.DECISION].astype(jnp.int64)
+            return samples, memory, memory[:, DECISION].astype(jnp.int64)
 
         # Samples older than what was seen are zeros, so the stable window is the whole array.
         stable_avg = _divide(numpy_sum(samples), seen)
-        panic_n = jnp.minimum(seen, k[K.PANIC_TICKS])
+        panic_n = jnp.minimum(seen, k.panic_ticks)
         recent = (window - 1 - jnp.arange(window)) < panic_n[:, None]
         panic_avg = _divide(numpy_sum(jnp.where(recent, samples, 0.0)), panic_n)
 
         ready = jnp.maximum(ready_pods, 1).astype(jnp.float64)
-        target = jnp.where(limit > 0, limit, k[K.DEFAULT_TARGET]) * k[K.TARGET_UTILIZATION]
-        up_limit = jnp.ceil(k[K.MAX_UP_RATE] * ready)
-        down_limit = jnp.floor(_divide(ready, k[K.MAX_DOWN_RATE]))
+        target = jnp.where(limit > 0, limit, k.default_target) * k.target_utilization
+        up_limit = jnp.ceil(k.max_up_rate * ready)
+        down_limit = jnp.floor(_divide(ready, k.max_down_rate))
         stable_pods = jnp.minimum(jnp.maximum(jnp.ceil(_divide(stable_avg, target)), down_limit), up_limit)
         panic_pods = jnp.minimum(jnp.maximum(jnp.ceil(_divide(panic_avg, target)), down_limit), up_limit)
 
         # The panic test uses the unclamped panic count, as Knative does.
-        over_panic = _divide(jnp.ceil(_divide(panic_avg, target)), ready) >= k[K.PANIC_THRESHOLD]
-        calmed = ~over_panic & (memory[:, K.PANIC_SINCE] + k[K.STABLE_WINDOW_S] < now)
-        panic_since = jnp.where(over_panic, now, jnp.where(calmed, jnp.nan, memory[:, K.PANIC_SINCE]))
-        max_panic_pods = jnp.where(calmed, 0.0, memory[:, K.MAX_PANIC_PODS])
+        over_panic = _divide(jnp.ceil(_divide(panic_avg, target)), ready) >= k.panic_threshold
+        calmed = ~over_panic & (memory[:, PANIC_SINCE] + k.stable_window_s < now)
+        panic_since = jnp.where(over_panic, now, jnp.where(calmed, jnp.nan, memory[:, PANIC_SINCE]))
+        max_panic_pods = jnp.where(calmed, 0.0, memory[:, MAX_PANIC_PODS])
         panicking = ~jnp.isnan(panic_since)
         # In panic: the larger of the stable and panic counts, and never below the panic maximum.
         in_panic = jnp.maximum(jnp.maximum(stable_pods, panic_pods), max_panic_pods)
@@ -402,12 +407,12 @@ class ServerlessJaxEnv(JaxEnv):
 
         # Scale to zero only after the grace period; until then a running pod stays.
         zero_since = jnp.where(desired != 0, jnp.nan,
-                               jnp.where(jnp.isnan(memory[:, K.ZERO_SINCE]), now, memory[:, K.ZERO_SINCE]))
-        grace_over = now - zero_since >= k[K.ZERO_GRACE_S]
+                               jnp.where(jnp.isnan(memory[:, ZERO_SINCE]), now, memory[:, ZERO_SINCE]))
+        grace_over = now - zero_since >= k.zero_grace_s
         effective = jnp.where((desired == 0) & ~grace_over & (ready_pods > 0), 1, desired)
-        memory = (memory.at[:, K.PANIC_SINCE].set(panic_since).at[:, K.MAX_PANIC_PODS].set(max_panic_pods)
-                  .at[:, K.DECISION].set(desired).at[:, K.ZERO_SINCE].set(zero_since))
-        decided = jnp.minimum(jnp.maximum(effective, k[K.MIN_SCALE]), k[K.MAX_SCALE]).astype(jnp.int64)
+        memory = (memory.at[:, PANIC_SINCE].set(panic_since).at[:, MAX_PANIC_PODS].set(max_panic_pods)
+                  .at[:, DECISION].set(desired).at[:, ZERO_SINCE].set(zero_since))
+        decided = jnp.minimum(jnp.maximum(effective, k.min_scale), k.max_scale).astype(jnp.int64)
         return samples, memory, decided
 
     def _scale_to(self, pods: Pods, ring, totals, clock, params: ServerlessNumbers):
@@ -439,10 +444,10 @@ class ServerlessJaxEnv(JaxEnv):
         wanted = jnp.maximum(pods.desired - ready - starting, 0)
         if p.cluster_pods is not None:
             used = (ready + starting + draining).sum()
-            granted = share_capacity(wanted, jnp.maximum(c[S.CLUSTER_PODS].astype(jnp.int64) - used, 0))
-            totals = totals.at[:, S.DENIED_POD_SECONDS].add((wanted - granted) * c[S.KPA_TICK_S])
+            granted = share_capacity(wanted, jnp.maximum(c.cluster_pods.astype(jnp.int64) - used, 0))
+            totals = totals.at[:, DENIED_POD_SECONDS].add((wanted - granted) * c.kpa_tick_s)
             wanted = granted
-        totals = totals.at[:, S.COLD_STARTS].add(wanted)
+        totals = totals.at[:, COLD_STARTS].add(wanted)
         if p.cold_start_ticks == 0:
             return pods._replace(ready=ready + wanted), ring, totals
         ring = ring.at[:, (clock + p.cold_start_ticks) % size].add(wanted)
@@ -451,25 +456,25 @@ class ServerlessJaxEnv(JaxEnv):
     # ------------------------------------------------------------------ observation and metrics
     def observe(self, s: ServerlessState, params: ServerlessNumbers):
         """``task._observe`` of function 0: :data:`~envzoo.serverless.task.FEATURES` and the one-hot level."""
-        stats, interval_s = s.stats[0], params.sim[S.INTERVAL_S]
+        stats, interval_s = s.stats[0], params.sim.interval_s
         features = jnp.stack([
-            stats[S.ARRIVED] / interval_s, stats[S.COMPLETED] / interval_s, stats[S.REJECTED] / interval_s,
-            stats[S.REQUEST_SECONDS] / jnp.maximum(stats[S.ADMITTED], 1.0), stats[S.QUEUE_END],
-            stats[S.IN_SERVICE_END], stats[S.READY_END], stats[S.STARTING_END], stats[S.DESIRED_END],
-            stats[S.PANIC_END], stats[S.POD_SECONDS] / interval_s,
-            stats[S.IN_SERVICE_END] / jnp.maximum(stats[S.READY_END], 1.0), s.time / 3600.0])
+            stats[ARRIVED] / interval_s, stats[COMPLETED] / interval_s, stats[REJECTED] / interval_s,
+            stats[REQUEST_SECONDS] / jnp.maximum(stats[ADMITTED], 1.0), stats[QUEUE_END],
+            stats[IN_SERVICE_END], stats[READY_END], stats[STARTING_END], stats[DESIRED_END],
+            stats[PANIC_END], stats[POD_SECONDS] / interval_s,
+            stats[IN_SERVICE_END] / jnp.maximum(stats[READY_END], 1.0), s.time / 3600.0])
         one_hot = jnp.arange(self.config.n_levels) == s.level[0]
         return jnp.concatenate([features, one_hot]).astype(jnp.float32)
 
     def metrics(self, s: ServerlessState, params: ServerlessNumbers) -> dict:
-        """``sim._episode_metrics`` of function 0 (:data:`~envzoo.serverless.sim.METRICS`)."""
-        t, hist = s.totals[0], s.hist[0]
+        """``task._episode_metrics`` of function 0 (:data:`~envzoo.serverless.task.METRICS`)."""
+        t, hist = s.totals[0], s.latency_hist[0]
         elapsed = jnp.maximum(s.time, 1e-12)
-        admitted = jnp.maximum(t[S.ADMITTED], 1.0)
+        admitted = jnp.maximum(t[ADMITTED], 1.0)
         p95, p99 = (jnp.nan_to_num(quantile_of(hist, params.edges, q), nan=0.0) for q in (0.95, 0.99))
-        values = (t[S.REQUEST_SECONDS] / admitted, t[S.QUEUE_SECONDS] / admitted, t[S.WAITED] / admitted, p95, p99,
-                  t[S.COMPLETED] / elapsed, t[S.REJECTED], t[S.REJECTED] / jnp.maximum(t[S.ARRIVED], 1.0),
-                  t[S.COLD_STARTS], t[S.POD_SECONDS], t[S.POD_SECONDS] / elapsed, t[S.DENIED_POD_SECONDS])
+        values = (t[REQUEST_SECONDS] / admitted, t[QUEUE_SECONDS] / admitted, t[WAITED] / admitted, p95, p99,
+                  t[COMPLETED] / elapsed, t[REJECTED], t[REJECTED] / jnp.maximum(t[ARRIVED], 1.0),
+                  t[COLD_STARTS], t[POD_SECONDS], t[POD_SECONDS] / elapsed, t[DENIED_POD_SECONDS])
         return dict(zip(self.metric_names, values))
 
 
@@ -498,8 +503,8 @@ def _completion_probability(c, mean_service, requests, pods):
     """``sim._completion_probability``: per-request completion probability in one tick, with
     contention on ``pods`` pods."""
     per_pod = requests / jnp.maximum(pods, 1)
-    slowdown = 1.0 + c[S.CONTENTION] * jnp.maximum(per_pod - 1.0, 0.0)
-    return c[S.DT] / (mean_service * slowdown)
+    slowdown = 1.0 + c.contention * jnp.maximum(per_pod - 1.0, 0.0)
+    return c.dt / (mean_service * slowdown)
 
 
 def bin_of(value, low, log_range, n: int):

@@ -30,20 +30,15 @@ import numpy as np
 
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.serverless.params import KPAParams
-
-# Columns of KPAState.memory.
-SEEN, PANIC_SINCE, MAX_PANIC_PODS, ZERO_SINCE, DECISION = range(5)
-# Entries of kpa_constants().
-(ENABLED, STABLE_TICKS, PANIC_TICKS, DEFAULT_TARGET, TARGET_UTILIZATION, MAX_UP_RATE, MAX_DOWN_RATE,
- PANIC_THRESHOLD, STABLE_WINDOW_S, ZERO_GRACE_S, MIN_SCALE, MAX_SCALE) = range(12)
+from envzoo.serverless.state import DECISION, MAX_PANIC_PODS, PANIC_SINCE, SEEN, ZERO_SINCE, KPAConstants
 
 
-def kpa_constants(params: KPAParams) -> np.ndarray:
-    """The settings :func:`kpa_decide` reads, as one float64 array."""
-    return np.array([params.enabled, params.stable_ticks, params.panic_ticks, params.default_target,
-                     params.target_utilization, params.max_scale_up_rate, params.max_scale_down_rate,
-                     params.panic_threshold, params.stable_window_s, params.scale_to_zero_grace_s,
-                     params.min_scale, params.max_scale], dtype=np.float64)
+def kpa_constants(params: KPAParams) -> KPAConstants:
+    """The settings :func:`kpa_decide` reads, float64."""
+    return KPAConstants(*map(float, (
+        params.enabled, params.stable_ticks, params.panic_ticks, params.default_target, params.target_utilization,
+        params.max_scale_up_rate, params.max_scale_down_rate, params.panic_threshold, params.stable_window_s,
+        params.scale_to_zero_grace_s, params.min_scale, params.max_scale)))
 
 
 @dataclass
@@ -102,7 +97,7 @@ def kpa_tick(state: KPAState, observed_concurrency, ready_pods, concurrency_limi
 def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
     """One KPA tick of one service: record ``observed`` (the tick's average concurrency) in
     ``samples`` and update ``memory`` (a row of :class:`KPAState`), and return the desired pod
-    count. ``c`` is :func:`kpa_constants`; ``scratch`` a work array of ``stable_ticks`` floats.
+    count. ``c`` is :func:`kpa_constants`' :class:`~envzoo.serverless.state.KPAConstants`; ``scratch`` a work array of ``stable_ticks`` floats.
 
     The arithmetic is the batched array code's that it replaced, operation for operation (the
     window sums in numpy's order), so the decisions are the same to the last bit."""
@@ -110,28 +105,28 @@ def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
     for i in range(window - 1):
         samples[i] = samples[i + 1]
     samples[window - 1] = observed
-    seen = min(memory[SEEN] + 1.0, c[STABLE_TICKS])
+    seen = min(memory[SEEN] + 1.0, c.stable_ticks)
     memory[SEEN] = seen
-    if not c[ENABLED]:
+    if not c.enabled:
         return int(memory[DECISION])
 
     # Samples older than what was seen are zeros, so the stable window is the whole array.
     stable_avg = numpy_sum(samples, 0, window) / seen
-    panic_n = min(seen, c[PANIC_TICKS])
+    panic_n = min(seen, c.panic_ticks)
     for i in range(window):
         scratch[i] = samples[i] if window - 1 - i < panic_n else 0.0
     panic_avg = numpy_sum(scratch, 0, window) / panic_n
 
     ready = float(max(ready_pods, 1))
-    target = (limit if limit > 0 else c[DEFAULT_TARGET]) * c[TARGET_UTILIZATION]
-    up_limit = np.ceil(c[MAX_UP_RATE] * ready)
-    down_limit = np.floor(ready / c[MAX_DOWN_RATE])
+    target = (limit if limit > 0 else c.default_target) * c.target_utilization
+    up_limit = np.ceil(c.max_up_rate * ready)
+    down_limit = np.floor(ready / c.max_down_rate)
     stable_pods = min(max(np.ceil(stable_avg / target), down_limit), up_limit)
     panic_pods = min(max(np.ceil(panic_avg / target), down_limit), up_limit)
 
     # The panic test uses the unclamped panic count, as Knative does.
-    over_panic = np.ceil(panic_avg / target) / ready >= c[PANIC_THRESHOLD]
-    calmed = not over_panic and memory[PANIC_SINCE] + c[STABLE_WINDOW_S] < now
+    over_panic = np.ceil(panic_avg / target) / ready >= c.panic_threshold
+    calmed = not over_panic and memory[PANIC_SINCE] + c.stable_window_s < now
     if over_panic:
         memory[PANIC_SINCE] = now
     elif calmed:
@@ -150,6 +145,6 @@ def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
         memory[ZERO_SINCE] = np.nan
     elif np.isnan(memory[ZERO_SINCE]):
         memory[ZERO_SINCE] = now
-    grace_over = now - memory[ZERO_SINCE] >= c[ZERO_GRACE_S]
+    grace_over = now - memory[ZERO_SINCE] >= c.zero_grace_s
     effective = 1 if desired == 0 and not grace_over and ready_pods > 0 else desired
-    return int(min(max(effective, c[MIN_SCALE]), c[MAX_SCALE]))
+    return int(min(max(effective, c.min_scale), c.max_scale))

@@ -4,11 +4,16 @@ env arguments (see ``Serverless-v1``'s docstring) and rejects bad ones with a cl
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from envzoo.core.arguments import forwards_to
+from envzoo.core.user_files import looks_like_path
+from envzoo.serverless.generator import WORKLOADS, Bursty, Workload
 from envzoo.serverless.histogram import LogBins
 
 #: Concurrency limits the agent chooses from; 0 is Knative's default (no limit, target 100).
@@ -261,8 +266,6 @@ def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_
                         cluster_pods: int = 40, **kwargs) -> ClusterParams:
     """The parameters of ``ServerlessCluster-v1`` from its arguments, checked: rate-based
     workload kinds take one rate per function from ``rates``; a trace brings its own."""
-    from envzoo.serverless.generator import Workload, make_workload, workload_options
-
     if isinstance(workload, Workload):
         n_functions = workload.n_functions() or 1
     else:
@@ -283,3 +286,45 @@ def make_cluster_params(rates=(60.0, 30.0, 15.0, 8.0), workload="diurnal", mean_
         raise ValueError(f"cluster_pods = {cluster_pods} cannot hold the {n_functions} functions' "
                          f"initial or minimum pods ({max(kpa.initial_scale, kpa.min_scale)} each)")
     return ClusterParams(serverless, n_functions)
+
+
+def workload_options(spec) -> dict:
+    """The options of a workload given by name (``"diurnal"``), as a dict, or as the path of a
+    trace (a file, a folder of day files, a mapping ``{day: file}``: ``{"kind": "trace",
+    "path": spec}``)."""
+    day_files = (isinstance(spec, Mapping) and bool(spec) and "kind" not in spec
+                 and all(isinstance(path, (str, os.PathLike)) for path in spec.values()))
+    path = isinstance(spec, os.PathLike) or (isinstance(spec, str) and spec not in WORKLOADS and looks_like_path(spec))
+    if day_files or path:
+        return {"kind": "trace", "path": spec}
+    return {"kind": spec} if isinstance(spec, str) else dict(spec)
+
+
+def make_workload(spec, dt: float) -> Workload:
+    """A workload from a name (``"diurnal"``), a dict (``{"kind": "spike", "factor": 8}``), the
+    path of a trace (:func:`workload_options`) or an instance."""
+    if isinstance(spec, Workload):
+        workload = spec
+    else:
+        options = workload_options(spec)
+        kind = options.pop("kind", None)
+        if kind == "trace" and "path" in options:
+            from envzoo.serverless.data import load_azure_invocations  # pandas, only for a trace
+
+            try:
+                return load_azure_invocations(options.pop("path"), **options)
+            except TypeError as error:
+                raise ValueError(f"bad options for the trace workload: {error}") from None
+        if kind == "trace" and "counts" not in options:
+            raise ValueError("the trace workload needs `path` (an Azure Functions invocations CSV) "
+                             "or `counts` (per-minute counts, one row per function)")
+        if kind not in WORKLOADS:
+            raise ValueError(f"unknown workload {kind!r}; choose one of {sorted(WORKLOADS)} "
+                             "or pass a Workload instance")
+        try:
+            workload = WORKLOADS[kind](**options)
+        except TypeError as error:
+            raise ValueError(f"bad options for workload {kind!r}: {error}") from None
+    if isinstance(workload, Bursty) and workload.dt != dt:
+        workload = dataclasses.replace(workload, dt=dt)  # never change the caller's object
+    return workload

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.draw import BLUE, CYCLE, GREEN, LIGHT, ORANGE, RED, Canvas, grid_boxes
-from envzoo.serverless.sim import ADMITTED, IN_SERVICE_END, QUEUE_END, READY_END, REQUEST_SECONDS, STARTING_END
+from envzoo.serverless.state import ADMITTED, IN_SERVICE_END, QUEUE_END, READY_END, REQUEST_SECONDS, STARTING_END
 
 
 def snapshot(time_s: float, stats: np.ndarray, limits: np.ndarray, capacity: int | None) -> dict:

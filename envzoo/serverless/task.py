@@ -1,6 +1,8 @@
 """The decision problem over the simulator, shared by every serverless face: actions set the
 concurrency limits, the (B, F) statistics that :meth:`ServerlessSim.advance` returns become the
-observations, the reward components (throughput, latency, cost), the costs and the metrics.
+observations, the reward components (throughput, latency, cost) and the costs, and the episode's
+running sums that the simulator keeps (``totals``, the latency histogram) become the metrics
+(:func:`metrics_array`).
 
 :class:`ServerlessTask` is one service per row (``Serverless-v1`` and its vector and
 multi-objective faces); :class:`ClusterTask` one row per function of a shared cluster
@@ -12,14 +14,17 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from envzoo.core.compiled import kernel
+from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.serverless import picture
+from envzoo.serverless.histogram import quantile_of
 from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
-from envzoo.serverless.sim import (ADMITTED, ARRIVED, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END,
-                                   METRICS, PANIC_END, POD_SECONDS, QUEUE_END, READY_END, REJECTED,
-                                   REQUEST_SECONDS, STARTING_END, STATS, ServerlessSim)
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.state import (
+    ADMITTED, ARRIVED, COLD_STARTS, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END, PANIC_END,
+    POD_SECONDS, QUEUE_END, QUEUE_SECONDS, READY_END, REJECTED, REQUEST_SECONDS, STARTING_END, STATS, WAITED,
+)
 
 #: Observation features of one function, in order (see the env docstrings for units).
 FEATURES = (
@@ -28,6 +33,11 @@ FEATURES = (
     "elapsed_h",
 )
 CLUSTER_FEATURES = ("cluster_free_fraction", "cluster_share", "unscheduled_pods")
+#: KPIs of an episode so far (:func:`metrics_array`), in order; ``denied_pod_seconds`` only where
+#: the cluster is finite (:func:`metric_names`).
+METRICS = ("mean_latency_s", "mean_wait_s", "waited_fraction", "p95_latency_s", "p99_latency_s",
+           "throughput_rps", "rejected", "rejected_fraction", "cold_starts", "pod_seconds", "mean_pods",
+           "denied_pod_seconds")
 #: Bounds of the vector reward: throughput >= 0, −latency <= 0, −mean pods <= 0.
 REWARD_SPACE = spaces.Box(np.array([0.0, -np.inf, -np.inf], dtype=np.float32),
                           np.array([np.inf, 0.0, 0.0], dtype=np.float32), dtype=np.float32)
@@ -47,7 +57,7 @@ class _ServiceTask:
         self.level_index = np.full((instances, n_functions), params.initial_level)
         self.level_values = np.asarray(params.levels, dtype=np.int64)
         self.stats = reset_stats(self.sim)
-        self.metric_names = METRICS if params.sim.cluster_pods is not None else METRICS[:-1]
+        self.metric_names = metric_names(params)
 
     def _start(self, rows: np.ndarray, keys: np.ndarray, params: ServerlessParams) -> None:
         self.sim.reset(rows, keys)
@@ -94,7 +104,7 @@ class ServerlessTask(_ServiceTask, Task):
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         stats = self._advance(np.array([[action]]))
         vector, reward = rewards(self.params, stats)
-        metrics = self.sim.metrics_array()[0, 0].tolist()
+        metrics = metrics_array(self.sim)[0, 0].tolist()
         info = {"metrics": dict(zip(self.metric_names, metrics)), "cost": float(stats[0, 0, POD_SECONDS])}
         reward = vector[0, 0].astype(np.float32) if vector_reward else float(reward[0, 0])
         return self.observe()[0], reward, False, False, info
@@ -103,7 +113,7 @@ class ServerlessTask(_ServiceTask, Task):
         return self._observe(self.params)[:, 0]
 
     def metrics(self) -> dict[str, np.ndarray]:
-        return {name: value[:, 0] for name, value in self.sim.episode_metrics().items()}
+        return dict(zip(self.metric_names, metrics_array(self.sim)[:, 0].T))
 
     def render_text(self, row: int = 0) -> str:
         s, level = self.stats[row, 0], self.params.levels[int(self.level_index[row, 0])]
@@ -144,7 +154,7 @@ class ClusterTask(_ServiceTask, AgentsTask):
         stats = self._advance(actions[None, :])
         vector, scalar = rewards(self.service, stats)
         none = np.zeros(self.batch, dtype=bool)
-        own = self.sim.metrics_array()[0]  # (F, metrics): each function's own KPIs
+        own = metrics_array(self.sim)[0]  # (F, metrics): each function's own KPIs
         return Transition(reward=scalar[0], objectives=vector[0], terminated=none, truncated=none,
                           cost=stats[0, :, POD_SECONDS].copy(),
                           info={"function_metrics": dict(zip(self.metric_names, own.T))})
@@ -161,7 +171,7 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def metrics(self) -> dict[str, np.ndarray]:
         """The cluster's KPIs (all functions together), the same for every agent."""
-        combined = self.sim.metrics_array(combine_functions=True)[0, 0]
+        combined = metrics_array(self.sim, combine_functions=True)[0, 0]
         every_agent = np.broadcast_to(combined, (self.batch, len(combined)))  # one array, not one per metric
         return {name: every_agent[:, i] for i, name in enumerate(self.metric_names)}
 
@@ -181,6 +191,27 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def draw(self, canvas, snapshots) -> None:
         picture.draw(canvas, snapshots)
+
+
+def metric_names(params: ServerlessParams) -> tuple[str, ...]:
+    """The names of the :data:`METRICS` an env with ``params`` reports."""
+    return METRICS if params.sim.cluster_pods is not None else METRICS[:-1]
+
+
+def metrics_array(sim: ServerlessSim, combine_functions: bool = False) -> np.ndarray:
+    """The KPIs of every instance's episode so far, (B, F, len(METRICS)) in :data:`METRICS`
+    order, each function's own; or (B, 1, len(METRICS)) of all functions together."""
+    out = np.empty((sim.B, 1 if combine_functions else sim.F, len(METRICS)))
+    _episode_metrics(sim.totals, sim.latency_hist, sim.time, sim.latency_edges, combine_functions, out)
+    return out
+
+
+def episode_metrics(sim: ServerlessSim, combine_functions: bool = False) -> dict[str, np.ndarray]:
+    """:func:`metrics_array` by name, each (B, F) or (B, 1); ``denied_pod_seconds`` only where the
+    cluster is finite."""
+    values = metrics_array(sim, combine_functions)
+    names = METRICS if sim.params.cluster_pods is not None else METRICS[:-1]
+    return {name: values[..., i] for i, name in enumerate(names)}
 
 
 def reset_stats(sim: ServerlessSim) -> np.ndarray:
@@ -240,3 +271,42 @@ def _observe(stats, time, level_index, interval_s, out):
             o[11] = s[IN_SERVICE_END] / max(s[READY_END], 1.0)
             o[12] = time[b] / 3600.0
             o[13 + level_index[b, f]] = 1.0
+
+
+@kernel
+def _episode_metrics(totals, hist, time, edges, combine, out):
+    """The KPIs (:data:`METRICS` columns) of every instance's functions, or of all functions
+    together with ``combine``, into ``out``."""
+    F = totals.shape[1]
+    summed = np.empty(totals.shape[2])
+    column = np.empty(F)
+    counts = np.empty(hist.shape[2])
+    for b in range(totals.shape[0]):
+        elapsed = max(time[b], 1e-12)
+        for g in range(out.shape[1]):
+            if combine:
+                for k in range(summed.shape[0]):
+                    for f in range(F):
+                        column[f] = totals[b, f, k]
+                    summed[k] = numpy_sum(column, 0, F)
+                counts[:] = 0.0
+                for f in range(F):
+                    counts += hist[b, f]
+                t, h = summed, counts
+            else:
+                t, h = totals[b, g], hist[b, g]
+            admitted = max(t[ADMITTED], 1.0)
+            p95, p99 = quantile_of(h, edges, 0.95), quantile_of(h, edges, 0.99)
+            row = out[b, g]
+            row[0] = t[REQUEST_SECONDS] / admitted
+            row[1] = t[QUEUE_SECONDS] / admitted
+            row[2] = t[WAITED] / admitted
+            row[3] = 0.0 if np.isnan(p95) else p95
+            row[4] = 0.0 if np.isnan(p99) else p99
+            row[5] = t[COMPLETED] / elapsed
+            row[6] = t[REJECTED]
+            row[7] = t[REJECTED] / max(t[ARRIVED], 1.0)
+            row[8] = t[COLD_STARTS]
+            row[9] = t[POD_SECONDS]
+            row[10] = t[POD_SECONDS] / elapsed
+            row[11] = t[DENIED_POD_SECONDS]

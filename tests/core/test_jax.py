@@ -11,6 +11,7 @@ import envzoo
 from envzoo.core.errors import InvalidActionError, RegistryError
 from envzoo.core.rng import key_from_generator
 from envzoo.registry import parse_registry
+from twin_pairs import twin_pair
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -119,24 +120,26 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
                                                                 env.metrics))
     actions = np.random.default_rng(7)
     cpu.action_space.seed(7)
+    twins = {name: twin_pair(env, name) for name in ("observe", "transition", "metrics")}  # for the messages
     for seed in (0, 11):
         observation, _ = cpu.reset(seed=seed)
         state = reset(key_from_generator(seeding.np_random(seed)[0]), params)
         rtol32 = FLOAT32_ROUNDING.get(env_id, 1e-9)
-        _assert_close(observation, observe(state, params), "first observation", 0, rtol32)
+        _assert_close(observation, observe(state, params), f"first observation {twins['observe']}", 0, rtol32)
         for step in range(1, 400):
             action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest_action(cpu.action_space)
             observation, reward, terminated, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
-            _assert_close(observation, observe(state, params), "observation", step, rtol32)
-            _assert_close(reward, outcome.reward, "reward", step, rtol32 if np.ndim(reward) else 1e-9)
+            _assert_close(observation, observe(state, params), f"observation {twins['observe']}", step, rtol32)
+            _assert_close(reward, outcome.reward, f"reward {twins['transition']}", step,
+                          rtol32 if np.ndim(reward) else 1e-9)
             assert bool(outcome.terminated) == terminated, step
             assert bool(outcome.truncated) == truncated, step
             if "cost" in info:
-                _assert_close(info["cost"], outcome.cost, "cost", step)
+                _assert_close(info["cost"], outcome.cost, f"cost {twins['transition']}", step)
             jax_metrics = metrics(state, params)
             for name, value in info.get("metrics", {}).items():
-                _assert_close(value, jax_metrics[name], f"metric {name}", step)
+                _assert_close(value, jax_metrics[name], f"metric {name} {twins['metrics']}", step)
             if terminated or truncated or step == horizon:
                 break
         assert terminated or truncated or step == horizon, "the episode should end within 400 steps"

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from envzoo.orbital.elements import KeplerianElements
+from envzoo.orbital.physics.elements import KeplerianElements
 
 SUBSTEP_SEQUENCE = (2, 4, 6, 8)
 

@@ -12,11 +12,11 @@ import math
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.orbital.constants import EQUATORIAL_RADIUS
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS
 from envzoo.orbital.params import CollisionAvoidanceParams, ConjunctionParams
-from envzoo.orbital.propagation import OrbitState
+from envzoo.orbital.physics.propagation import OrbitState
 from envzoo.orbital.task import LOG10_PC_FLOOR, _column_scales, observation_columns
-from envzoo.orbital.tracking import kick_covariance
+from envzoo.orbital.physics.tracking import kick_covariance
 
 from . import reference_mechanics as mech
 

@@ -14,16 +14,10 @@ array code solved Φ_rv x = Φ_rr ρ at every return.
 import numpy as np
 import pytest
 
-from envzoo.orbital import (
-    collision,
-    elements,
-    generator,
-    propagation,
-    relative_motion,
-    tracking,
-)
-from envzoo.orbital.constants import MU
+from envzoo.orbital import generator
 from envzoo.orbital.params import ConjunctionParams
+from envzoo.orbital.physics import collision, elements, propagation, relative_motion, tracking
+from envzoo.orbital.physics.constants import MU
 
 from . import reference_mechanics as reference
 

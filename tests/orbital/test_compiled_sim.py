@@ -20,7 +20,7 @@ import pytest
 
 from envzoo.core.rng import keys_from
 from envzoo.orbital.params import DISCRETE_ACTIONS, RETURN_TO_SLOT
-from envzoo.orbital.propagation import TWO_BODY
+from envzoo.orbital.physics.propagation import TWO_BODY
 from envzoo.orbital.task import CollisionAvoidanceTask, ConstellationTask, orders
 
 from . import reference_sim as reference

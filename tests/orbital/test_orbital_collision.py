@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from scipy.stats import rice
 
-from envzoo.orbital.collision import (
+from envzoo.orbital.physics.collision import (
     closest_approach, encounter_plane_basis, foster_probability, foster_probability_2d,
     monte_carlo_probability, project_to_encounter_plane,
 )
-from envzoo.orbital.elements import KeplerianElements
-from envzoo.orbital.propagation import OrbitState, sample_trajectory
+from envzoo.orbital.physics.elements import KeplerianElements
+from envzoo.orbital.physics.propagation import OrbitState, sample_trajectory
 
 RADIUS = 10.0
 

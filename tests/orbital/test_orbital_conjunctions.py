@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.orbital.collision import closest_approach, encounter_plane_basis, project_to_encounter_plane
+from envzoo.orbital.physics.collision import closest_approach, encounter_plane_basis, project_to_encounter_plane
 from envzoo.orbital.generator import generate_conjunctions
 from envzoo.orbital.params import ConjunctionParams
-from envzoo.orbital.elements import KeplerianElements
-from envzoo.orbital.propagation import propagate
+from envzoo.orbital.physics.elements import KeplerianElements
+from envzoo.orbital.physics.propagation import propagate
 
 # Measured: TCA within 1e-10 s and miss components within 2e-6 m of the design.
 TCA_TOLERANCE = 1e-6      # s

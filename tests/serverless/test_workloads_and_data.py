@@ -6,8 +6,10 @@ import pytest
 from envzoo.core.errors import DataFormatError
 from envzoo.serverless.data import load_azure_invocations, read_azure_invocations
 from envzoo.serverless.params import SimParams
-from envzoo.serverless.sim import ARRIVED, ServerlessSim
-from envzoo.serverless.generator import Diurnal, make_workload
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.state import ARRIVED
+from envzoo.serverless.generator import Diurnal
+from envzoo.serverless.params import make_workload
 
 
 def write_trace(path, rows):

@@ -35,10 +35,10 @@ from functools import lru_cache
 import numpy as np
 
 from envzoo.core.compiled import einsum_dot, kernel, numpy_sum
-from envzoo.orbital.elements import (
+from envzoo.orbital.physics.elements import (
     as_vectors, cross3, divide3, in_sequence3, matrix_of, norm3, scale3, subtract3, transpose3, vector_of,
 )
-from envzoo.orbital.propagation import (
+from envzoo.orbital.physics.propagation import (
     DEFAULT_MAX_STEP, GravityModel, OrbitState, acceleration, integrate, sample_trajectory,
 )
 

@@ -15,7 +15,7 @@ Description
 
 Example::
 
-    from envzoo.orbital.orekit.propagation import OrekitPropagator, keplerian_state
+    from envzoo.orbital.physics.orekit.propagation import OrekitPropagator, keplerian_state
 
     start = keplerian_state(7.0e6, 0.001, 0.9, 0.0, 0.0, 0.0, "2024-01-01T00:00:00")
     sim = OrekitPropagator(start.position, start.velocity, start.epoch_utc)
@@ -42,7 +42,7 @@ Orekit data
 
 Forces (:class:`ForceOptions`)
     ``gravity="j2"`` (default): point mass + ``J2OnlyPerturbation(MU, EQUATORIAL_RADIUS, J2,
-    EME2000)`` with the constants of :mod:`envzoo.orbital.constants`, the same model as the
+    EME2000)`` with the constants of :mod:`envzoo.orbital.physics.constants`, the same model as the
     numpy backend. ``"point_mass"``: Kepler motion. ``"4x4"``: Holmes–Featherstone EGM96 field to
     degree and order 4 in ITRF. ``drag=True`` adds Harris–Priester drag on a sphere
     (:class:`Spacecraft` area and drag coefficient).

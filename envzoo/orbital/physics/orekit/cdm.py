@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from envzoo.orbital.orekit.convert import array_of, eme2000, iso_utc
-from envzoo.orbital.orekit.jvm import start_orekit
+from envzoo.orbital.physics.orekit.convert import array_of, eme2000, iso_utc
+from envzoo.orbital.physics.orekit.jvm import start_orekit
 
 
 @dataclass(frozen=True)

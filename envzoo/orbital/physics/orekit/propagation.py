@@ -9,9 +9,9 @@ from typing import Literal
 
 import numpy as np
 
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, J2, MU
-from envzoo.orbital.orekit.convert import array_of, as_vectors, cartesian_orbit, eme2000, iso_utc, rtn_to_inertial, utc_date, vector3d
-from envzoo.orbital.orekit.jvm import start_orekit
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, J2, MU
+from envzoo.orbital.physics.orekit.convert import array_of, as_vectors, cartesian_orbit, eme2000, iso_utc, rtn_to_inertial, utc_date, vector3d
+from envzoo.orbital.physics.orekit.jvm import start_orekit
 
 _STANDARD_GRAVITY = 9.80665  # m/s², converts specific impulse to exhaust velocity
 

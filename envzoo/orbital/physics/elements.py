@@ -2,7 +2,7 @@
 
 Conventions (those of Vallado, *Fundamentals of Astrodynamics and Applications*, and of Orekit's
 ``KeplerianOrbit``): angles in radians, distances in metres, velocities in m/s, states in an
-inertial frame (EME2000, see :mod:`envzoo.orbital.constants`). Only elliptic orbits are handled.
+inertial frame (EME2000, see :mod:`envzoo.orbital.physics.constants`). Only elliptic orbits are handled.
 
 Two element sets are singular and get a fixed convention in :func:`cartesian_to_keplerian`:
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from envzoo.core.compiled import einsum_dot, kernel
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, MU
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, MU
 
 # Below these the node line or the perigee is undefined and the conventions above apply.
 _SINGULAR_INCLINATION = 1e-11

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from envzoo.core.errors import EnvzooError
 from envzoo.core.extras import require
-from envzoo.orbital.constants import MU
+from envzoo.orbital.physics.constants import MU
 
 DATA_ENV_VAR = "ENVZOO_OREKIT_DATA"
 """Environment variable naming a full orekit-data folder or zip to use instead of the shipped data."""
 
-SHIPPED_DATA = Path(__file__).resolve().parent.parent / "orekit_data"
+SHIPPED_DATA = Path(__file__).resolve().parents[2] / "orekit_data"  # envzoo/orbital/orekit_data
 """The minimal Orekit data shipped with envzoo (leap seconds, EGM96 4×4 gravity field)."""
 
 _JVM_ARGS = "--enable-native-access=ALL-UNNAMED"  # silences Java 22+'s warning about JPype

@@ -1,7 +1,7 @@
 """Orbit propagation of many objects at once under two-body gravity plus J2, compiled.
 
 Acceleration of an object at inertial position r = (x, y, z), |r| = ρ (EME2000, J2 symmetric
-about Z; see :mod:`envzoo.orbital.constants`)::
+about Z; see :mod:`envzoo.orbital.physics.constants`)::
 
     a = −μ r / ρ³
         − (3/2) J2 μ Re² / ρ⁵ · (x (1 − 5 z²/ρ²), y (1 − 5 z²/ρ²), z (3 − 5 z²/ρ²))
@@ -20,7 +20,7 @@ accuracy); classic RK4 needs 10 s steps (24 evaluations per minute against 21 he
 :data:`DEFAULT_MAX_STEP` is 60 s.
 
 Impulsive manoeuvres add a velocity increment given in each object's RTN frame
-(:mod:`envzoo.orbital.elements`) at the current position, leaving the position unchanged.
+(:mod:`envzoo.orbital.physics.elements`) at the current position, leaving the position unchanged.
 
 One object's steps are a compiled kernel (:func:`propagate_object`, which the simulator's kernels
 call); the array functions here loop it over the objects. It computes what the array code it
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core.compiled import kernel
-from envzoo.orbital.constants import EQUATORIAL_RADIUS, J2, MU
-from envzoo.orbital.elements import (
+from envzoo.orbital.physics.constants import EQUATORIAL_RADIUS, J2, MU
+from envzoo.orbital.physics.elements import (
     KeplerianElements, as_vectors, keplerian_to_cartesian, rtn_basis, rtn_to_inertial,
 )
 

@@ -8,12 +8,12 @@ for drag). Everything else (impulses, encounters, tracking, the agent's view) is
 the answers, the same for every backend.
 
 - ``"numpy"``: two-body + J2 with the order-8 extrapolation integrator of
-  :mod:`envzoo.orbital.propagation`, ⌈duration / ``max_step``⌉ equal substeps for a decision
+  :mod:`envzoo.orbital.physics.propagation`, ⌈duration / ``max_step``⌉ equal substeps for a decision
   step; batched, fast, the default.
 - ``"orekit"``: Orekit's numerical propagator (Dormand–Prince 8(5,3), point mass +
-  ``J2OnlyPerturbation``) through :class:`~envzoo.orbital.orekit.propagation.OrekitPropagator`, one
+  ``J2OnlyPerturbation``) through :class:`~envzoo.orbital.physics.orekit.propagation.OrekitPropagator`, one
   propagator per distinct (start, duration) of a call. The same force model and constants as numpy
-  (:mod:`envzoo.orbital.constants`), so the two agree to a metre over an 8 h episode (tested
+  (:mod:`envzoo.orbital.physics.constants`), so the two agree to a metre over an 8 h episode (tested
   over 2 h); it is the reference implementation, far slower per object (see
   ``benchmarks/orbital_numpy_throughput.py``). Needs the ``orbital`` extra. Its ``force_model``
   may also be ``"4x4"`` (EGM96 gravity to degree and order 4, in the Earth-fixed frame) or
@@ -32,13 +32,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.orbital.params import BACKENDS
-from envzoo.orbital.propagation import TWO_BODY, GravityModel, advance_objects
+from envzoo.orbital.physics.propagation import TWO_BODY, GravityModel, advance_objects
 
 #: The forces a backend may model: numpy models "j2" only.
 FORCE_MODELS = ("j2", "4x4", "4x4+drag")
 
 # Orekit needs a date. Point mass + J2 about EME2000's Z axis does not depend on it (the pole is
-# fixed, see envzoo.orbital.constants), so any date gives the same trajectory; the 4x4 field
+# fixed, see envzoo.orbital.physics.constants), so any date gives the same trajectory; the 4x4 field
 # (Earth rotation) and drag (the Sun's position) do depend on it.
 DEFAULT_EPOCH_UTC = "2024-01-01T00:00:00"
 
@@ -77,8 +77,8 @@ class OrekitPropagation:
     position_tolerance: float = 0.01
 
     def advance(self, position: np.ndarray, velocity: np.ndarray, durations: np.ndarray, start_s=0.0):
-        from envzoo.orbital.orekit.convert import shifted_utc
-        from envzoo.orbital.orekit.propagation import ForceOptions, OrekitPropagator
+        from envzoo.orbital.physics.orekit.convert import shifted_utc
+        from envzoo.orbital.physics.orekit.propagation import ForceOptions, OrekitPropagator
 
         durations = np.asarray(durations, dtype=np.float64)
         starts = np.broadcast_to(np.asarray(start_s, dtype=np.float64), durations.shape)
@@ -113,7 +113,7 @@ def make_propagation(backend: str, gravity: GravityModel, max_step: float, decis
             return OrekitPropagation("j2", epoch_utc=epoch_utc)
         if gravity == TWO_BODY:
             return OrekitPropagation("point_mass", epoch_utc=epoch_utc)
-        raise ValueError(f"backend='orekit' models the Earth's J2 with the constants of envzoo.orbital.constants "
+        raise ValueError(f"backend='orekit' models the Earth's J2 with the constants of envzoo.orbital.physics.constants "
                          f"(or without J2: j2=0); got the gravity model {gravity}: use backend='numpy' for "
                          f"other constants")
     raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")

@@ -1,7 +1,7 @@
 """Linear relative motion about a near-circular orbit: the Clohessy–Wiltshire (Hill) equations.
 
 A *Hill state* is the position ρ and velocity ρ̇ of an object relative to a reference object,
-both in the reference's RTN frame (:func:`envzoo.orbital.elements.rtn_basis`), the velocity as
+both in the reference's RTN frame (:func:`envzoo.orbital.physics.elements.rtn_basis`), the velocity as
 seen from that rotating frame: ρ̇ = B (v − v_ref) − ω × ρ, with ω = |r_ref × v_ref| / |r_ref|²
 along N. For a circular reference of mean motion n and small ρ (Vallado, *Fundamentals of
 Astrodynamics and Applications*, §6.8)::
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.compiled import einsum_dot, kernel
-from envzoo.orbital.elements import (
+from envzoo.orbital.physics.elements import (
     add3,
     as_vectors,
     cross3,

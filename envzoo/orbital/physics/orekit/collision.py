@@ -6,10 +6,10 @@ import os
 
 import numpy as np
 
-from envzoo.orbital.constants import MU
-from envzoo.orbital.orekit.cdm import parse_cdm
-from envzoo.orbital.orekit.convert import as_vectors, cartesian_orbit, eme2000, utc_date
-from envzoo.orbital.orekit.jvm import start_orekit
+from envzoo.orbital.physics.constants import MU
+from envzoo.orbital.physics.orekit.cdm import parse_cdm
+from envzoo.orbital.physics.orekit.convert import as_vectors, cartesian_orbit, eme2000, utc_date
+from envzoo.orbital.physics.orekit.jvm import start_orekit
 
 PC_METHODS = ("Patera2005", "Alfano2005", "Laas2015", "Chan1997", "Alfriend1999")
 """Orekit's 2D short-term-encounter Pc methods (``...shorttermencounter.probability.twod``).

@@ -10,7 +10,7 @@ covariances in its RTN frame at TCA.
   δv ~ N(0, diag(q) · Δt / 1 h) in its RTN frame, q = ``velocity_noise``² (a velocity random
   walk; ``velocity_noise`` is the 1-σ reached after one hour). Its effect on the TCA state
   follows the linear Clohessy–Wiltshire motion over the lead τ = TCA − t
-  (:mod:`envzoo.orbital.relative_motion`): δr(TCA) = Φ_rv(τ) δv, δv(TCA) = Φ_vv(τ) δv. The
+  (:mod:`envzoo.orbital.physics.relative_motion`): δr(TCA) = Φ_rv(τ) δv, δv(TCA) = Φ_vv(τ) δv. The
   along-track part dominates: an impulse δv_T moves the arrival by about −3 δv_T τ.
 - Estimate (epistemic). At a tracking update (a CDM), the estimate of the TCA position is the
   truth at that moment plus an error drawn from N(0, P₀), P₀ = diag(``measurement_sigma_m``²)
@@ -31,7 +31,7 @@ import numpy as np
 
 from envzoo.core.compiled import kernel
 from envzoo.orbital.params import TrackingParams
-from envzoo.orbital.relative_motion import cw_transition
+from envzoo.orbital.physics.relative_motion import cw_transition
 
 _HOUR = 3600.0
 # LAPACK's relative machine precision, dlamch('E'), and its square.
@@ -41,7 +41,7 @@ _EPS2 = _EPS * _EPS
 
 def kick_response(mean_motion: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Φ_rv and Φ_vv (..., 3, 3): the TCA position and velocity change per unit RTN impulse
-    given ``lead`` seconds before TCA (blocks of :func:`~envzoo.orbital.relative_motion.cw_transition`,
+    given ``lead`` seconds before TCA (blocks of :func:`~envzoo.orbital.physics.relative_motion.cw_transition`,
     as the simulator's kernels take them)."""
     phi = cw_transition(mean_motion, lead)
     return phi[..., :3, 3:], phi[..., 3:, 3:]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.orbital.constants import MU
-from envzoo.orbital.orekit.jvm import start_orekit
+from envzoo.orbital.physics.constants import MU
+from envzoo.orbital.physics.orekit.jvm import start_orekit
 
 
 
