@@ -8,9 +8,11 @@ import pytest
 from gymnasium.utils import seeding
 
 import envzoo
+from envzoo.core.contract import Task
 from envzoo.core.errors import InvalidActionError, RegistryError
 from envzoo.core.rng import key_from_generator
 from envzoo.registry import parse_registry
+from twins import assert_twins_equal
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -74,23 +76,6 @@ def _lowest_action(space):
     return space.low if isinstance(space, gym.spaces.Box) else space.start
 
 
-def _as_float(value):
-    return np.asarray(value, dtype=np.float64)
-
-
-def _assert_close(cpu, jax_value, what, step, rtol=1e-9):
-    """CPU and JAX values (arrays, or dicts of them: Dict observations, named costs) agree."""
-    if isinstance(cpu, dict):
-        assert set(cpu) == set(jax_value), what
-        for name in cpu:
-            _assert_close(cpu[name], jax_value[name], f"{what} {name}", step, rtol)
-        return
-    if np.asarray(cpu).dtype == np.float32:  # a CPU face's float32 reward (the MO faces' vector reward)
-        jax_value = np.asarray(jax_value).astype(np.float32)
-    np.testing.assert_allclose(_as_float(jax_value), _as_float(cpu), rtol=rtol, atol=rtol,
-                               err_msg=f"{what} at step {step}")
-
-
 CONFIGURATIONS = [pytest.param(env_id, kwargs, id=f"{env_id}-{name}") for env_id in JAX_IDS
                   for name, kwargs in [("defaults", {}), *((f"other-config-{k}", kwargs)
                                                            for k, kwargs in enumerate(OTHER_CONFIGS.get(env_id, ())))]]
@@ -101,6 +86,12 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
     cpu = gym.make(env_id, **kwargs).unwrapped  # without the horizon: both cores run the task's own end
     horizon = gym.spec(env_id).max_episode_steps  # or, for a continuing task, the registry's horizon
     env, params = envzoo_jax.make(env_id, max_episode_steps=None, **kwargs)
+    task = type(cpu.task)
+    # Each value is compared naming the function pair that computed it (tests/twins.py); the
+    # single env steps through the task's step_single where a compiled task fuses step and observe.
+    cpu_step = task.step_single if task.step_single is not Task.step_single else task.step
+    pairs = {"observation": (task.observe, env.observe), "step": (cpu_step, env.transition),
+             "metrics": (task.metrics, env.metrics)}
     reset, transition, observe, metrics = (jax.jit(f) for f in (env.reset_episode, env.transition, env.observe,
                                                                 env.metrics))
     actions = np.random.default_rng(7)
@@ -108,20 +99,21 @@ def test_jax_core_follows_the_cpu_core(env_id, kwargs):
     for seed in (0, 11):
         observation, _ = cpu.reset(seed=seed)
         state = reset(key_from_generator(seeding.np_random(seed)[0]), params)
-        _assert_close(observation, observe(state, params), "first observation", 0)
+        assert_twins_equal(observation, observe(state, params), "first observation", *pairs["observation"])
         for step in range(1, 400):
             action = cpu.action_space.sample() if actions.random() < 0.7 else _lowest_action(cpu.action_space)
             observation, reward, terminated, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
-            _assert_close(observation, observe(state, params), "observation", step)
-            _assert_close(reward, outcome.reward, "reward", step)
-            assert bool(outcome.terminated) == terminated, step
-            assert bool(outcome.truncated) == truncated, step
+            assert_twins_equal(observation, observe(state, params), f"observation at step {step}",
+                               *pairs["observation"])
+            assert_twins_equal(reward, outcome.reward, f"reward at step {step}", *pairs["step"])
+            assert_twins_equal(terminated, bool(outcome.terminated), f"terminated at step {step}", *pairs["step"])
+            assert_twins_equal(truncated, bool(outcome.truncated), f"truncated at step {step}", *pairs["step"])
             if "cost" in info:
-                _assert_close(info["cost"], outcome.cost, "cost", step)
+                assert_twins_equal(info["cost"], outcome.cost, f"cost at step {step}", *pairs["step"])
             jax_metrics = metrics(state, params)
             for name, value in info.get("metrics", {}).items():
-                _assert_close(value, jax_metrics[name], f"metric {name}", step)
+                assert_twins_equal(value, jax_metrics[name], f"metric {name} at step {step}", *pairs["metrics"])
             if terminated or truncated or step == horizon:
                 break
         assert terminated or truncated or step == horizon, "the episode should end within 400 steps"
@@ -155,7 +147,7 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
     assert on_jax.single_observation_space == cpu.single_observation_space
     cpu_obs, _ = cpu.reset(seed=3)
     jax_obs, _ = on_jax.reset(seed=3)
-    _assert_close(cpu_obs, jax_obs, "first observations", 0, rtol=1e-6)
+    assert_twins_equal(cpu_obs, jax_obs, "first observations", cpu.reset, on_jax.reset, rtol=1e-6)
     cpu.action_space.seed(0)
     ended = np.zeros(n, dtype=bool)
     for step in range(cpu.spec.max_episode_steps or 400):
@@ -164,7 +156,7 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
         jax_obs, rewards, terminated, truncated, info = on_jax.step(actions)
         done = np.asarray(terminated | truncated)
         if not ended.any():  # until some episode ends, every sub-env is in its first episode
-            _assert_close(cpu_step[1], rewards, "rewards", step)
+            assert_twins_equal(cpu_step[1], rewards, f"rewards at step {step}", cpu.step, on_jax.step)
             np.testing.assert_array_equal(done, cpu_step[2] | cpu_step[3])
         if done.any():
             np.testing.assert_array_equal(np.asarray(info["_final_obs"]), done)
