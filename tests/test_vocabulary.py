@@ -11,15 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import envzoo
+from test_layers import DOMAINS, PACKAGE  # the domains as the layers test finds them
 
-PACKAGE = Path(envzoo.__file__).parent
 ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 PAGE = "docs/architecture.md"  # as messages name it
-#: Folders of envzoo/ that are layers or data, not domains (tests/test_layers.py's docstring).
-NOT_DOMAINS = {"core", "jax", "offline", "finance", "tools", "train", "leaderboard", "data", "domain_template"}
-DOMAINS = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()
-                 and p.name not in NOT_DOMAINS)
 SUB_PACKAGE_KINDS = {"sub-domain", "library", "files"}
 
 
