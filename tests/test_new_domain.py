@@ -75,3 +75,31 @@ def test_bad_or_taken_names_are_refused(tmp_path):
     with pytest.raises(EnvzooError, match="already exists"):
         new_domain("serverless", root)
     assert camel_case("cold_chain") == "ColdChain"
+
+
+def test_a_program_a_new_domain_needs_is_declared_in_the_registry_not_in_code(monkeypatch):
+    """A Python dependency is a pip extra of pyproject.toml (read back from the installed
+    metadata); a program on PATH is declared under ``system_extras:``: envzoo.core.extras knows
+    either without an edit, and an env that needs a missing one says how to install it."""
+    from envzoo.core import extras
+    from envzoo.core.errors import MissingExtraError
+    from envzoo.registry import parse_registry
+
+    monkeypatch.setitem(extras.SYSTEM_EXTRAS, "demo-engine", None)  # undone after the test
+    entries = parse_registry("""
+system_extras:
+  demo-engine: {programs: [envzoo-demo-engine-server], install: "sudo apt-get install demo-engine"}
+envs:
+  - id: envzoo/DemoEngine-v0
+    kind: gymnasium
+    domain: demo_engine
+    summary: A game that runs in a program of its own.
+    entry_point: envzoo.demo_engine.env:DemoEngineEnv
+    extra: demo-engine
+    metrics: [score]
+""")
+    entry = entries["envzoo/DemoEngine-v0"]
+    assert "demo-engine" in extras.known_extras()
+    assert not entry.installed and entry.install_hint == "sudo apt-get install demo-engine"
+    with pytest.raises(MissingExtraError, match="'envzoo-demo-engine-server'.*sudo apt-get install demo-engine"):
+        entry.require_extra()
