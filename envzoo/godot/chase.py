@@ -1,5 +1,6 @@
-"""A pure-Python game that speaks the Godot RL Agents protocol as a Godot game does (the client
-side), for running and testing the bridge without the engine.
+"""Chase, the game shipped with the Godot bridge, in pure Python: it speaks the Godot RL Agents
+protocol as a Godot game does (the client side), so the Chase envs run without the engine
+(``engine="python"``) and the bridge's tests run anywhere.
 
 The game is Chase, the same game as the GDScript project in ``envzoo/godot/game`` (rule for
 rule, with the same integer random numbers, so the two give the same trajectories for a seed):
