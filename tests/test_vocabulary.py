@@ -65,8 +65,8 @@ def domain_files() -> list[tuple[Path, str]]:
 
     def walk(folder: Path, kind: str):
         for path in sorted(folder.iterdir()):
-            if path.name == "__pycache__":
-                continue
+            if path.name == "__pycache__" or path.name.startswith("."):
+                continue  # caches, and an editor's or a file browser's hidden files
             found.append((path, kind))
             if path.is_dir() and SUB_PACKAGES.get(relative(path)) in SUB_PACKAGE_KINDS - {"files"}:
                 walk(path, SUB_PACKAGES[relative(path)])
