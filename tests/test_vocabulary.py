@@ -36,6 +36,9 @@ def names(cell: str) -> list[str]:
     return re.findall(r"`([^`]+)`", cell)
 
 
+#: What every folder with a face has, and the exceptions: {folder: the file it has not}.
+FACES, CORE = {"env.py", "mo.py", "parallel.py"}, ("params.py", "sim.py", "task.py")
+EXCEPTIONS = {(names(row[0])[0].rstrip("/"), names(row[1])[0]) for row in table("Folders with faces")}
 VOCABULARY = [name for row in table("The vocabulary: the file names a domain uses") for name in names(row[0])]
 OWN_MODULES = [name for row in table("A domain's own modules") for name in names(row[0])]
 SUB_PACKAGES = {names(row[0])[0].rstrip("/"): row[1] for row in table("Sub-packages")}
@@ -118,3 +121,19 @@ def test_every_row_names_a_file_that_is_there(name):
 def test_an_own_module_is_not_a_vocabulary_name(name):
     path = PACKAGE / name
     assert not in_vocabulary(path), f"envzoo/{name} is a vocabulary name: remove its row from the own modules"
+
+
+FACE_FOLDERS = sorted({relative(path.parent) for path, kind in FILES if path.name in FACES and kind != "library"})
+
+
+@pytest.mark.parametrize("folder", FACE_FOLDERS)
+def test_a_folder_with_faces_has_its_parameters_simulator_and_task(folder):
+    missing = [name for name in CORE if not (PACKAGE / folder / name).exists() and (folder, name) not in EXCEPTIONS]
+    assert not missing, (f"envzoo/{folder}/ has faces but no {missing}: write them, or add a row saying why to the "
+                         f"table 'Folders with faces' of {PAGE}")
+
+
+@pytest.mark.parametrize("folder, name", sorted(EXCEPTIONS))
+def test_every_exception_is_one(folder, name):
+    assert (PACKAGE / folder).is_dir() and not (PACKAGE / folder / name).exists(), (
+        f"{PAGE}'s table 'Folders with faces' says envzoo/{folder}/ has no {name}: remove the row")
