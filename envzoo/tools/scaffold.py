@@ -81,12 +81,14 @@ def new_domain(name: str, root: str | Path | None = None, summary: str | None = 
             text = text.replace(placeholder, value)
         return text
 
-    written = []
-    for template in sorted(TEMPLATE.rglob("*.py.tmpl")):
-        relative = template.relative_to(TEMPLATE)
-        folder = folders["tests"] if relative.parts[0] == "tests" else folders["envzoo"]
-        target = folder / fill(relative.name.removesuffix(".tmpl"))
-        target.parent.mkdir(parents=True, exist_ok=True)
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+    written = [folders["tests"] / "__init__.py"]
+    written[0].touch()  # the tests folder is a package, as every domain's is
+    for template in sorted(TEMPLATE.glob("*.py.tmpl")):
+        # The template's test modules go into the tests folder, the rest into the domain's.
+        folder = folders["tests"] if template.name.startswith("test_") else folders["envzoo"]
+        target = folder / fill(template.name.removesuffix(".tmpl"))
         target.write_text(fill(template.read_text(encoding="utf-8")), encoding="utf-8")
         written.append(target)
     with registry.open("a", encoding="utf-8") as handle:
