@@ -398,13 +398,13 @@ def cmd_bench(args) -> int:
 
 
 def cmd_new_domain(args) -> int:
-    from envzoo.tools.scaffold import camel_case, new_domain
+    from envzoo.tools.scaffold import new_domain, next_steps
 
     written = new_domain(args.name, args.root, args.summary)
     print(f"wrote the domain {args.name!r}:")
     for path in written:
         print(f"  {path}")
-    print(f"Check it with the conformance suite: python -m pytest tests/conformance -k {camel_case(args.name)}")
+    print("\n".join(next_steps(args.name)))
     return 0
 
 
@@ -863,7 +863,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     scaffold = commands.add_parser("new-domain", help="start a domain from the template (see the docs' Add a domain)")
     scaffold.add_argument("name", help="the domain's package name, a lowercase identifier, e.g. inventory")
-    scaffold.add_argument("--root", help="the folder that contains envzoo/ (default: this envzoo's source tree)")
+    scaffold.add_argument("--root", help="the checkout's folder that contains envzoo/ (default: this envzoo's source "
+                                         "tree; required when envzoo is installed in site-packages)")
     scaffold.add_argument("--summary", help="the one-line summary of its first id")
     scaffold.set_defaults(run=cmd_new_domain)
 

@@ -138,7 +138,7 @@ class ChaseEnv(GodotEnv):
     Godot 3 project in ``envzoo/godot/game`` (a GDScript sync node speaking the Godot RL Agents
     protocol), run by the headless Godot 3 server (``engine="godot"``); ``engine="python"``
     runs the same game, rule for rule and random number for random number, in pure Python
-    (:mod:`envzoo.godot.fake_game`) over the same protocol, for machines without the engine.
+    (:mod:`envzoo.godot.chase`) over the same protocol, for machines without the engine.
 
     ## Action Space
 

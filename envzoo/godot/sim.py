@@ -45,7 +45,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envzoo.core.errors import EnvzooError
-from envzoo.godot.fake_game import ChaseGame
+from envzoo.godot.chase import ChaseGame
 
 MAJOR_VERSION = "0"
 MINOR_VERSION = "7"
@@ -515,8 +515,8 @@ class GodotGame:
 
 #: The Chase game shipped with envzoo: a Godot 3 project (run by Debian's ``godot3-server``).
 CHASE_PROJECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "game")
-#: The same game in pure Python (see :mod:`envzoo.godot.fake_game`).
-CHASE_FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_game.py")
+#: The same game in pure Python (see :mod:`envzoo.godot.chase`), run by path.
+CHASE_PYTHON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "chase.py")
 ENGINES = ("godot", "python")
 
 
@@ -533,7 +533,7 @@ def chase_command(engine: str) -> list[str]:
     import sys
 
     if engine == "python":
-        return [sys.executable, CHASE_FAKE]
+        return [sys.executable, CHASE_PYTHON]
     if engine != "godot":
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     server = shutil.which("godot3-server")

@@ -1,5 +1,5 @@
 """Hashed features of a text game's state and of its admissible commands, DRRN-style (He et al.,
-2016): shared by the small learned policy of :mod:`envzoo.text.recipe` and the admissible-choice
+2016): shared by the small learned policy of ``baselines/text_recipe.py`` and the admissible-choice
 adapter that lets array learners play the text envs (:mod:`envzoo.text.choice`).
 
 A text is read as its lower-case words and pairs of neighbouring words; each is hashed with

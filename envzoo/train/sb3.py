@@ -140,7 +140,8 @@ def _admissible_choice(entry, algo: str, space) -> bool:
     if not listed:
         raise TrainingError(f"Stable-Baselines3 needs a finite set of actions; {entry.id} takes free text and lists "
                             f"no admissible commands. Play it with a language model (envzoo.text.llm's "
-                            f"ChatCompletionsAgent) or train one with the recipe of envzoo.text.recipe")
+                            "ChatCompletionsAgent) or train one with the recipe of baselines/text_recipe.py "
+                            "(in envzoo's source checkout)")
     if algo != "maskable-ppo":
         # Without masks most of the adapter's slots are empty, and an empty slot is no command at all.
         raise TrainingError(f"{entry.id} is trained as a choice among its admissible commands, which only "

@@ -171,6 +171,8 @@ def test_jitted_scan_autoresets_and_counts_the_horizon(env_id):
 
 @pytest.mark.parametrize("env_id", JAX_IDS)
 def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
+    from twins import assert_twins_equal  # a failure names both vector faces' files and functions
+
     n = 6
     cpu = gym.make_vec(env_id, num_envs=n)
     on_jax = gym.make_vec(env_id, num_envs=n, backend="jax")
@@ -178,7 +180,7 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
     assert on_jax.single_observation_space == cpu.single_observation_space
     cpu_obs, _ = cpu.reset(seed=3)
     jax_obs, _ = on_jax.reset(seed=3)
-    _assert_close(cpu_obs, jax_obs, "first observations", 0, rtol=1e-6)
+    assert_twins_equal(cpu_obs, jax_obs, "first observations", cpu.reset, on_jax.reset, rtol=1e-6)
     cpu.action_space.seed(0)
     ended = np.zeros(n, dtype=bool)
     for step in range(cpu.spec.max_episode_steps or 400):
@@ -187,7 +189,7 @@ def test_vector_face_starts_like_the_cpu_vector_env_and_autoresets(env_id):
         jax_obs, rewards, terminated, truncated, info = on_jax.step(actions)
         done = np.asarray(terminated | truncated)
         if not ended.any():  # until some episode ends, every sub-env is in its first episode
-            _assert_close(cpu_step[1], rewards, "rewards", step)
+            assert_twins_equal(cpu_step[1], rewards, f"rewards at step {step}", cpu.step, on_jax.step)
             np.testing.assert_array_equal(done, cpu_step[2] | cpu_step[3])
         if done.any():
             np.testing.assert_array_equal(np.asarray(info["_final_obs"]), done)

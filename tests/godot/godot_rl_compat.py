@@ -9,7 +9,7 @@ it cannot live beside envzoo)::
     /tmp/godot-rl-venv/bin/pip install gymnasium==1.0.0 numpy
     /tmp/godot-rl-venv/bin/python tests/godot/godot_rl_compat.py
 
-It starts the game (``envzoo/godot/fake_game.py``, standard library only) on a free port, lets
+It starts the game (``envzoo/godot/chase.py``, standard library only) on a free port, lets
 godot-rl's server accept it, plays random moves and checks every observation (the image
 decoded from hex included), reward and done against the game's rules run here directly. Prints
 ``OK`` and exits 0 when they agree.
@@ -24,10 +24,10 @@ import sys
 import numpy as np
 from godot_rl.core.godot_env import GodotEnv
 
-FAKE = pathlib.Path(__file__).resolve().parents[2] / "envzoo" / "godot" / "fake_game.py"
-spec = importlib.util.spec_from_file_location("fake_game", FAKE)
-fake_game = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fake_game)
+GAME = pathlib.Path(__file__).resolve().parents[2] / "envzoo" / "godot" / "chase.py"
+spec = importlib.util.spec_from_file_location("chase", GAME)
+chase = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(chase)
 
 
 def free_port() -> int:
@@ -38,10 +38,10 @@ def free_port() -> int:
 
 def main(seed: int = 4, steps: int = 300) -> int:
     port = free_port()
-    game = subprocess.Popen([sys.executable, str(FAKE), f"--port={port}", f"--env_seed={seed}", "--image=1",
+    game = subprocess.Popen([sys.executable, str(GAME), f"--port={port}", f"--env_seed={seed}", "--image=1",
                              "--plain=1"])
     env = GodotEnv(env_path=None, port=port)
-    rules = fake_game.ChaseGame(seed, image=True)
+    rules = chase.ChaseGame(seed, image=True)
     assert env.num_envs == 1 and env.agent_policy_names == ["shared_policy"], (env.num_envs, env.agent_policy_names)
     assert env.observation_space["grid_2d"].shape == (12, 12, 1), env.observation_space
     obs, _ = env.reset()

@@ -15,7 +15,7 @@ from envzoo.godot.env import ChaseEnv, GodotEnv
 from envzoo.godot.parallel import ChaseSquadEnv
 from envzoo.godot.policies import nearest_target_move
 from envzoo.godot.sim import (
-    CHASE_FAKE,
+    CHASE_PYTHON,
     GodotBridge,
     GodotConnectionError,
     GodotProtocolError,
@@ -25,7 +25,9 @@ from envzoo.godot.sim import (
     launch_command,
 )
 
-FAKE = [sys.executable, CHASE_FAKE]
+GAME = [sys.executable, CHASE_PYTHON]
+#: The same game failing on cue (``--fault``: see that script).
+FAULTY = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "faulty_chase.py")]
 needs_engine = pytest.mark.skipif(shutil.which("godot3-server") is None,
                                   reason="the shipped game needs the headless Godot 3 server: "
                                          "apt-get install godot3-server")
@@ -98,7 +100,7 @@ def test_greedy_catches_five_targets_where_random_moves_do_not():
 
 
 def test_images_are_decoded_from_hex():
-    bridge = GodotBridge(FAKE, 3, extra_args={"image": 1})
+    bridge = GodotBridge(GAME, 3, extra_args={"image": 1})
     try:
         obs, _ = bridge.reset()
         image = obs[0]["grid_2d"]
@@ -117,7 +119,7 @@ def test_images_are_decoded_from_hex():
     ("hang:2", GodotConnectionError, "no 'step' reply within"),
 ])
 def test_a_game_that_fails_mid_episode_gives_one_clear_error_and_frees_everything(fault, error, match):
-    bridge = GodotBridge(FAKE, 0, timeout=1.0, extra_args={"fault": fault})
+    bridge = GodotBridge(FAULTY, 0, timeout=1.0, extra_args={"fault": fault})
     process = bridge.process
     bridge.reset()
     with pytest.raises(error, match=match):
@@ -128,15 +130,15 @@ def test_a_game_that_fails_mid_episode_gives_one_clear_error_and_frees_everythin
 
 def test_a_game_that_never_connects_or_speaks_another_version_is_refused_and_the_port_freed():
     with pytest.raises(GodotConnectionError, match="no game connected"):
-        GodotBridge(FAKE, 0, connect_timeout=0.5, extra_args={"fault": "no_connect"})
+        GodotBridge(FAULTY, 0, connect_timeout=0.5, extra_args={"fault": "no_connect"})
     with pytest.raises(GodotVersionError, match="protocol 1"):
-        GodotBridge(FAKE, 0, extra_args={"fault": "version"})
+        GodotBridge(FAULTY, 0, extra_args={"fault": "version"})
     with pytest.raises(GodotConnectionError, match="exited with code"):
         GodotBridge([sys.executable, "-c", "raise SystemExit(4)"], 0)
 
 
 def test_the_bridge_frees_its_port_and_process_on_close():
-    bridge = GodotBridge(FAKE, 0)
+    bridge = GodotBridge(GAME, 0)
     port, process = bridge.port, bridge.process
     bridge.close()
     assert port_is_free(port) and process.poll() == 0
@@ -144,7 +146,7 @@ def test_the_bridge_frees_its_port_and_process_on_close():
 
 def test_a_multi_agent_game_is_refused_by_the_one_agent_face():
     with pytest.raises(Exception, match="3 agents"):
-        GodotEnv(FAKE + ["--n_agents=3"])
+        GodotEnv(GAME + ["--n_agents=3"])
 
 
 def test_the_game_is_launched_with_the_plugin_flags():
@@ -154,7 +156,7 @@ def test_the_game_is_launched_with_the_plugin_flags():
 
 
 def test_a_game_that_sends_only_what_the_plugin_sends_has_no_truncation():
-    env = GodotEnv(FAKE + ["--plain=1"])
+    env = GodotEnv(GAME + ["--plain=1"])
     try:
         env.reset(seed=2)
         for _ in range(100):  # standing still: the game's 100-step limit, reported as a plain done
@@ -208,7 +210,7 @@ def test_a_game_that_is_not_the_declared_one_is_refused_at_its_first_reset():
     from envzoo.godot.parallel import GodotParallelEnv
     from envzoo.godot.sim import chase_info
 
-    env = GodotParallelEnv(FAKE + ["--n_agents=2"], game_info=chase_info(3))
+    env = GodotParallelEnv(GAME + ["--n_agents=2"], game_info=chase_info(3))
     with pytest.raises(GodotProtocolError, match="not the one declared"):
         env.reset(seed=1)
     assert env._game.bridge is None  # and that game is ended

@@ -1,4 +1,4 @@
-# The rules of Chase (the same rules as envzoo/godot/fake_game.py, number for number): agents
+# The rules of Chase (the same rules as envzoo/godot/chase.py, number for number): agents
 # and targets on a grid x grid board; each step a live agent moves one cell (0 stay, 1 +x, 2 -x,
 # 3 +y, 4 -y; clamped), action_repeat times, catching every target on its cell (+1; the target
 # reappears on a random cell); each step costs step_penalty. An agent terminates after

@@ -1,5 +1,6 @@
-"""A pure-Python game that speaks the Godot RL Agents protocol as a Godot game does (the client
-side), for running and testing the bridge without the engine.
+"""Chase, the game shipped with the Godot bridge, in pure Python: it speaks the Godot RL Agents
+protocol as a Godot game does (the client side), so the Chase envs run without the engine
+(``engine="python"``) and the bridge's tests run anywhere.
 
 The game is Chase, the same game as the GDScript project in ``envzoo/godot/game`` (rule for
 rule, with the same integer random numbers, so the two give the same trajectories for a seed):
@@ -11,13 +12,12 @@ catches and is truncated after ``episode_steps`` steps; a finished agent stands 
 reports ``done`` until the next ``reset``. Random cells come from a 32-bit linear congruential
 generator seeded with ``--env_seed`` once at launch (like the plugin's ``seed()``).
 
-Run as a game: ``python fake_game.py --port=N --env_seed=S [--n_agents=A] [--grid=G]
-[--image=1] [--plain=1] [--fault=KIND:STEP]``. ``--plain=1`` sends exactly what the plugin
-sends: no ``truncated`` and no version in ``env_info`` (envzoo's extensions, see
-:mod:`envzoo.godot.sim`). It imports only the standard library, so it starts fast and
-runs by path. Faults for tests: ``die:N`` exits at step N, ``malformed:N`` answers step N with
-bytes that are not JSON, ``hang:N`` stops answering at step N, ``version`` announces protocol
-major version 1, ``no_connect`` never connects.
+Run as a game: ``python chase.py --port=N --env_seed=S [--n_agents=A] [--grid=G] [--image=1]
+[--plain=1]`` (``engine="python"`` of the Chase envs runs it so). ``--plain=1`` sends exactly
+what the plugin sends: no ``truncated`` and no version in ``env_info`` (envzoo's extensions, see
+:mod:`envzoo.godot.sim`). It imports only the standard library, so it starts fast and runs by
+path. :class:`ChaseClient` is the game's side of the protocol; the tests derive from it a game
+that fails on cue (``tests/godot/faulty_chase.py``).
 """
 
 from __future__ import annotations
@@ -156,56 +156,65 @@ def connect(port: int, timeout: float = 10.0) -> socket.socket:
             time.sleep(0.01)
 
 
-def main(argv: list[str]) -> int:
-    arguments = parse_arguments(argv)
-    fault, _, fault_step = arguments.get("fault", "").partition(":")
-    if fault == "no_connect":
-        time.sleep(3600)
-    game = ChaseGame(int(arguments.get("env_seed", 0)), n_agents=int(arguments.get("n_agents", 1)),
+class ChaseClient:
+    """The game's side of the protocol over one connection: answers the server's messages
+    (``env_info``, ``reset``, ``action``, ``call``) until it says ``close`` or goes away."""
+
+    def __init__(self, game: ChaseGame, plain: bool = False):
+        self.game, self.plain = game, plain
+        self.connection: socket.socket | None = None  # the one being played
+
+    def env_info(self) -> dict:
+        reply = self.game.env_info()
+        if self.plain:
+            del reply["major_version"], reply["minor_version"]
+        return reply
+
+    def step(self, message: dict) -> dict:
+        rewards = self.game.step([int(action["move"]) for action in message["action"]])
+        reply = self.game.reply("step", rewards)
+        if self.plain:
+            del reply["truncated"]
+        return reply
+
+    def play(self, connection: socket.socket) -> int:
+        """Answer until the server closes; the process's exit code."""
+        self.connection = connection
+        handshake = receive(connection)
+        if handshake is None or handshake.get("type") != "handshake":
+            return 2
+        if handshake.get("major_version") != "0":
+            print(f"WARNING: major version mismatch {handshake.get('major_version')} 0", file=sys.stderr)
+        while (message := receive(connection)) is not None:
+            kind = message["type"]
+            if kind == "env_info":
+                send(connection, self.env_info())
+            elif kind == "reset":
+                self.game.reset()
+                send(connection, self.game.reply("reset"))
+            elif kind == "action":
+                send(connection, self.step(message))
+            elif kind == "call":
+                send(connection, {"type": "call", "returns": [getattr(self.game, message["method"])[i]
+                                                              for i in range(self.game.n_agents)]})
+            elif kind == "close":
+                break
+        connection.close()
+        return 0
+
+
+def game_from_arguments(arguments: dict[str, str]) -> ChaseGame:
+    """The game the command line asks for (``--env_seed``, ``--n_agents``, ``--grid``,
+    ``--action_repeat``, ``--image``)."""
+    return ChaseGame(int(arguments.get("env_seed", 0)), n_agents=int(arguments.get("n_agents", 1)),
                      grid=int(arguments.get("grid", 12)), action_repeat=int(arguments.get("action_repeat", 1)),
                      image=arguments.get("image") == "1")
-    plain = arguments.get("plain") == "1"
-    connection = connect(int(arguments.get("port", 11008)))
-    handshake = receive(connection)
-    if handshake is None or handshake.get("type") != "handshake":
-        return 2
-    if handshake.get("major_version") != "0":
-        print(f"WARNING: major version mismatch {handshake.get('major_version')} 0", file=sys.stderr)
-    step = 0
-    while (message := receive(connection)) is not None:
-        kind = message["type"]
-        if kind == "env_info":
-            reply = game.env_info()
-            if plain:
-                del reply["major_version"], reply["minor_version"]
-            if fault == "version":
-                reply["major_version"] = "1"
-            send(connection, reply)
-        elif kind == "reset":
-            game.reset()
-            send(connection, game.reply("reset"))
-        elif kind == "action":
-            step += 1
-            if fault and fault_step and step == int(fault_step):
-                if fault == "die":
-                    return 3
-                if fault == "hang":
-                    time.sleep(3600)
-                if fault == "malformed":
-                    connection.sendall(struct.pack("<I", 9) + b"not json!")
-                    continue
-            rewards = game.step([int(action["move"]) for action in message["action"]])
-            reply = game.reply("step", rewards)
-            if plain:
-                del reply["truncated"]
-            send(connection, reply)
-        elif kind == "call":
-            send(connection, {"type": "call", "returns": [getattr(game, message["method"])[i]
-                                                          for i in range(game.n_agents)]})
-        elif kind == "close":
-            break
-    connection.close()
-    return 0
+
+
+def main(argv: list[str]) -> int:
+    arguments = parse_arguments(argv)
+    client = ChaseClient(game_from_arguments(arguments), plain=arguments.get("plain") == "1")
+    return client.play(connect(int(arguments.get("port", 11008))))
 
 
 if __name__ == "__main__":

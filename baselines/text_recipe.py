@@ -12,7 +12,7 @@ a value head and GAE; RLOO and GRPO play ``group_size`` episodes of each game an
 episodes' mean return (RLOO: leave-one-out) or the group's mean and spread (GRPO) as the
 baseline; all three take clipped policy-gradient steps.
 
-    python -m envzoo.text.recipe [--seeds 3] [--iterations 30] [--out docs/text_recipe]
+    python baselines/text_recipe.py [--seeds 3] [--iterations 30] [--out docs/text_recipe]
 
 prints the table (success and progress per algorithm and reward on the train and held-out
 levels, mean and 95 % t-interval over seeds) and writes the training curves as PNG (about 3
