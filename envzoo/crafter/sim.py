@@ -30,7 +30,7 @@ from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.rng import element_seed, uniform_at
 from envzoo.crafter import rules
 from envzoo.crafter.rules import ARROW, COW, PLANT, PLAYER, SKELETON, ZOMBIE
-from envzoo.crafter.worldgen import FURNACE, GRASS, LAVA, PATH, TABLE, WATER, generate
+from envzoo.crafter.generator import FURNACE, GRASS, LAVA, PATH, TABLE, WATER, generate
 
 N_ITEMS, N_ACHIEVEMENTS = len(rules.ITEMS), len(rules.ACHIEVEMENTS)
 HEALTH, FOOD, DRINK, ENERGY = range(4)
