@@ -106,12 +106,18 @@ class CrafterSim:
         starts = START_OFFSETS[:self.n_agents] + (width // 2, height // 2)
         distance = np.sqrt(((cells[:, :, None, :] - starts) ** 2).sum(-1)).min(-1)
         spawns = np.zeros((self.kind.shape[1] - self.n_agents, 3), np.int64)
+        tunnels = np.zeros((width, height), np.bool_)
+        initial = np.array(rules.ITEM_INITIAL, np.int64)
         for row, key in zip(np.asarray(rows), np.asarray(keys, dtype=np.uint64)):
             self.keys[row] = key
-            _reset_row(row, key, starts, distance, spawns, self.material, self.occupant, self.kind, self.x, self.y,
-                       self.health, self.timer, self.face_x, self.face_y, self.born, self.inventory, self.counters,
-                       self.sleeping, self.alive, self.last_health, self.hurt_health, self.achievements,
-                       self.discarded, self.given, self.messages, np.array(rules.ITEM_INITIAL, np.int64))
+            # The world first, then its objects: two kernels called from here, not one inside the
+            # other, so that the world's code is compiled once (a kernel compiles its callees again).
+            noise_seed, chance_seed = (np.uint64(element_seed(key, _WORLD_DRAW, i)) for i in (1, 0))
+            count = generate(noise_seed, chance_seed, self.material[row], tunnels, spawns, distance)
+            _reset_row(row, starts, spawns[:count], self.occupant, self.kind, self.x, self.y, self.health, self.timer,
+                       self.face_x, self.face_y, self.born, self.inventory, self.counters, self.sleeping, self.alive,
+                       self.last_health, self.hurt_health, self.achievements, self.discarded, self.given,
+                       self.messages, initial)
             self.step_count[row] = 0
             self.first_diamond[row] = -1
             self.reward[row] = 0.0
@@ -138,13 +144,10 @@ class CrafterSim:
 
 # ---------------------------------------------------------------------- one row, compiled
 @kernel
-def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, y, health, timer, face_x, face_y,
-               born, inventory, counters, sleeping, alive, last_health, hurt_health, achievements, discarded, given,
-               messages, initial):
+def _reset_row(row, starts, spawns, occupant, kind, x, y, health, timer, face_x, face_y, born, inventory, counters,
+               sleeping, alive, last_health, hurt_health, achievements, discarded, given, messages, initial):
+    """The players of a new world at ``starts`` and its creatures at ``spawns`` (rows of x, y, kind)."""
     n_agents = starts.shape[0]
-    tunnels = np.zeros(material.shape[1:], np.bool_)
-    noise_seed, chance_seed = element_seed(key, _WORLD_DRAW, 1), element_seed(key, _WORLD_DRAW, 0)
-    count = generate(noise_seed, chance_seed, material[row], tunnels, spawns, distance)
     occupant[row] = 0
     kind[row] = 0
     born[row] = 0
@@ -153,7 +156,8 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
         x[row, a], y[row, a] = starts[a, 0], starts[a, 1]
         face_x[row, a], face_y[row, a] = 0, 1
         occupant[row, x[row, a], y[row, a]] = a + 1
-        inventory[row, a] = initial
+        for i in range(N_ITEMS):  # element by element: an array assignment compiles numpy's shape-mismatch message
+            inventory[row, a, i] = initial[i]
         counters[row, a] = 0.0
         last_health[row, a] = hurt_health[row, a] = initial[HEALTH]
     sleeping[row] = False
@@ -162,7 +166,7 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
     discarded[row] = 0
     given[row] = 0
     messages[row] = 0
-    for i in range(count):
+    for i in range(spawns.shape[0]):
         _add(row, spawns[i, 2], spawns[i, 0], spawns[i, 1], 0, 0, 0, n_agents, occupant, kind, x, y, health, timer,
              face_x, face_y, born)
 
