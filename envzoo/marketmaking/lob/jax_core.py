@@ -2,6 +2,21 @@
 execution core of :mod:`.jax_sim`, as pure functions of one instance (``jax.vmap`` batches them);
 see :mod:`envzoo.jax.env` for the API.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                                     | twin of                                                            |
+    |-----------------------------------------------|--------------------------------------------------------------------|
+    | LobNumbers                                    | envzoo/marketmaking/lob/task.py  MarketMakingTask (its tapes)      |
+    | LobState                                      | envzoo/marketmaking/lob/task.py  MarketMakingTask (its state rows) |
+    | MarketMakingJaxEnv.start_day, _next_test_day  | envzoo/marketmaking/lob/task.py  _start_rows                       |
+    | MarketMakingJaxEnv.reset_episode, reset_after | envzoo/marketmaking/lob/task.py  MarketMakingTask.reset            |
+    | MarketMakingJaxEnv.transition                 | envzoo/marketmaking/lob/task.py  _step_row                         |
+    | MarketMakingJaxEnv._push_row                  | envzoo/marketmaking/lob/task.py  _push_row                         |
+    | MarketMakingJaxEnv.observe                    | envzoo/marketmaking/lob/task.py  MarketMakingTask.observe          |
+    | MarketMakingJaxEnv.metrics                    | envzoo/marketmaking/lob/task.py  MarketMakingTask.metrics          |
+    | _pnl                                          | envzoo/marketmaking/lob/task.py  MarketMakingTask.pnl              |
+    | MarketMakingMOJaxEnv                          | envzoo/marketmaking/lob/task.py  _step_row (its vector reward)     |
+
 What does not depend on the agent is computed on the host when the env is built, by the CPU
 core's own code, and rides in ``params`` as device arrays: the stream (:class:`.jax_sim.Tape`),
 the action points of every day and the z-scored market features of every action point. The

@@ -2,6 +2,35 @@
 market maker (``jax.vmap`` batches them): quotes, market orders and the replay of the book
 updates up to the next action point, by the rules of that module's docstring.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file               | twin of                                                                     |
+    |-------------------------|-----------------------------------------------------------------------------|
+    | Tape, device_tape       | envzoo/marketmaking/lob/sim.py  _tape (LobSim.tape)                         |
+    | SimState                | envzoo/marketmaking/lob/sim.py  LobSim (its orders, account and clock rows) |
+    | select                  | none: XLA's branch of both sides (the kernel branches)                      |
+    | reset                   | envzoo/marketmaking/lob/sim.py  reset_row                                   |
+    | _book                   | envzoo/marketmaking/lob/sim.py  _own_book                                   |
+    | _level_index            | envzoo/marketmaking/lob/sim.py  _level_index                                |
+    | _size_at                | envzoo/marketmaking/lob/sim.py  _size_at                                    |
+    | _level_sizes            | envzoo/marketmaking/lob/sim.py  _level_size                                 |
+    | level_prices            | envzoo/marketmaking/lob/sim.py  level_price                                 |
+    | _crosses                | envzoo/marketmaking/lob/sim.py  _crosses                                    |
+    | _floor_lots             | envzoo/marketmaking/accounting.py  floor_lots_one                           |
+    | _rooms                  | envzoo/marketmaking/lob/sim.py  _room                                       |
+    | _activate               | envzoo/marketmaking/lob/sim.py  _activate                                   |
+    | _changes                | envzoo/marketmaking/lob/sim.py  _changes                                    |
+    | quote                   | envzoo/marketmaking/lob/sim.py  quote_row                                   |
+    | _take                   | envzoo/marketmaking/lob/sim.py  _take                                       |
+    | flatten                 | envzoo/marketmaking/lob/sim.py  flatten_row                                 |
+    | Segment, _segment_start | envzoo/marketmaking/lob/sim.py  _side_start                                 |
+    | _queue_function         | envzoo/marketmaking/lob/sim.py  _queue_power                                |
+    | _queue_ahead            | envzoo/marketmaking/lob/sim.py  _queue_ahead                                |
+    | _update_sides           | envzoo/marketmaking/lob/sim.py  _side_update                                |
+    | _segment_end            | envzoo/marketmaking/lob/sim.py  _side_end                                   |
+    | process, _Replay        | envzoo/marketmaking/lob/sim.py  process_row, _fill_segment                  |
+    | advance                 | envzoo/marketmaking/lob/sim.py  advance_row                                 |
+
 The state is the compiled core's, row for row: the two orders (:data:`~.sim.ACTIVE` ..
 :data:`~.sim.PENDING_AT`, the bid first), the accounting row
 (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`) and the clock. The stream rides along
