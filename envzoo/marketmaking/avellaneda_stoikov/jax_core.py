@@ -7,7 +7,7 @@ The functions of this file and their compiled twins (change them together)::
     | this file                  | twin of                                                                            |
     |----------------------------|------------------------------------------------------------------------------------|
     | ASNumbers                  | envzoo/marketmaking/avellaneda_stoikov/sim.py  _constants                          |
-    | ASState                    | envzoo/marketmaking/avellaneda_stoikov/sim.py  ASSim (its rows)                    |
+    | ASState                    | envzoo/marketmaking/avellaneda_stoikov/state.py  Maker, Running (one row of each)  |
     | ASJaxEnv.reset_episode     | envzoo/marketmaking/avellaneda_stoikov/sim.py  ASSim.reset                         |
     | ASJaxEnv._fill_probability | envzoo/marketmaking/avellaneda_stoikov/sim.py  _fill_probability                   |
     | ASJaxEnv.transition        | envzoo/marketmaking/avellaneda_stoikov/sim.py  _advance_rows; task.py  ASTask.step |
@@ -51,7 +51,8 @@ class ASNumbers(NamedTuple):
 
 class ASState(NamedTuple):
     """One episode: the random stream (``key``, ``draws``), the market and the maker, and the
-    running statistics of the metrics (as :class:`~.sim.ASSim` keeps them per row)."""
+    running statistics of the metrics: a row of :class:`~.state.Maker` and one of
+    :class:`~.state.Running`, field for field."""
 
     key: Any
     draws: Any
