@@ -20,7 +20,7 @@ envzoo_jax = pytest.importorskip("envzoo.jax")
 from envzoo.marketmaking.jax_rewards import reward_of  # noqa: E402 (needs jax)
 from envzoo.marketmaking.lob import jax_core  # noqa: E402
 from envzoo.marketmaking.lob import task as cpu_task  # noqa: E402
-from envzoo.marketmaking.lob.sim import PENDING  # noqa: E402
+from envzoo.marketmaking.lob.state import PENDING  # noqa: E402
 from twins import assert_twins_equal  # noqa: E402
 
 #: The function pairs that compute what an episode compares (CPU, JAX).
