@@ -33,10 +33,10 @@ import numpy as np
 import envzoo
 from envzoo.tools.datasets import create, parquet_arrays
 from envzoo.offline.learners import conservative_q, fitted_q_iteration
-from envzoo.promotion.behaviour import EpsilonGreedy, GreedyQ, NoisyRule
-from envzoo.promotion.evaluation import estimates, true_value
+from envzoo.promotion.behaviour import EpsilonGreedy, NoisyRule
 from envzoo.promotion.offline import user_transitions
 from envzoo.promotion.policies import BCRLSP, MyopicGreedy, NoBonus, Oracle, RandomBonus, Uniform
+from promotion_ope import GreedyQ, estimates, true_value
 
 BEHAVIOURS = ("logging-random", "noisy-rule", "epsilon-greedy")
 GAMMA = 0.9

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.bazaar.sim import FIRM_FEATURES, IDENTITY_FEATURES, LEMON_MARKET_FEATURES
+from envzoo.bazaar.task import FIRM_FEATURES, IDENTITY_FEATURES, LEMON_MARKET_FEATURES
 from envzoo.core.policy import Policy
 
 _FIRM = {name: i for i, name in enumerate(FIRM_FEATURES)}

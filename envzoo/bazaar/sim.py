@@ -15,16 +15,6 @@ import numpy as np
 from envzoo.bazaar.params import BazaarParams
 from envzoo.core.compiled import kernel, numpy_sum
 
-#: Per-identity features of the Lemon Market's observation, one row per identity on the market
-#: (``mine`` and ``item_quality`` are private: 0 on rows of identities the agent does not run).
-IDENTITY_FEATURES = ("mine", "item_quality", "reputation", "sales", "last_price", "last_claim", "sold_last_round",
-                     "listed_last_round")
-#: Market features every Lemon Market agent sees.
-LEMON_MARKET_FEATURES = ("market_belief", "last_mean_price", "last_trades", "last_listings")
-#: Features of a Crash firm's observation.
-FIRM_FEATURES = ("own_cost", "cash", "last_price", "last_capacity", "last_sales", "lowest_rival_price",
-                 "mean_rival_price", "market_price", "last_consumers", "active_rivals")
-
 
 class BazaarMarket:
     """One market's state and its rounds. ``step`` takes one action row per seller identity."""

@@ -8,18 +8,22 @@ from gymnasium import spaces
 
 from envzoo.bazaar import picture
 from envzoo.bazaar.params import BazaarParams, make_params
-from envzoo.bazaar.sim import (
-    FIRM_FEATURES,
-    IDENTITY_FEATURES,
-    LEMON_MARKET_FEATURES,
-    BazaarMarket,
-    feedback_scores,
-)
+from envzoo.bazaar.sim import BazaarMarket, feedback_scores
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.core.contract import AgentsTask, Transition
 from envzoo.core.errors import InvalidActionError
 from envzoo.core.rng import key_from_generator
 from envzoo.core.spaces import check_action, check_box_action
+
+#: Per-identity features of the Lemon Market's observation, one row per identity on the market
+#: (``mine`` and ``item_quality`` are private: 0 on rows of identities the agent does not run).
+IDENTITY_FEATURES = ("mine", "item_quality", "reputation", "sales", "last_price", "last_claim", "sold_last_round",
+                     "listed_last_round")
+#: Market features every Lemon Market agent sees.
+LEMON_MARKET_FEATURES = ("market_belief", "last_mean_price", "last_trades", "last_listings")
+#: Features of a Crash firm's observation.
+FIRM_FEATURES = ("own_cost", "cash", "last_price", "last_capacity", "last_sales", "lowest_rival_price",
+                 "mean_rival_price", "market_price", "last_consumers", "active_rivals")
 
 #: The vector reward of one agent (BazaarMO-v0): its profit, the buyers' surplus, minus its frauds.
 REWARD_SPACE = spaces.Box(np.array([-np.inf, -np.inf, -np.inf], np.float32), np.array([np.inf, np.inf, 0], np.float32),
@@ -173,7 +177,7 @@ class BazaarTask(AgentsTask):
 @kernel
 def _firm_observations(cost, cash, last_price, last_capacity, last_sold, active, max_price, market_price, consumers,
                        out):
-    """Every firm's observation (:data:`~envzoo.bazaar.sim.FIRM_FEATURES`) into ``out`` (firms, 10):
+    """Every firm's observation (:data:`FIRM_FEATURES`) into ``out`` (firms, 10):
     its own numbers, then the lowest and mean last price of its active rivals (``max_price`` where
     none is left; the mean in numpy's order of additions) and the market's."""
     n = cost.size
@@ -201,9 +205,9 @@ _IDENTITY_WIDTH = len(IDENTITY_FEATURES)
 def _lemon_observations(owner, item_quality, newcomer_trust, honest_sales, sales, last_price, last_claim, last_sold,
                         last_listed, market_belief, market_price, trades, out):
     """Every Lemon Market agent's observation into ``out`` (agents, 8 * identities + 4): its table
-    of identities (:data:`~envzoo.bazaar.sim.IDENTITY_FEATURES`; whether the agent runs the
+    of identities (:data:`IDENTITY_FEATURES`; whether the agent runs the
     identity and its item's quality are private, 0 on other agents' rows), then the market's
-    :data:`~envzoo.bazaar.sim.LEMON_MARKET_FEATURES` (the listings summed in numpy's order)."""
+    :data:`LEMON_MARKET_FEATURES` (the listings summed in numpy's order)."""
     identities = owner.size
     reputation = feedback_scores(newcomer_trust, honest_sales, sales)
     market = (market_belief, market_price, trades, numpy_sum(last_listed, 0, identities))

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from envzoo.bazaar.sim import FIRM_FEATURES, IDENTITY_FEATURES, LEMON_MARKET_FEATURES
+from envzoo.bazaar.task import FIRM_FEATURES, IDENTITY_FEATURES, LEMON_MARKET_FEATURES
 from envzoo.core.errors import InvalidActionError
 
 _PAIR = re.compile(r"\b(price|capacity|list|claim|relaunch)\s*[=:]\s*([^\s,;]+)")

@@ -27,7 +27,7 @@ class CrafterEnv(TaskEnv):
     Crafter's) and chances come from the seed through envzoo's own streams, so the same seed
     gives a different map, drawn from the same distribution of maps (the same recipe and
     thresholds; each material's share within 2 % of crafter's, see
-    :mod:`envzoo.crafter.worldgen`); random draws come from counter-based streams (one per object per step) rather than one
+    :mod:`envzoo.crafter.generator`); random draws come from counter-based streams (one per object per step) rather than one
     shared ``RandomState``; objects update in slot order (the player first) rather than in order
     of creation; every chunk is balanced (Crafter balances only chunks that have held an object);
     a zombie or skeleton at zero health is removed at its update without a last move or hit; a

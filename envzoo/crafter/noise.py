@@ -64,7 +64,7 @@ def permutation(seed, out):
         source[r] = source[i]
 
 
-@kernel(inline=True)
+@kernel(allocates=False)  # called, not inlined (its callers call it several times)
 def noise3(perm, x, y, z):
     """OpenSimplex noise at (x, y, z) with the gradients that ``perm`` (a permutation of 0..255)
     picks: the gradient of lattice point (i, j, k) is ``GRADIENTS[perm[(perm[(perm[i & 255] + j)

@@ -1,8 +1,8 @@
 """Crafter's world as arrays: B independent worlds (rows), each with A players, stepped by one
 compiled kernel per row.
 
-A row's state is its map (``material``, (B, W, H), indices of :data:`~envzoo.crafter.rules.MATERIALS`),
-its objects in slots (``kind``, ``x``, ``y``, ``health``, ``timer``, ``face_x``, ``face_y``:
+A row's state (named in :mod:`.state`) is its map (``material``, (B, W, H), indices of
+:data:`~envzoo.crafter.rules.MATERIALS`), its objects in slots (``kind``, ``x``, ``y``, ``health``, ``timer``, ``face_x``, ``face_y``:
 (B, M); slot a < A is player a; ``occupant`` (B, W, H) is the slot + 1 of the object on a cell,
 0 for none) and its players' inventories (B, A, 16), hidden counters (hunger, thirst, fatigue,
 recovery), sleep, achievement counts (B, A, 22) and messages.
@@ -30,7 +30,8 @@ from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.rng import element_seed, uniform_at
 from envzoo.crafter import rules
 from envzoo.crafter.rules import ARROW, COW, PLANT, PLAYER, SKELETON, ZOMBIE
-from envzoo.crafter.worldgen import FURNACE, GRASS, LAVA, PATH, TABLE, WATER, generate
+from envzoo.crafter.state import FATIGUE, HUNGER, RECOVERY, THIRST, Objects, Players, Rules, World
+from envzoo.crafter.generator import FURNACE, GRASS, LAVA, PATH, TABLE, WATER, generate
 
 N_ITEMS, N_ACHIEVEMENTS = len(rules.ITEMS), len(rules.ACHIEVEMENTS)
 HEALTH, FOOD, DRINK, ENERGY = range(4)
@@ -56,6 +57,10 @@ MAX_AGENTS = len(START_OFFSETS)
 _SLOT_UNIFORMS = 8  # uniforms of each object slot in a step's draw
 _DIRECTIONS = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)], np.int64)  # left, right, up, down
 _WORLD_DRAW = np.uint64(0)  # the draw that makes a row's world; step t draws t >= 1
+#: The step kernel's rules' tables, as a plain tuple (see .state).
+_RULE_FIELDS = tuple(Rules(rules.COLLECT_REQUIRE, rules.COLLECT_RECEIVE, rules.COLLECT_LEAVES,
+                           rules.COLLECT_PROBABILITY, rules.COLLECT_ACHIEVEMENT, rules.RECIPE_USES, rules.PLACE_WHERE,
+                           rules.MAKE_NEARBY, rules.RECIPE_GIVES, rules.ACTION_ACHIEVEMENT, rules.WALKABLE_MASK))
 
 
 def daylight(step):
@@ -85,7 +90,7 @@ class CrafterSim:
         self.face_y = np.zeros((b, m), np.int64)
         self.born = np.zeros((b, m), np.int64)  # step an object appeared (it first updates the step after)
         self.inventory = np.zeros((b, a, N_ITEMS), np.int64)
-        self.counters = np.zeros((b, a, 4))  # hunger, thirst, fatigue, recovery
+        self.counters = np.zeros((b, a, 4))  # HUNGER, THIRST, FATIGUE, RECOVERY (.state)
         self.sleeping = np.zeros((b, a), np.bool_)
         self.alive = np.zeros((b, a), np.bool_)
         self.last_health = np.zeros((b, a), np.int64)  # at the end of the last step (the reward's)
@@ -97,6 +102,13 @@ class CrafterSim:
         self.first_diamond = np.full(b, -1, np.int64)  # step of the row's first diamond (-1: none yet)
         self.reward = np.zeros((b, a))
         self.unlocked = np.zeros((b, a), np.int64)  # achievements unlocked by the last step
+        # The step kernel's arguments, as plain tuples of the state's arrays (see .state).
+        self._world_fields = tuple(World(self.keys, self.step_count, self.material, self.occupant, self.first_diamond))
+        self._object_fields = tuple(Objects(self.kind, self.x, self.y, self.health, self.timer, self.face_x,
+                                            self.face_y, self.born))
+        self._player_fields = tuple(Players(self.inventory, self.counters, self.sleeping, self.alive,
+                                            self.last_health, self.hurt_health, self.achievements, self.discarded,
+                                            self.given, self.messages, self.reward, self.unlocked))
 
     # ------------------------------------------------------------------ episodes
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
@@ -106,12 +118,18 @@ class CrafterSim:
         starts = START_OFFSETS[:self.n_agents] + (width // 2, height // 2)
         distance = np.sqrt(((cells[:, :, None, :] - starts) ** 2).sum(-1)).min(-1)
         spawns = np.zeros((self.kind.shape[1] - self.n_agents, 3), np.int64)
+        tunnels = np.zeros((width, height), np.bool_)
+        initial = np.array(rules.ITEM_INITIAL, np.int64)
         for row, key in zip(np.asarray(rows), np.asarray(keys, dtype=np.uint64)):
             self.keys[row] = key
-            _reset_row(row, key, starts, distance, spawns, self.material, self.occupant, self.kind, self.x, self.y,
-                       self.health, self.timer, self.face_x, self.face_y, self.born, self.inventory, self.counters,
-                       self.sleeping, self.alive, self.last_health, self.hurt_health, self.achievements,
-                       self.discarded, self.given, self.messages, np.array(rules.ITEM_INITIAL, np.int64))
+            # The world first, then its objects: two kernels called from here, not one inside the
+            # other, so that the world's code is compiled once (a kernel compiles its callees again).
+            noise_seed, chance_seed = (np.uint64(element_seed(key, _WORLD_DRAW, i)) for i in (1, 0))
+            count = generate(noise_seed, chance_seed, self.material[row], tunnels, spawns, distance)
+            _reset_row(row, starts, spawns[:count], self.occupant, self.kind, self.x, self.y, self.health, self.timer,
+                       self.face_x, self.face_y, self.born, self.inventory, self.counters, self.sleeping, self.alive,
+                       self.last_health, self.hurt_health, self.achievements, self.discarded, self.given,
+                       self.messages, initial)
             self.step_count[row] = 0
             self.first_diamond[row] = -1
             self.reward[row] = 0.0
@@ -123,13 +141,7 @@ class CrafterSim:
         # Contiguous, whatever slices the faces pass: one compiled _step_rows for every face, not
         # a second one (seconds of compilation) for strided arrays.
         actions, gifts, messages = map(np.ascontiguousarray, (actions, gifts, messages))
-        args = (self.keys, self.step_count, actions, gifts, messages, self.material, self.occupant, self.kind,
-                self.x, self.y, self.health, self.timer, self.face_x, self.face_y, self.born, self.inventory,
-                self.counters, self.sleeping, self.alive, self.last_health, self.hurt_health, self.achievements,
-                self.discarded, self.given, self.messages, self.first_diamond, self.reward, self.unlocked,
-                rules.COLLECT_REQUIRE, rules.COLLECT_RECEIVE, rules.COLLECT_LEAVES, rules.COLLECT_PROBABILITY,
-                rules.COLLECT_ACHIEVEMENT, rules.RECIPE_USES, rules.PLACE_WHERE, rules.MAKE_NEARBY,
-                rules.RECIPE_GIVES, rules.ACTION_ACHIEVEMENT, rules.WALKABLE_MASK)
+        args = (actions, gifts, messages, self._world_fields, self._object_fields, self._player_fields, _RULE_FIELDS)
         over_row_ranges(lambda start, stop: _step_rows(start, stop, *args), self.batch, 64)
 
     def daylight(self) -> np.ndarray:
@@ -138,13 +150,10 @@ class CrafterSim:
 
 # ---------------------------------------------------------------------- one row, compiled
 @kernel
-def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, y, health, timer, face_x, face_y,
-               born, inventory, counters, sleeping, alive, last_health, hurt_health, achievements, discarded, given,
-               messages, initial):
+def _reset_row(row, starts, spawns, occupant, kind, x, y, health, timer, face_x, face_y, born, inventory, counters,
+               sleeping, alive, last_health, hurt_health, achievements, discarded, given, messages, initial):
+    """The players of a new world at ``starts`` and its creatures at ``spawns`` (rows of x, y, kind)."""
     n_agents = starts.shape[0]
-    tunnels = np.zeros(material.shape[1:], np.bool_)
-    noise_seed, chance_seed = element_seed(key, _WORLD_DRAW, 1), element_seed(key, _WORLD_DRAW, 0)
-    count = generate(noise_seed, chance_seed, material[row], tunnels, spawns, distance)
     occupant[row] = 0
     kind[row] = 0
     born[row] = 0
@@ -153,7 +162,8 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
         x[row, a], y[row, a] = starts[a, 0], starts[a, 1]
         face_x[row, a], face_y[row, a] = 0, 1
         occupant[row, x[row, a], y[row, a]] = a + 1
-        inventory[row, a] = initial
+        for i in range(N_ITEMS):  # element by element: an array assignment compiles numpy's shape-mismatch message
+            inventory[row, a, i] = initial[i]
         counters[row, a] = 0.0
         last_health[row, a] = hurt_health[row, a] = initial[HEALTH]
     sleeping[row] = False
@@ -162,7 +172,7 @@ def _reset_row(row, key, starts, distance, spawns, material, occupant, kind, x, 
     discarded[row] = 0
     given[row] = 0
     messages[row] = 0
-    for i in range(count):
+    for i in range(spawns.shape[0]):
         _add(row, spawns[i, 2], spawns[i, 0], spawns[i, 1], 0, 0, 0, n_agents, occupant, kind, x, y, health, timer,
              face_x, face_y, born)
 
@@ -244,11 +254,16 @@ def _hurt(row, target, damage, n_agents, inventory, health):
 
 
 @kernel
-def _step_rows(start, stop, keys, step_count, actions, gifts, said, material, occupant, kind, x, y, health, timer,
-               face_x, face_y, born, inventory, counters, sleeping, alive, last_health, hurt_health, achievements,
-               discarded, given, messages, first_diamond, reward, unlocked, collect_require, collect_receive,
-               collect_leaves, collect_probability, collect_achievement, recipe_uses, place_where, make_nearby,
-               recipe_gives, action_achievement, walkable_mask):
+def _step_rows(start, stop, actions, gifts, said, world_fields, object_fields, player_fields, rule_fields):
+    """One step of rows ``start`` .. ``stop - 1``: the fields of :class:`~.state.World`,
+    :class:`~.state.Objects`, :class:`~.state.Players` and :class:`~.state.Rules`, named here and
+    handed on to the per-row functions flat."""
+    keys, step_count, material, occupant, first_diamond = World(*world_fields)
+    kind, x, y, health, timer, face_x, face_y, born = Objects(*object_fields)
+    (inventory, counters, sleeping, alive, last_health, hurt_health, achievements, discarded, given, messages, reward,
+     unlocked) = Players(*player_fields)
+    (collect_require, collect_receive, collect_leaves, collect_probability, collect_achievement, recipe_uses,
+     place_where, make_nearby, recipe_gives, action_achievement, walkable_mask) = Rules(*rule_fields)
     n_agents = inventory.shape[1]
     width, height = material.shape[1], material.shape[2]
     for row in range(start, stop):
@@ -394,10 +409,10 @@ def _update_player(row, a, action, gift, chance, n_agents, material, occupant, k
                 else:
                     inv[FOOD] += 6
                     achievements[row, a, EAT_COW] += 1
-                    counters[row, a, 0] = 0.0  # hunger
+                    counters[row, a, HUNGER] = 0.0
     elif action == DO and inside:
         if target_material == WATER:
-            counters[row, a, 1] = 0.0  # thirst
+            counters[row, a, THIRST] = 0.0
         if collect_leaves[target_material] >= 0:
             able = True
             for i in range(N_ITEMS):
@@ -466,33 +481,33 @@ def _update_player(row, a, action, gift, chance, n_agents, material, occupant, k
 def _life(row, a, inv, counters, sleeping):
     """Crafter's ``_update_life_stats`` and ``_degen_or_regen_health``."""
     asleep = sleeping[row, a]
-    counters[row, a, 0] += 0.5 if asleep else 1.0
-    if counters[row, a, 0] > 25:
-        counters[row, a, 0] = 0.0
+    counters[row, a, HUNGER] += 0.5 if asleep else 1.0
+    if counters[row, a, HUNGER] > 25:
+        counters[row, a, HUNGER] = 0.0
         inv[FOOD] -= 1
-    counters[row, a, 1] += 0.5 if asleep else 1.0
-    if counters[row, a, 1] > 20:
-        counters[row, a, 1] = 0.0
+    counters[row, a, THIRST] += 0.5 if asleep else 1.0
+    if counters[row, a, THIRST] > 20:
+        counters[row, a, THIRST] = 0.0
         inv[DRINK] -= 1
     if asleep:
-        counters[row, a, 2] = min(counters[row, a, 2] - 1.0, 0.0)
+        counters[row, a, FATIGUE] = min(counters[row, a, FATIGUE] - 1.0, 0.0)
     else:
-        counters[row, a, 2] += 1.0
-    if counters[row, a, 2] < -10:
-        counters[row, a, 2] = 0.0
+        counters[row, a, FATIGUE] += 1.0
+    if counters[row, a, FATIGUE] < -10:
+        counters[row, a, FATIGUE] = 0.0
         inv[ENERGY] += 1
-    if counters[row, a, 2] > 30:
-        counters[row, a, 2] = 0.0
+    if counters[row, a, FATIGUE] > 30:
+        counters[row, a, FATIGUE] = 0.0
         inv[ENERGY] -= 1
     if inv[FOOD] > 0 and inv[DRINK] > 0 and (inv[ENERGY] > 0 or asleep):
-        counters[row, a, 3] += 2.0 if asleep else 1.0
+        counters[row, a, RECOVERY] += 2.0 if asleep else 1.0
     else:
-        counters[row, a, 3] -= 0.5 if asleep else 1.0
-    if counters[row, a, 3] > 25:
-        counters[row, a, 3] = 0.0
+        counters[row, a, RECOVERY] -= 0.5 if asleep else 1.0
+    if counters[row, a, RECOVERY] > 25:
+        counters[row, a, RECOVERY] = 0.0
         inv[HEALTH] += 1
-    if counters[row, a, 3] < -15:
-        counters[row, a, 3] = 0.0
+    if counters[row, a, RECOVERY] < -15:
+        counters[row, a, RECOVERY] = 0.0
         inv[HEALTH] -= 1
 
 

@@ -3,6 +3,15 @@
 first-order approximation, and one rebalance followed by a price move. Portfolio management
 holds N assets; single-asset trading is the same book with N = 1.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file          | twin of                                                      |
+    |--------------------|--------------------------------------------------------------|
+    | transaction_factor | envzoo/finance/book.py  factor_row                           |
+    | first_order_factor | envzoo/finance/book.py  first_order_factor                   |
+    | Rebalance          | envzoo/finance/book.py  Book.rebalance_and_move (its result) |
+    | rebalance_and_move | envzoo/finance/book.py  rebalance_row                        |
+
 Each function follows its compiled twin (:func:`~envzoo.finance.book.factor_row`,
 :func:`~envzoo.finance.book.rebalance_row`) operation for operation, so that on the CPU in
 float64 the numbers agree to the rounding of ``log`` and of sums added in another order.

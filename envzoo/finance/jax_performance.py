@@ -3,6 +3,23 @@ running statistics of a value path, its metrics, Welford's update, the Sharpe ru
 risk-adjusted rewards of :mod:`envzoo.finance.rewards`, for one instance (``jax.vmap`` batches
 them).
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                | twin of                                                                |
+    |--------------------------|------------------------------------------------------------------------|
+    | welford_step             | envzoo/finance/performance.py  welford_step                            |
+    | sharpe_ratio             | envzoo/finance/performance.py  sharpe_ratio                            |
+    | Performance              | envzoo/finance/performance.py  RunningPerformance (a row of its stats) |
+    | start                    | envzoo/finance/performance.py  reset_row                               |
+    | update                   | envzoo/finance/performance.py  update_row                              |
+    | metrics                  | envzoo/finance/performance.py  metrics_row                             |
+    | differential_sharpe_step | envzoo/finance/rewards.py  differential_sharpe_step                    |
+    | Window, empty_window     | envzoo/finance/rewards.py  RollingWindow (a row), RollingWindow.reset  |
+    | push                     | envzoo/finance/rewards.py  RollingWindow.push                          |
+    | _filled_mean             | envzoo/finance/rewards.py  RollingWindow._filled                       |
+    | rolling_sharpe           | envzoo/finance/rewards.py  RollingWindow.sharpe                        |
+    | rolling_sortino          | envzoo/finance/rewards.py  RollingWindow.sortino                       |
+
 Each function follows its compiled twin operation for operation, so that on the CPU in float64
 the numbers agree to the rounding of ``log`` and ``expm1`` (and of sums added in another order).
 """

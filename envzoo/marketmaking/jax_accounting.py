@@ -2,6 +2,16 @@
 batches it): fills booked on an accounting row (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`),
 the mark a step is measured from, and the running episode metrics.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file       | twin of                                                         |
+    |-----------------|-----------------------------------------------------------------|
+    | _with           | none: a row rebuilt at once (the kernel writes fields in place) |
+    | apply_fill      | envzoo/marketmaking/accounting.py  apply_fill                   |
+    | mark_step       | envzoo/marketmaking/accounting.py  mark_step                    |
+    | update_running  | envzoo/marketmaking/accounting.py  update_running               |
+    | running_metrics | envzoo/marketmaking/accounting.py  running_metrics              |
+
 Each function follows its compiled twin (:func:`~envzoo.marketmaking.accounting.apply_fill`,
 :func:`~envzoo.marketmaking.accounting.mark_step`,
 :func:`~envzoo.marketmaking.accounting.update_running`,

@@ -1,7 +1,15 @@
 """The market-making rewards of :mod:`envzoo.marketmaking.rewards` in JAX, for one step row
 (:data:`~envzoo.marketmaking.accounting.STEP_FIELDS`): every reward of
 :data:`~envzoo.marketmaking.rewards.REWARDS`, following :func:`~envzoo.marketmaking.rewards.reward_of`
-operation for operation."""
+operation for operation.
+
+The functions of this file and their compiled twins (change them together)::
+
+    | this file | twin of                                   |
+    |-----------|-------------------------------------------|
+    | _minimum  | envzoo/marketmaking/rewards.py  _minimum  |
+    | reward_of | envzoo/marketmaking/rewards.py  reward_of |
+"""
 
 from __future__ import annotations
 

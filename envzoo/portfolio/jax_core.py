@@ -3,6 +3,21 @@
 start bar and assets drawn from the same counter-based stream; see :mod:`envzoo.jax.env`
 for the API.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                     | twin of                                                                   |
+    |-------------------------------|---------------------------------------------------------------------------|
+    | PortfolioNumbers              | envzoo/portfolio/params.py  PortfolioParams (its panel)                   |
+    | PortfolioState                | envzoo/portfolio/task.py  PortfolioTask (its rows)                        |
+    | PortfolioJaxEnv.reset_episode | envzoo/portfolio/sim.py  PortfolioSim.reset; task.py  PortfolioTask.reset |
+    | smallest_in_order             | envzoo/portfolio/sim.py  PortfolioSim.reset (its sorted argsort)          |
+    | PortfolioJaxEnv.targets       | envzoo/portfolio/task.py  PortfolioTask.targets                           |
+    | PortfolioJaxEnv.transition    | envzoo/portfolio/sim.py  PortfolioSim.step; task.py  PortfolioTask.step   |
+    | PortfolioJaxEnv._reward       | envzoo/portfolio/task.py  PortfolioTask._reward                           |
+    | PortfolioJaxEnv.observe       | envzoo/portfolio/task.py  PortfolioTask.observe                           |
+    | PortfolioJaxEnv.metrics       | envzoo/portfolio/task.py  PortfolioTask.metrics                           |
+    | PortfolioMOJaxEnv             | envzoo/portfolio/task.py  PortfolioTask._reward (its vector reward)       |
+
 The price panel rides in ``params`` as device arrays (the features asset by asset, (N_all, T, F),
 so that an asset's window is one slice; the closes (T, N_all)), indexed by the state's bar and
 assets. The start bar and the asset subset come from the episode key's draw 0 as in

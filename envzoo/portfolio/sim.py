@@ -59,7 +59,3 @@ class PortfolioSim:
         result = self.book.rebalance_and_move(target, self.universe.relatives(self.t, self.assets), mu, p.cash_rate)
         self.t += 1
         return result
-
-    def price_window(self) -> np.ndarray:
-        """(B, F, N, W) features of the last ``window`` bars of each row's assets, / the close now."""
-        return self.universe.window(self.t, self.assets, self.params.window)

@@ -146,8 +146,10 @@ class PortfolioTask(Task):
         return self.recent.sharpe() if name == "rolling_sharpe" else self.recent.sortino()
 
     def observe(self):
-        observations = {"prices": self.sim.price_window().astype(np.float32),
-                        "weights": self.sim.book.previous_target.astype(np.float32)}
+        # (B, F, N, W) features of the last ``window`` bars of each row's assets, / the close now
+        sim = self.sim
+        observations = {"prices": sim.universe.window(sim.t, sim.assets, self.params.window).astype(np.float32),
+                        "weights": sim.book.previous_target.astype(np.float32)}
         return flatten(observations) if self.params.flat else observations
 
     def metrics(self) -> dict[str, np.ndarray]:

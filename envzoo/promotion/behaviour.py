@@ -1,5 +1,5 @@
 """Per-user policies with known action probabilities: the behaviour (logging) policies of the
-offline datasets and the target policies of off-policy evaluation.
+offline datasets, and the base class of target policies for off-policy evaluation.
 
 Each gives every user a bonus level drawn independently from :meth:`probabilities` of that user's
 features alone (active share, tenure, last bonus, habit), so the probability of a logged action
@@ -13,7 +13,6 @@ the logged spend, which may pass it, is recorded as the cost).
   ``exp(-|a - rule| / temperature)``.
 - :class:`EpsilonGreedy`: the business rule with probability 1 - epsilon, otherwise a uniformly
   random level (epsilon = 0 is the deterministic rule).
-- :class:`GreedyQ`: the level of highest learnt value per user (deterministic), for evaluation.
 """
 
 from __future__ import annotations
@@ -105,14 +104,3 @@ class EpsilonGreedy(PerUserPolicy):
         return (self.epsilon / self.levels
                 + (1.0 - self.epsilon) * (np.arange(self.levels) == rule[..., None]))
 
-
-class GreedyQ(PerUserPolicy):
-    """The level of highest value ``q(features) -> (..., L)`` per user, ignoring the budget."""
-
-    def __init__(self, env, q):
-        super().__init__(env)
-        self.q = q
-
-    def probabilities(self, features):
-        best = np.asarray(self.q(np.asarray(features, dtype=np.float64))).argmax(axis=-1)
-        return (np.arange(self.levels) == best[..., None]).astype(np.float64)

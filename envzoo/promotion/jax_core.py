@@ -2,6 +2,19 @@
 and the task of :mod:`.task` as pure functions of one cohort of U users (``jax.vmap`` batches
 cohorts), drawing the same counter-based random numbers; see :mod:`envzoo.jax.env` for the API.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                     | twin of                                                               |
+    |-------------------------------|-----------------------------------------------------------------------|
+    | PromotionNumbers              | envzoo/promotion/state.py  Dynamics (and the cost limit of params.py) |
+    | PromotionState                | envzoo/promotion/state.py  Cohorts (a row, and PromotionSim's totals) |
+    | PromotionJaxEnv.reset_episode | envzoo/promotion/sim.py  PromotionSim.reset                           |
+    | new_segments                  | envzoo/promotion/sim.py  PromotionSim._new_users                      |
+    | PromotionJaxEnv.transition    | envzoo/promotion/sim.py  _step_rows; task.py  PromotionTask.step      |
+    | PromotionJaxEnv.observe       | envzoo/promotion/task.py  PromotionTask.observe                       |
+    | PromotionJaxEnv.metrics       | envzoo/promotion/task.py  PromotionTask.metrics                       |
+    | PromotionMOJaxEnv             | envzoo/promotion/task.py  PromotionTask.step (its vector reward)      |
+
 Every formula follows ``sim._step_rows`` and :class:`~.task.PromotionTask` operation for operation,
 with the same draws: the first cohort's segments from uniforms 0..U-1 of draw 0, then per period
 the draw's elements 0 (churn), 1 (active days) and 2 (a new user's segment), user u taking

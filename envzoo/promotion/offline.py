@@ -4,7 +4,7 @@ linear fitted Q.
 The offline problem is per user (BCRLSP's view): a user's state is its features (active share,
 tenure, last bonus, habit), its action the bonus level it got, its reward 1 when it stays for the
 period; a churned user's value ends there (its slot's next user is a new user). Episodes (from a
-dataset or simulated here) are arrays ``observations`` (E, T + 1, D) and ``levels`` (E, T, U)
+dataset, or played by :func:`log_transitions`) are arrays ``observations`` (E, T + 1, D) and ``levels`` (E, T, U)
 and give
 
 - :func:`user_transitions`: every (user, period) transition, for fitted Q iteration, CQL and FQE;
@@ -22,8 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.reproducible import gram, matvec, solve_positive_definite
-from envzoo.promotion.behaviour import sample_levels
-from envzoo.promotion.task import USER_FEATURES, PromotionTask
+from envzoo.promotion.task import USER_FEATURES
 
 
 def user_basis(users: np.ndarray) -> np.ndarray:
@@ -33,8 +32,8 @@ def user_basis(users: np.ndarray) -> np.ndarray:
                      last_bonus, habit, activity * habit, (1.0 - activity) * habit], axis=-1)
 
 
-def _users(observations: np.ndarray, users: int) -> np.ndarray:
-    """(..., U, 4) the per-user features of observations (..., D)."""
+def user_features(observations: np.ndarray, users: int) -> np.ndarray:
+    """(..., U, 4) the per-user features of observations (..., D) of ``users`` users."""
     observations = np.asarray(observations, dtype=np.float64)
     return observations[..., :-1].reshape(observations.shape[:-1] + (users, USER_FEATURES))
 
@@ -46,7 +45,7 @@ def user_transitions(observations: np.ndarray, levels: np.ndarray) -> dict[str, 
     in its slot exactly when its tenure grows by one; otherwise it churned, its value ends and
     ``next_features`` are its successor's)."""
     levels = np.asarray(levels)
-    features = _users(observations, levels.shape[-1])
+    features = user_features(observations, levels.shape[-1])
     before, after = features[:, :-1], features[:, 1:]
     retained = (after[..., 1] == before[..., 1] + 1).reshape(-1).astype(np.float64)
     return {"features": before.reshape(-1, USER_FEATURES), "action": levels.reshape(-1).astype(np.int64),
@@ -59,7 +58,7 @@ def first_cohort(observations: np.ndarray, levels: np.ndarray) -> dict[str, np.n
     there to decide for: up to and including the one in which it churns)."""
     levels = np.asarray(levels)
     episodes, periods, users = levels.shape
-    features = _users(observations, users)
+    features = user_features(observations, users)
     tenure = features[..., 1]
     present = tenure == np.arange(periods + 1)[None, :, None]  # a first-cohort user has tenure = period
     present = np.cumprod(present, axis=1).astype(bool)  # once gone, a slot's later users are others
@@ -70,26 +69,6 @@ def first_cohort(observations: np.ndarray, levels: np.ndarray) -> dict[str, np.n
 
     return {"features": per_user(features[:, :-1]), "level": per_user(levels).astype(np.int64),
             "reward": per_user(reward).astype(np.float64), "alive": per_user(alive).astype(np.float64)}
-
-
-def simulate(policy, episodes: int, periods: int, seed: int, **env_kwargs) -> dict[str, np.ndarray]:
-    """``episodes`` episodes of ``periods`` periods of a per-user ``policy``
-    (:class:`envzoo.promotion.behaviour.PerUserPolicy`) in one batched task of the env arguments
-    ``env_kwargs``: ``observations`` (E, T + 1, D), ``levels`` (E, T, U) and ``propensities``
-    (E, T, U), the probability of each logged level. Episode e's key comes from seed + e."""
-    task = PromotionTask.create(episodes, **env_kwargs)
-    task.reset(np.arange(episodes), [np.random.default_rng(seed + e) for e in range(episodes)], {})
-    generator = np.random.default_rng([seed, episodes])
-    observations, levels, propensities = [task.observe()], [], []
-    for _ in range(periods):
-        probabilities = policy.probabilities(_users(observations[-1], task.params.cohort_size))
-        chosen = sample_levels(probabilities, generator)
-        task.step(chosen)
-        observations.append(task.observe())
-        levels.append(chosen)
-        propensities.append(np.take_along_axis(probabilities, chosen[..., None], axis=-1)[..., 0])
-    return {"observations": np.stack(observations, axis=1), "levels": np.stack(levels, axis=1),
-            "propensities": np.stack(propensities, axis=1)}
 
 
 def log_transitions(env, policy, episodes: int, periods: int, seed: int) -> dict[str, np.ndarray]:

@@ -18,6 +18,7 @@ import numpy as np
 from envzoo.core import rng
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.promotion.params import PromotionParams
+from envzoo.promotion.state import DECAY, HABITUATION, INITIAL, LIFT, SATURATION, Cohorts, Dynamics
 
 DAYS = 7  # activity is counted in active days of a week-long period
 
@@ -48,10 +49,11 @@ def survival(params: PromotionParams, segment: int, bonus_levels) -> np.ndarray:
 
 
 class PromotionSim:
-    """B cohorts of U users. Row state (arrays): ``keys``, ``draws`` (B,) of the random stream;
-    per user (B, U): ``segment``, ``engagement``, ``habit``, ``tenure``, ``activity``, ``last_bonus``
-    and ``original`` (1 while the user of the first cohort is still active); ``period`` (B,) and
-    the episode's totals ``retained``, ``churned``, ``spend``, ``refused`` (B,)."""
+    """B cohorts of U users. Row state (arrays, named in :mod:`.state`): ``keys``, ``draws`` (B,)
+    of the random stream; per user (B, U): ``segment``, ``engagement``, ``habit``, ``tenure``,
+    ``activity``, ``last_bonus`` and ``original`` (1 while the user of the first cohort is still
+    active); ``period`` (B,) and the episode's totals ``retained``, ``churned``, ``spend``,
+    ``refused`` (B,)."""
 
     def __init__(self, params: PromotionParams, batch: int):
         self.params, self.batch = params, batch
@@ -65,8 +67,14 @@ class PromotionSim:
         self.retained, self.churned, self.spend, self.refused = (np.zeros(batch) for _ in range(4))
         self._cumulative_shares = np.cumsum(params.shares)
         self._bonuses = np.asarray(params.bonuses, dtype=np.float64)
-        self._segments = np.stack([params.lift, params.saturation, params.habituation, params.decay, params.initial],
-                                  axis=1).astype(np.float64)
+        segments = np.stack([params.lift, params.saturation, params.habituation, params.decay, params.initial],
+                            axis=1).astype(np.float64)
+        # The kernel's arguments, as plain tuples (see .state).
+        self._dynamics_fields = tuple(Dynamics(self._bonuses, float(params.budget), float(params.churn_max),
+                                               float(params.churn_power), float(params.habit_decay), segments,
+                                               self._cumulative_shares))
+        self._cohort_fields = tuple(Cohorts(self.keys, self.draws, self.period, self.segment, self.engagement,
+                                            self.habit, self.tenure, self.activity, self.last_bonus, self.original))
 
     def _new_users(self, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         segment = np.minimum(np.searchsorted(self._cumulative_shares, uniforms * self._cumulative_shares[-1]),
@@ -91,27 +99,23 @@ class PromotionSim:
         """One period of every row with bonus ``levels`` (B, U) (action indices). An allocation
         whose total exceeds the budget is refused whole (no bonus paid in that row). Returns the
         period's ``retained`` and ``churned`` users, ``spend`` and ``refused`` (1/0), (B,) each."""
-        p = self.params
         outcome = np.zeros((4, self.batch))
-        _step_rows(np.ascontiguousarray(levels, dtype=np.int64), self._bonuses, float(p.budget), float(p.churn_max),
-                   float(p.churn_power), float(p.habit_decay), self._segments, self._cumulative_shares, self.keys,
-                   self.draws, self.segment, self.engagement, self.habit, self.tenure, self.activity, self.last_bonus,
-                   self.original, self.period, outcome, np.empty(p.cohort_size))
+        _step_rows(np.ascontiguousarray(levels, dtype=np.int64), self._dynamics_fields, self._cohort_fields, outcome,
+                   np.empty(self.params.cohort_size))
         for total, period in zip((self.retained, self.churned, self.spend, self.refused), outcome):
             total += period
         return dict(zip(("retained", "churned", "spend", "refused"), outcome))
 
 
-#: Columns of the segments' table that the kernel reads.
-LIFT, SATURATION, HABITUATION, DECAY, INITIAL = range(5)
-
-
 @kernel
-def _step_rows(levels, bonuses, budget, churn_max, churn_power, habit_decay, segments, cumulative_shares, keys,
-               draws, segment, engagement, habit, tenure, activity, last_bonus, original, period, outcome, paid):
+def _step_rows(levels, dynamics_fields, cohort_fields, outcome, paid):
     """:meth:`PromotionSim.step` of every row, user by user: the formulas of
     :func:`engagement_step` and :func:`churn_probability` on each element, the same counter-based
-    uniforms as ``rng.uniforms(keys, draws, (3, U))`` (churn, activity, a new user's segment)."""
+    uniforms as ``rng.uniforms(keys, draws, (3, U))`` (churn, activity, a new user's segment).
+    ``dynamics_fields`` and ``cohort_fields`` are the fields of :class:`~.state.Dynamics` and
+    :class:`~.state.Cohorts`."""
+    bonuses, budget, churn_max, churn_power, habit_decay, segments, cumulative_shares = Dynamics(*dynamics_fields)
+    keys, draws, period, segment, engagement, habit, tenure, activity, last_bonus, original = Cohorts(*cohort_fields)
     users = levels.shape[1]
     for row in range(levels.shape[0]):
         for user in range(users):

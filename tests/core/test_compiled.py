@@ -67,9 +67,9 @@ def test_a_bad_thread_count_is_explained(monkeypatch, setting):
 def test_a_kernels_cache_is_stamped_with_every_envzoo_module_it_imports():
     from pathlib import Path
 
-    worldgen = Path(compiled.PACKAGE_FOLDER) / "crafter" / "worldgen.py"
-    files = {f.relative_to(compiled.PACKAGE_FOLDER).as_posix() for f in compiled.dependency_files(worldgen)}
-    assert {"crafter/worldgen.py", "core/compiled.py", "core/rng.py"} <= files
+    generator = Path(compiled.PACKAGE_FOLDER) / "crafter" / "generator.py"
+    files = {f.relative_to(compiled.PACKAGE_FOLDER).as_posix() for f in compiled.dependency_files(generator)}
+    assert {"crafter/generator.py", "core/compiled.py", "core/rng.py"} <= files
     assert "cli.py" not in files
     assert compiled.numpy_sum._cache._impl.locator.get_source_stamp() == compiled.sources_digest(compiled.__file__)
 

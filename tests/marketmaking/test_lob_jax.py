@@ -18,18 +18,25 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 envzoo_jax = pytest.importorskip("envzoo.jax")
 from envzoo.marketmaking.jax_rewards import reward_of  # noqa: E402 (needs jax)
-from envzoo.marketmaking.lob.sim import PENDING  # noqa: E402
+from envzoo.marketmaking.lob import jax_core  # noqa: E402
+from envzoo.marketmaking.lob import task as cpu_task  # noqa: E402
+from envzoo.marketmaking.lob.state import PENDING  # noqa: E402
+from twins import assert_twins_equal  # noqa: E402
+
+#: The function pairs that compute what an episode compares (CPU, JAX).
+OBSERVATION = (cpu_task._push_row, jax_core.MarketMakingJaxEnv._push_row)
+STEP = (cpu_task._step_row, jax_core.MarketMakingJaxEnv.transition)
+METRICS = (cpu_task.MarketMakingTask.metrics, jax_core.MarketMakingJaxEnv.metrics)
+REWARD = (cpu_reward_of, reward_of)
 
 SMALL = {"updates_per_day": 3000, "days": 3}
 EXECUTION = {"latency_ns": 2_000_000_000, "queue_model": "probabilistic", "max_position": 1, "clock": "time",
              "interval_s": 1.5, "maker_fee": -0.0002, "reward": "differential_sharpe"}
 
 
-def _close(cpu, on_jax, what, step):
-    if np.asarray(cpu).dtype == np.float32:  # the MO face's vector reward
-        on_jax = np.asarray(on_jax).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(on_jax, dtype=np.float64), np.asarray(cpu, dtype=np.float64), rtol=1e-9,
-                               atol=1e-9, err_msg=f"{what} at step {step}")
+def _close(cpu, on_jax, what, step, pair):
+    """CPU and JAX values agree; a failure names the two functions (tests/twins.py)."""
+    assert_twins_equal(cpu, on_jax, f"{what} at step {step}", *pair)
 
 
 def _jitted(env):
@@ -53,17 +60,17 @@ def test_whole_episodes_of_random_actions_equal_the_cpu_core(env_id, kwargs):
     for seed in (0, 5):
         observation, _ = cpu.reset(seed=seed)
         state = reset(key_from_generator(seeding.np_random(seed)[0]), params)
-        _close(observation, observe(state, params), "first observation", 0)
+        _close(observation, observe(state, params), "first observation", 0, OBSERVATION)
         for step in range(1, 5000):
             action = int(actions.integers(cpu.action_space.n))
             observation, reward, _, truncated, info = cpu.step(action)
             state, outcome = transition(state, jnp.asarray(action), params)
-            _close(observation, observe(state, params), "observation", step)
-            _close(reward, outcome.reward, "reward", step)
-            _close(info["cost"], outcome.cost, "cost", step)
+            _close(observation, observe(state, params), "observation", step, OBSERVATION)
+            _close(reward, outcome.reward, "reward", step, STEP)
+            _close(info["cost"], outcome.cost, "cost", step, STEP)
             jax_metrics = metrics(state, params)
             for name, value in info["metrics"].items():
-                _close(value, jax_metrics[name], f"metric {name}", step)
+                _close(value, jax_metrics[name], f"metric {name}", step, METRICS)
             assert bool(outcome.truncated) == truncated, step
             at_the_limit += info["metrics"]["max_abs_inventory"] == cap or state.sim.account[REFUSED] > 0
             in_flight += bool((state.sim.orders[:, PENDING] > 0).any())
@@ -90,8 +97,8 @@ def test_every_reward_follows_the_compiled_formula(name):
         row = np.array([fields[f] for f in STEP_FIELDS])
         expected = cpu_reward_of(cpu_reward.code, cpu_reward.parameters(), cpu_state, row)
         got, state = jitted(state, jnp.asarray(row))
-        _close(expected, got, f"{name} reward", k)
-        _close(cpu_state, state, f"{name} state", k)
+        _close(expected, got, f"{name} reward", k, REWARD)
+        _close(cpu_state, state, f"{name} state", k, REWARD)
 
 
 def test_training_days_are_the_cpu_envs():
@@ -117,12 +124,12 @@ def test_test_days_follow_one_another_across_autoresets():
     cpu_observation, info = cpu.reset(seed=0)
     cpu_days = [info["day"]]
     for episode in range(3):
-        _close(cpu_observation, observation, "first observation", episode)
+        _close(cpu_observation, observation, "first observation", episode, OBSERVATION)
         done = False
         while not done:
             observation, state, reward, done, jax_info = step(jax.random.key(episode), state, 1, params)
             cpu_observation, cpu_reward, _, truncated, _ = cpu.step(1)
-            _close(cpu_reward, reward, "reward", episode)
+            _close(cpu_reward, reward, "reward", episode, STEP)
             assert bool(done) == truncated
         cpu_observation, info = cpu.reset()
         cpu_days.append(info["day"])
@@ -134,17 +141,18 @@ def test_vector_face_follows_the_cpu_vector_env_with_batched_replays():
     n = 4
     cpu = gym.make_vec("envzoo/MarketMaking-v1", num_envs=n, **kwargs)
     on_jax = gym.make_vec("envzoo/MarketMaking-v1", num_envs=n, backend="jax", **kwargs)
-    _close(cpu.reset(seed=2)[0], on_jax.reset(seed=2)[0], "first observations", 0)
+    _close(cpu.reset(seed=2)[0], on_jax.reset(seed=2)[0], "first observations", 0, (cpu.reset, on_jax.reset))
     actions = np.random.default_rng(0)
     for step in range(1, 200):
         action = actions.integers(cpu.single_action_space.n, size=n)
         observation, reward, _, truncated, info = cpu.step(action)
         jax_observation, jax_reward, _, jax_truncated, jax_info = on_jax.step(action)
         np.testing.assert_array_equal(np.asarray(jax_truncated), truncated)
-        _close(reward, jax_reward, "rewards", step)
+        _close(reward, jax_reward, "rewards", step, (cpu.step, on_jax.step))
         cost = np.where(truncated, info["final_info"]["cost"], info["cost"]) if truncated.any() else info["cost"]
-        _close(cost, jax_info["cost"], "costs (the finished episodes' in final_info on the CPU)", step)
+        _close(cost, jax_info["cost"], "costs (the finished episodes' in final_info on the CPU)", step,
+               (cpu.step, on_jax.step))
         if truncated.any():
             break
-        _close(observation, jax_observation, "observations", step)
+        _close(observation, jax_observation, "observations", step, (cpu.step, on_jax.step))
     assert truncated.any()

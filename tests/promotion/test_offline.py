@@ -3,6 +3,9 @@ independent results: the dataset round trip (Minari and Parquet give back what w
 the recovered env replays it), IPS unbiased with known propensities against the value simulated
 on-policy, FQE against the simulator's closed-form survival, CQL below fitted Q iteration."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,9 +13,11 @@ import envzoo
 from envzoo.offline import ope
 from envzoo.tools.datasets import minari_arrays, parquet_arrays
 from envzoo.promotion.behaviour import NoisyRule, PerUserPolicy, RandomLevels
-from envzoo.promotion.evaluation import discounted_retention, true_value
-from envzoo.promotion.offline import first_cohort, simulate, user_transitions
+from envzoo.promotion.offline import first_cohort, user_transitions
 from envzoo.promotion.sim import survival
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))  # the experiment's simulated truth
+from promotion_ope import discounted_retention, simulate, true_value  # noqa: E402
 
 LOGGING = dict(budget=64.0, cost_limit=480.0)  # PromotionBudget-v0's defaults: the budget never binds
 

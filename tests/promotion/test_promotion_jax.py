@@ -17,6 +17,9 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 envzoo_jax = pytest.importorskip("envzoo.jax")
 EnvState = pytest.importorskip("envzoo.jax.env").EnvState
+from envzoo.promotion.jax_core import PromotionJaxEnv  # noqa: E402 (needs jax)
+from envzoo.promotion.task import PromotionTask  # noqa: E402
+from twins import assert_twins_equal  # noqa: E402
 
 IDS = ["envzoo/Promotion-v1", "envzoo/PromotionMO-v1", "envzoo/PromotionBudget-v0"]
 #: Five users, bonuses whose totals round differently in another order of additions, a budget
@@ -28,6 +31,10 @@ OTHER_CONFIGS = {env_id: SMALL_COHORT for env_id in IDS} | {"envzoo/PromotionBud
 CONFIGURATIONS = [pytest.param(env_id, kwargs, id=f"{env_id}-{name}") for env_id in IDS
                   for name, kwargs in (("defaults", {}), ("small-cohort", OTHER_CONFIGS[env_id]))]
 TOLERANCE = 1e-9
+#: The function pairs that compute what an episode compares (CPU, JAX).
+OBSERVATION = (PromotionTask.observe, PromotionJaxEnv.observe)
+STEP = (PromotionTask.step, PromotionJaxEnv.transition)
+METRICS = (PromotionTask.metrics, PromotionJaxEnv.metrics)
 
 
 def allocations(space, generator: np.random.Generator, episode: int):
@@ -39,12 +46,9 @@ def allocations(space, generator: np.random.Generator, episode: int):
         yield np.where(generator.random(levels.shape) < share, levels, 0)
 
 
-def assert_close(cpu, ours, what):
-    ours = np.asarray(ours)
-    if np.asarray(cpu).dtype == np.float32:  # the MO face's float32 vector reward
-        ours = ours.astype(np.float32)
-    np.testing.assert_allclose(ours.astype(np.float64), np.asarray(cpu, np.float64), rtol=TOLERANCE,
-                               atol=TOLERANCE, err_msg=what)
+def assert_close(cpu, ours, what, pair):
+    """CPU and JAX values agree; a failure names the two functions (tests/twins.py)."""
+    assert_twins_equal(cpu, ours, what, *pair, rtol=TOLERANCE)
 
 
 @pytest.mark.parametrize("env_id, kwargs", CONFIGURATIONS)
@@ -60,24 +64,24 @@ def test_single_env_episodes_equal_the_cpu_core(env_id, kwargs):
     for episode, seed in enumerate((0, 3, 8, 21)):
         observation, _ = cpu.reset(seed=seed)
         state = EnvState(reset_episode(key_from_generator(seeding.np_random(seed)[0]), params), jnp.int64(0))
-        assert_close(observation, env.observe(state.core, params), f"seed {seed}: first observation")
+        assert_close(observation, env.observe(state.core, params), f"seed {seed}: first observation", OBSERVATION)
         actions = allocations(cpu.action_space, chooser, episode)
         for period in range(1, horizon + 1):
             action = next(actions)
             observation, reward, terminated, truncated, info = cpu.step(action)
             ours, state, our_reward, done, our_info = step(jax.random.key(period), state, jnp.asarray(action), params)
             where = f"seed {seed}, period {period}"
-            assert_close(reward, our_reward, f"{where}: reward")
-            assert_close(info["cost"], our_info["cost"], f"{where}: cost")
+            assert_close(reward, our_reward, f"{where}: reward", STEP)
+            assert_close(info["cost"], our_info["cost"], f"{where}: cost", STEP)
             assert (terminated, truncated) == (bool(our_info["terminated"]), bool(our_info["truncated"])), where
             assert bool(done) == (period == horizon), where
             # At the episode's end the observation is the next episode's first; final_obs is this one's.
-            assert_close(observation, our_info["final_obs"], f"{where}: observation")
+            assert_close(observation, our_info["final_obs"], f"{where}: observation", OBSERVATION)
             if not done:
-                assert_close(observation, ours, f"{where}: observation")
+                assert_close(observation, ours, f"{where}: observation", OBSERVATION)
             assert set(info["metrics"]) == set(our_info["metrics"])
             for name, value in info["metrics"].items():
-                assert_close(value, our_info["metrics"][name], f"{where}: metric {name}")
+                assert_close(value, our_info["metrics"][name], f"{where}: metric {name}", METRICS)
             refused += int(info["refused"])
             paid += int(not info["refused"] and info["cost"] > 0)
         assert bool(done) and int(state.elapsed) == 0  # autoreset into a fresh episode
@@ -96,7 +100,7 @@ def test_vector_face_equals_the_native_vector_env_over_the_first_episodes(env_id
     on_jax = gym.make_vec(env_id, num_envs=n, backend="jax", **kwargs)
     cpu_observations, _ = cpu.reset(seed=4)
     observations, _ = on_jax.reset(seed=4)
-    assert_close(cpu_observations, observations, "first observations")
+    assert_close(cpu_observations, observations, "first observations", OBSERVATION)
     cpu.action_space.seed(4)
     chooser = np.random.default_rng(4)
     share = np.linspace(0.05, 1.0, n)[:, None]  # from sub-env to sub-env, little to everyone paid
@@ -106,19 +110,20 @@ def test_vector_face_equals_the_native_vector_env_over_the_first_episodes(env_id
         cpu_observations, cpu_rewards, cpu_terminated, cpu_truncated, cpu_info = cpu.step(actions)
         observations, rewards, terminated, truncated, info = on_jax.step(actions)
         where = f"period {period}"
-        assert_close(cpu_rewards, rewards, f"{where}: rewards")
+        assert_close(cpu_rewards, rewards, f"{where}: rewards", STEP)
         np.testing.assert_array_equal(np.asarray(terminated), cpu_terminated, err_msg=where)
         np.testing.assert_array_equal(np.asarray(truncated), cpu_truncated, err_msg=where)
         if cpu_truncated.any():  # the horizon: every sub-env's first episode ends at once
             assert cpu_truncated.all()
-            assert_close(np.stack(cpu_info["final_obs"]), info["final_obs"], f"{where}: final observations")
+            assert_close(np.stack(cpu_info["final_obs"]), info["final_obs"], f"{where}: final observations",
+                         OBSERVATION)
             cpu_info = cpu_info["final_info"]  # the finished episodes' (the JAX info's layout)
         else:
-            assert_close(cpu_observations, observations, f"{where}: observations")
-        assert_close(cpu_info["cost"], info["cost"], f"{where}: costs")
+            assert_close(cpu_observations, observations, f"{where}: observations", OBSERVATION)
+        assert_close(cpu_info["cost"], info["cost"], f"{where}: costs", STEP)
         cpu_metrics = cpu_info["metrics"]
         for name in info["metrics"]:
-            assert_close(cpu_metrics[name], info["metrics"][name], f"{where}: metric {name}")
+            assert_close(cpu_metrics[name], info["metrics"][name], f"{where}: metric {name}", METRICS)
     assert cpu_truncated.all()
     refused = np.asarray(cpu_metrics["refused_periods"])
     assert refused.min() < cpu.spec.max_episode_steps  # some sub-envs paid bonuses

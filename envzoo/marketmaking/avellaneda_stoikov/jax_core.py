@@ -2,6 +2,19 @@
 pure functions of one instance (``jax.vmap`` batches them), drawing the same counter-based
 random numbers; see :mod:`envzoo.jax.env` for the API.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                  | twin of                                                                            |
+    |----------------------------|------------------------------------------------------------------------------------|
+    | ASNumbers                  | envzoo/marketmaking/avellaneda_stoikov/sim.py  _constants                          |
+    | ASState                    | envzoo/marketmaking/avellaneda_stoikov/state.py  Maker, Running (one row of each)  |
+    | ASJaxEnv.reset_episode     | envzoo/marketmaking/avellaneda_stoikov/sim.py  ASSim.reset                         |
+    | ASJaxEnv._fill_probability | envzoo/marketmaking/avellaneda_stoikov/sim.py  _fill_probability                   |
+    | ASJaxEnv.transition        | envzoo/marketmaking/avellaneda_stoikov/sim.py  _advance_rows; task.py  ASTask.step |
+    | ASJaxEnv._reward           | envzoo/marketmaking/avellaneda_stoikov/task.py  rewards                            |
+    | ASJaxEnv.observe           | envzoo/marketmaking/avellaneda_stoikov/task.py  ASTask.observe                     |
+    | ASJaxEnv.metrics           | envzoo/marketmaking/avellaneda_stoikov/task.py  metrics                            |
+
 Every formula follows ``sim._advance_rows`` operation for operation, so that on the CPU in
 float64 a trajectory equals the compiled core's to the rounding of ``exp``, ``log`` and ``cos``.
 """
@@ -38,7 +51,8 @@ class ASNumbers(NamedTuple):
 
 class ASState(NamedTuple):
     """One episode: the random stream (``key``, ``draws``), the market and the maker, and the
-    running statistics of the metrics (as :class:`~.sim.ASSim` keeps them per row)."""
+    running statistics of the metrics: a row of :class:`~.state.Maker` and one of
+    :class:`~.state.Running`, field for field."""
 
     key: Any
     draws: Any

@@ -42,14 +42,36 @@ from envzoo.core import rng
 from envzoo.core.compiled import kernel
 from envzoo.finance.performance import RunningMoments, welford_step
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
+from envzoo.marketmaking.avellaneda_stoikov.state import (
+    ARRIVAL_RATE,
+    ASK_FILL,
+    BID_FILL,
+    DT,
+    FEE_RATE,
+    FEES,
+    FILL_EXPONENT,
+    GAUSSIAN_MID,
+    HELD,
+    INVENTORY_RISK,
+    MAX_INVENTORY,
+    N_STEPS,
+    POISSON_FILLS,
+    TERMINAL,
+    TERMINAL_PENALTY,
+    VOLATILITY,
+    WEALTH_CHANGE,
+    Maker,
+    Running,
+)
 
 
 class ASSim:
     """B independent Avellaneda–Stoikov episodes advanced together (see the module docstring).
 
-    State per instance (arrays of shape (B,)): ``step`` (0..n_steps), ``mid``, ``cash``,
-    ``inventory`` (float64, whole numbers), ``keys`` and ``draws`` of the random stream, and the
-    running statistics of the episode (fills, fees, spreads, inventories, wealth changes, drawdown).
+    State per instance (arrays of shape (B,), named in :mod:`.state`): ``step`` (0..n_steps),
+    ``mid``, ``cash``, ``inventory`` (float64, whole numbers), ``keys`` and ``draws`` of the random
+    stream, and the running statistics of the episode (fills, fees, spreads, inventories, wealth
+    changes, drawdown).
     """
 
     def __init__(self, params: ASParams, batch: int):
@@ -73,6 +95,14 @@ class ASSim:
         self.peak, self.max_drawdown = zeros(), zeros()
         self.last_inventory = zeros()
         self._constants = _constants(params)
+        # The kernel's arguments, as plain tuples of the state's arrays (see .state).
+        self._maker_fields = tuple(Maker(self.keys, self.draws, self.step, self.mid, self.cash, self.inventory,
+                                         self.initial_wealth))
+        moments = self.wealth_changes
+        self._running_fields = tuple(Running(self.bid_fills, self.ask_fills, self.fees_paid, self.spread_sum,
+                                             self.inventory_sum, self.abs_inventory_sum, self.max_abs_inventory,
+                                             self.last_inventory, moments.count, moments.mean, moments.m2, self.peak,
+                                             self.max_drawdown))
 
     # ------------------------------------------------------------------ state
     def reset(self, rows, keys: np.ndarray) -> None:
@@ -117,12 +147,7 @@ class ASSim:
         (:func:`_advance_row` per instance).
         """
         bid_depth, ask_depth = (self._per_instance(depth) for depth in (bid_depth, ask_depth))
-        moments = self.wealth_changes
-        result = _advance_rows(bid_depth, ask_depth, self._constants,
-                               self.keys, self.draws, self.step, self.mid, self.cash, self.inventory,
-                               self.initial_wealth, self.bid_fills, self.ask_fills, self.fees_paid, self.spread_sum,
-                               self.inventory_sum, self.abs_inventory_sum, self.max_abs_inventory, self.last_inventory,
-                               moments.count, moments.mean, moments.m2, self.peak, self.max_drawdown)
+        result = _advance_rows(bid_depth, ask_depth, self._constants, self._maker_fields, self._running_fields)
         return {"wealth_change": result[:, WEALTH_CHANGE].copy(), "bid_fill": result[:, BID_FILL].copy(),
                 "ask_fill": result[:, ASK_FILL].copy(), "fees": result[:, FEES].copy(),
                 "inventory_risk": result[:, INVENTORY_RISK].copy(), "held_inventory": result[:, HELD].copy(),
@@ -136,12 +161,6 @@ class ASSim:
             values = np.broadcast_to(values, (self.B,))
         return np.ascontiguousarray(values)
 
-
-# Columns of _advance_rows' result.
-WEALTH_CHANGE, BID_FILL, ASK_FILL, FEES, INVENTORY_RISK, HELD, TERMINAL = range(7)
-# Entries of ASSim._constants.
-(VOLATILITY, DT, ARRIVAL_RATE, FILL_EXPONENT, MAX_INVENTORY, FEE_RATE, TERMINAL_PENALTY, N_STEPS, POISSON_FILLS,
- GAUSSIAN_MID) = range(10)
 
 
 def _constants(p: ASParams) -> np.ndarray:
@@ -159,11 +178,14 @@ def _fill_probability(c, depth):
 
 
 @kernel
-def _advance_rows(bid_depth, ask_depth, c, keys, draws, step, mid, cash, inventory, initial_wealth, bid_fills,
-                  ask_fills, fees_paid, spread_sum, inventory_sum, abs_inventory_sum, max_abs_inventory,
-                  last_inventory, count, mean, m2, peak, max_drawdown):
+def _advance_rows(bid_depth, ask_depth, c, maker_fields, running_fields):
     """The module docstring's step for every instance, in the order of the array code it
-    replaced (the same numbers, up to numba's ``exp``/``log``/``cos`` within one ulp of numpy's)."""
+    replaced (the same numbers, up to numba's ``exp``/``log``/``cos`` within one ulp of numpy's).
+    ``maker_fields`` and ``running_fields`` are the fields of :class:`~.state.Maker` and
+    :class:`~.state.Running`; ``c`` the constants; returns the result columns of :mod:`.state`."""
+    keys, draws, step, mid, cash, inventory, initial_wealth = Maker(*maker_fields)
+    (bid_fills, ask_fills, fees_paid, spread_sum, inventory_sum, abs_inventory_sum, max_abs_inventory, last_inventory,
+     count, mean, m2, peak, max_drawdown) = Running(*running_fields)
     out = np.empty((keys.shape[0], 7))
     u = np.empty(4)
     for i in range(keys.shape[0]):

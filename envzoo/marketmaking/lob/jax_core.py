@@ -2,8 +2,23 @@
 execution core of :mod:`.jax_sim`, as pure functions of one instance (``jax.vmap`` batches them);
 see :mod:`envzoo.jax.env` for the API.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file                                     | twin of                                                            |
+    |-----------------------------------------------|--------------------------------------------------------------------|
+    | LobNumbers                                    | envzoo/marketmaking/lob/task.py  MarketMakingTask (its tapes)      |
+    | LobState                                      | envzoo/marketmaking/lob/task.py  MarketMakingTask (its state rows) |
+    | MarketMakingJaxEnv.start_day, _next_test_day  | envzoo/marketmaking/lob/task.py  _start_rows                       |
+    | MarketMakingJaxEnv.reset_episode, reset_after | envzoo/marketmaking/lob/task.py  MarketMakingTask.reset            |
+    | MarketMakingJaxEnv.transition                 | envzoo/marketmaking/lob/task.py  _step_row                         |
+    | MarketMakingJaxEnv._push_row                  | envzoo/marketmaking/lob/task.py  _push_row                         |
+    | MarketMakingJaxEnv.observe                    | envzoo/marketmaking/lob/task.py  MarketMakingTask.observe          |
+    | MarketMakingJaxEnv.metrics                    | envzoo/marketmaking/lob/task.py  MarketMakingTask.metrics          |
+    | _pnl                                          | envzoo/marketmaking/lob/task.py  MarketMakingTask.pnl              |
+    | MarketMakingMOJaxEnv                          | envzoo/marketmaking/lob/task.py  _step_row (its vector reward)     |
+
 What does not depend on the agent is computed on the host when the env is built, by the CPU
-core's own code, and rides in ``params`` as device arrays: the stream (:class:`.jax_sim.Tape`),
+core's own code, and rides in ``params`` as device arrays: the stream (:class:`.state.Tape`),
 the action points of every day and the z-scored market features of every action point. The
 agent's part — quotes, the replay to the next action point (fills, queues, latency, the
 inventory limit), market orders and the day's final flattening, the accounting, every reward of
@@ -47,16 +62,8 @@ from envzoo.marketmaking.accounting import (
 from envzoo.marketmaking.jax_accounting import running_metrics, update_running
 from envzoo.marketmaking.jax_rewards import reward_of
 from envzoo.marketmaking.lob import jax_sim
-from envzoo.marketmaking.lob.sim import (
-    ACTIVE,
-    INITIAL_CASH,
-    MAX_INVENTORY,
-    ORDER_SIZE,
-    PRICE,
-    REMAINING,
-    SIZE,
-    LobSim,
-)
+from envzoo.marketmaking.lob.sim import LobSim
+from envzoo.marketmaking.lob.state import ACTIVE, INITIAL_CASH, MAX_INVENTORY, ORDER_SIZE, PRICE, REMAINING, SIZE, Tape
 from envzoo.marketmaking.lob.task import REWARD_SPACE, MarketMakingTask
 from envzoo.marketmaking.rewards import N_REWARD_STATE, make_reward
 
@@ -64,7 +71,7 @@ from envzoo.marketmaking.rewards import N_REWARD_STATE, make_reward
 class LobNumbers(NamedTuple):
     """The numbers of :class:`~.params.MarketMakingParams` and its data."""
 
-    tape: jax_sim.Tape
+    tape: Tape
     constants: Any          # the execution config, as the compiled core's constants (``LobSim.constants``)
     points: Any             # (P,) the action points of every day, concatenated
     offsets: Any            # (days + 1,) day d owns points[offsets[d]:offsets[d + 1]]

@@ -2,10 +2,39 @@
 market maker (``jax.vmap`` batches them): quotes, market orders and the replay of the book
 updates up to the next action point, by the rules of that module's docstring.
 
+The functions of this file and their compiled twins (change them together)::
+
+    | this file               | twin of                                                                     |
+    |-------------------------|-----------------------------------------------------------------------------|
+    | device_tape             | envzoo/marketmaking/lob/sim.py  _tape (its state.Tape, on the device)       |
+    | SimState                | envzoo/marketmaking/lob/sim.py  LobSim (its orders, account and clock rows) |
+    | select                  | none: XLA's branch of both sides (the kernel branches)                      |
+    | reset                   | envzoo/marketmaking/lob/sim.py  reset_row                                   |
+    | _book                   | envzoo/marketmaking/lob/sim.py  _own_book                                   |
+    | _level_index            | envzoo/marketmaking/lob/sim.py  _level_index                                |
+    | _size_at                | envzoo/marketmaking/lob/sim.py  _size_at                                    |
+    | _level_sizes            | envzoo/marketmaking/lob/sim.py  _level_size                                 |
+    | level_prices            | envzoo/marketmaking/lob/sim.py  level_price                                 |
+    | _crosses                | envzoo/marketmaking/lob/sim.py  _crosses                                    |
+    | _floor_lots             | envzoo/marketmaking/accounting.py  floor_lots_one                           |
+    | _rooms                  | envzoo/marketmaking/lob/sim.py  _room                                       |
+    | _activate               | envzoo/marketmaking/lob/sim.py  _activate                                   |
+    | _changes                | envzoo/marketmaking/lob/sim.py  _changes                                    |
+    | quote                   | envzoo/marketmaking/lob/sim.py  quote_row                                   |
+    | _take                   | envzoo/marketmaking/lob/sim.py  _take                                       |
+    | flatten                 | envzoo/marketmaking/lob/sim.py  flatten_row                                 |
+    | Segment, _segment_start | envzoo/marketmaking/lob/sim.py  _side_start                                 |
+    | _queue_function         | envzoo/marketmaking/lob/sim.py  _queue_power                                |
+    | _queue_ahead            | envzoo/marketmaking/lob/sim.py  _queue_ahead                                |
+    | _update_sides           | envzoo/marketmaking/lob/sim.py  _side_update                                |
+    | _segment_end            | envzoo/marketmaking/lob/sim.py  _side_end                                   |
+    | process, _Replay        | envzoo/marketmaking/lob/sim.py  process_row, _fill_segment                  |
+    | advance                 | envzoo/marketmaking/lob/sim.py  advance_row                                 |
+
 The state is the compiled core's, row for row: the two orders (:data:`~.sim.ACTIVE` ..
 :data:`~.sim.PENDING_AT`, the bid first), the accounting row
 (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`) and the clock. The stream rides along
-as :class:`Tape`, the compiled core's tape as device arrays.
+as :class:`~.state.Tape`, the compiled core's tape as device arrays.
 
 The replay is one ``lax.while_loop`` over the step's events — each trade, then the end of each
 book update — so that instances with different numbers of updates in their step share one loop
@@ -51,7 +80,7 @@ from envzoo.marketmaking.accounting import (
 )
 from envzoo.marketmaking.jax_accounting import apply_fill, mark_step
 from envzoo.marketmaking.lob.params import ExecutionConfig
-from envzoo.marketmaking.lob.sim import (
+from envzoo.marketmaking.lob.state import (
     ACTIVE,
     INITIAL_CASH,
     LATENCY_NS,
@@ -68,9 +97,7 @@ from envzoo.marketmaking.lob.sim import (
     REMAINING,
     SIZE,
     TAKER_FEE,
-    TRADE_PRICE,
-    TRADE_SIDE,
-    TRADE_SIZE,
+    Tape,
 )
 
 #: Sign of each side's order, bid (a buy) then ask (a sell), as :data:`~.sim.SIDE_SIGN`.
@@ -78,31 +105,18 @@ SIGN = jnp.array([1.0, -1.0])
 _TOLERANCE = PRICE_TOLERANCE
 
 
-class Tape(NamedTuple):
-    """The stream as :class:`~.sim.LobSim`'s kernels read it (``LobSim.tape``), on the device."""
-
-    time: Any         # (N,) int64 ns
-    mid: Any          # (N,)
-    bid_price: Any    # (N, K), best first
-    bid_size: Any
-    ask_price: Any
-    ask_size: Any
-    trade_price: Any  # (T + 1,): one padding trade, so that the index past the last trade reads something
-    trade_size: Any
-    trade_side: Any   # 0: the trade can fill a bid (a sell aggressor), 1: an ask
-    trade_start: Any  # (N + 1,): update u's trades are trade_start[u] .. trade_start[u + 1] − 1
-
-
-def device_tape(tape: tuple) -> Tape:
-    """:class:`Tape` of a compiled core's tape."""
-    padded = {TRADE_PRICE, TRADE_SIZE, TRADE_SIDE}
-    return Tape(*(jnp.asarray(np.append(array, np.zeros(1, array.dtype)) if k in padded else array)
-                  for k, array in enumerate(tape)))
+def device_tape(tape: Tape) -> Tape:
+    """The compiled core's :class:`~.state.Tape` on the device, with one padding trade (so that
+    the index past the last trade reads something)."""
+    padded = {"trade_price", "trade_size", "trade_side"}
+    return Tape(*(jnp.asarray(np.append(array, np.zeros(1, array.dtype)) if name in padded else array)
+                  for name, array in zip(Tape._fields, tape)))
 
 
 class SimState(NamedTuple):
-    """One maker: its orders (2, N_ORDER_FIELDS), accounting row, current update, the update its
-    step started at, and whether a market order met too little depth."""
+    """One maker (a row of :class:`~.state.SimRows`, the clock's columns by name): its orders
+    (2, N_ORDER_FIELDS), accounting row, current update, the update its step started at, and
+    whether a market order met too little depth."""
 
     orders: Any
     account: Any

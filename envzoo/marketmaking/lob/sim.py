@@ -77,7 +77,7 @@ the ask); the batch calls them in a loop over the instances, and the market-maki
 them inside its own compiled step. No function mixes instances, so an instance's results do
 not depend on the others (the vector env's sub-envs equal single envs exactly).
 
-State of instance ``b`` (row ``b`` of each array): ``orders[b]`` (2, ORDER_FIELDS): one row per
+State of instance ``b`` (row ``b`` of each array; the layouts are named in :mod:`.state`): ``orders[b]`` (2, ORDER_FIELDS): one row per
 side, 0 the bid (a BUY order) and 1 the ask (a SELL order), the resting order (``ACTIVE``,
 ``PRICE``, ``SIZE``, ``REMAINING``, ``QUEUE``) and the request in flight (``PENDING``,
 ``PENDING_PRICE`` — NaN: a cancel —, ``PENDING_AT``), flags as 0/1; ``account[b]``, the
@@ -137,22 +137,37 @@ from envzoo.marketmaking.accounting import REALIZED as ACCOUNT_REALIZED
 from envzoo.marketmaking.accounting import SPREAD_CAPTURED as ACCOUNT_SPREAD
 from envzoo.marketmaking.accounting import STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN
 from envzoo.marketmaking.lob.params import ExecutionConfig
+from envzoo.marketmaking.lob.state import (
+    ACTIVE,
+    INITIAL_CASH,
+    LATENCY_NS,
+    LOG_QUEUE,
+    LOT_SIZE,
+    MAKER_FEE,
+    MAX_INVENTORY,
+    N_ORDER_FIELDS,
+    NOW,
+    ORDER_SIZE,
+    PENDING,
+    PENDING_AT,
+    PENDING_PRICE,
+    PRICE,
+    PROBABILISTIC,
+    QUEUE,
+    QUEUE_POWER,
+    REMAINING,
+    SIZE,
+    STEP_STARTED,
+    TAKER_FEE,
+    SimRows,
+    Tape,
+)
 
 #: Sign of the order of each side: 0 is the bid (BUY), 1 the ask (SELL). Float, as it mostly
 #: multiplies prices: ``sign × price`` is larger for a better price on either side.
 SIDE_SIGN = np.array([float(BUY), float(SELL)])
 SIDE_NAMES = ("bid", "ask")
 
-# Columns of LobSim.orders (B, 2, N_ORDER_FIELDS), one row per side; flags are 0.0 or 1.0.
-ACTIVE, PRICE, SIZE, REMAINING, QUEUE, PENDING, PENDING_PRICE, PENDING_AT = range(8)
-N_ORDER_FIELDS = 8
-# Columns of LobSim.clock (B, 2) int64.
-NOW, STEP_STARTED = range(2)
-# Entries of LobSim.constants (the execution config; LOT_SIZE 0 for no lot grid).
-ORDER_SIZE, MAKER_FEE, TAKER_FEE, LATENCY_NS, LOT_SIZE, MAX_INVENTORY, PROBABILISTIC, LOG_QUEUE, QUEUE_POWER, \
-    INITIAL_CASH = range(10)
-# Entries of LobSim.tape: the stream as the kernels read it (see _tape).
-TIME, MID, BID_PRICE, BID_SIZE, ASK_PRICE, ASK_SIZE, TRADE_PRICE, TRADE_SIZE, TRADE_SIDE, TRADE_START = range(10)
 
 
 def _readonly(array: np.ndarray, dtype) -> np.ndarray:
@@ -163,7 +178,7 @@ def _readonly(array: np.ndarray, dtype) -> np.ndarray:
     return view
 
 
-def _tape(stream) -> tuple:
+def _tape(stream) -> Tape:
     """The stream as the kernels read it: update times and mids, the book's four (N, K) arrays
     (views of the stream's own, memory maps included), the trades' prices and sizes, the side
     of the book each trade can fill (0: a sell aggressor hits the bids, 1: a buy lifts the asks),
@@ -172,11 +187,11 @@ def _tape(stream) -> tuple:
     time = _readonly(stream.time, np.int64)
     trade_update = np.searchsorted(time, np.asarray(stream.trade_time, dtype=np.int64), side="left")
     trade_start = np.searchsorted(trade_update, np.arange(stream.n_updates + 1), side="left")
-    return (time, _readonly(stream.mid, np.float64), _readonly(stream.bid_price, np.float64),
-            _readonly(stream.bid_size, np.float64), _readonly(stream.ask_price, np.float64),
-            _readonly(stream.ask_size, np.float64), _readonly(stream.trade_price, np.float64),
-            _readonly(stream.trade_size, np.float64), _readonly(np.asarray(stream.trade_side) > 0, np.int64),
-            _readonly(trade_start, np.int64))
+    return Tape(time, _readonly(stream.mid, np.float64), _readonly(stream.bid_price, np.float64),
+                _readonly(stream.bid_size, np.float64), _readonly(stream.ask_price, np.float64),
+                _readonly(stream.ask_size, np.float64), _readonly(stream.trade_price, np.float64),
+                _readonly(stream.trade_size, np.float64), _readonly(np.asarray(stream.trade_side) > 0, np.int64),
+                _readonly(trade_start, np.int64))
 
 
 def _constants(config: ExecutionConfig) -> np.ndarray:
@@ -196,16 +211,16 @@ def _sign(side):
 def _own_book(tape, side):
     """Prices and sizes (N, K) of the book side that an order of ``side`` rests on."""
     if side == 0:
-        return tape[BID_PRICE], tape[BID_SIZE]
-    return tape[ASK_PRICE], tape[ASK_SIZE]
+        return tape.bid_price, tape.bid_size
+    return tape.ask_price, tape.ask_size
 
 
 @kernel(inline=True)
 def _crosses(tape, u, side, price):
     """Whether a limit order of ``side`` at ``price`` crosses the book of update ``u`` (post-only)."""
     if side == 0:
-        return price >= tape[ASK_PRICE][u, 0] * (1 - PRICE_TOLERANCE)
-    return -price >= -(tape[BID_PRICE][u, 0] * (1 + PRICE_TOLERANCE))
+        return price >= tape.ask_price[u, 0] * (1 - PRICE_TOLERANCE)
+    return -price >= -(tape.bid_price[u, 0] * (1 + PRICE_TOLERANCE))
 
 
 @kernel(inline=True)
@@ -310,7 +325,7 @@ def quote_row(tape, c, orders, account, u, bid_price, ask_price):
     if c[LATENCY_NS] == 0:
         _activate(tape, c, orders, account, u, change, prices)
         return
-    time = tape[TIME]
+    time = tape.time
     at = max(np.searchsorted(time, time[u] + np.int64(c[LATENCY_NS])), u + 1)
     for side in range(2):
         if change[side]:
@@ -339,7 +354,7 @@ def _take(tape, c, orders, account, u, side, quantity, scratch, failure):
         failure[0], failure[1], failure[2] = 1.0, side * quantity, depth
         return False
     notional = pairwise_sum(products, 0, levels, sums)
-    apply_fill(account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape[MID][u])
+    apply_fill(account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape.mid[u])
     for s in range(2):  # keep resting orders within the inventory room
         remaining = min(orders[s, REMAINING], _room(c, account, s))
         if orders[s, ACTIVE] > 0:
@@ -451,10 +466,10 @@ def _fill_segment(tape, c, orders, account, first, stop):
     bid_price, bid_limit, bid_remaining, bid_queue, bid = _side_start(tape, c, orders, 0, first)
     ask_price, ask_limit, ask_remaining, ask_queue, ask = _side_start(tape, c, orders, 1, first)
     # the arrays the loop reads, taken out of the tape once (each take is a reference count)
-    bid_prices, bid_sizes, ask_prices, ask_sizes = tape[BID_PRICE], tape[BID_SIZE], tape[ASK_PRICE], tape[ASK_SIZE]
-    trade_price, trade_size, trade_side, trade_start = tape[TRADE_PRICE], tape[TRADE_SIZE], tape[TRADE_SIDE], \
-        tape[TRADE_START]
-    mid = tape[MID]
+    bid_prices, bid_sizes, ask_prices, ask_sizes = tape.bid_price, tape.bid_size, tape.ask_price, tape.ask_size
+    trade_price, trade_size, trade_side, trade_start = tape.trade_price, tape.trade_size, tape.trade_side, \
+        tape.trade_start
+    mid = tape.mid
     for u in range(first + 1, stop + 1):
         bid_volume, ask_volume = 0.0, 0.0  # trades that hit the order at or through its price
         for t in range(trade_start[u], trade_start[u + 1]):
@@ -510,7 +525,7 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
         if not flatten_row(tape, c, orders, account, clock[NOW], scratch, failure):
             return False
     now, start = clock[NOW], clock[STEP_STARTED]
-    time, mid = tape[TIME], tape[MID]
+    time, mid = tape.time, tape.mid
     step[STEP_START], step[STEP_END], step[STEP_DT] = start, now, (time[now] - time[start]) * 1e-9
     step[STEP_MID_PREV], step[STEP_MID] = mid[start], mid[now]
     step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
@@ -536,7 +551,7 @@ def reset_row(tape, c, orders, account, clock, start):
         orders[side, PRICE] = orders[side, PENDING_PRICE] = np.nan
     account[:] = 0.0
     account[CASH] = c[INITIAL_CASH]
-    mark_step(account, tape[MID][start])
+    mark_step(account, tape.mid[start])
 
 
 def work_arrays(levels: int) -> tuple:
@@ -547,22 +562,25 @@ def work_arrays(levels: int) -> tuple:
 
 # ---------------------------------------------------------------------- the batch, compiled
 @kernel
-def _reset_rows(rows, starts, tape, c, orders, account, clock):
+def _reset_rows(rows, starts, tape_fields, c, orders, account, clock):
+    tape = Tape(*tape_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
         reset_row(tape, c, orders[i], account[i], clock[i], starts[k])
 
 
 @kernel
-def _quote_rows(rows, prices, tape, c, orders, account, clock):
+def _quote_rows(rows, prices, tape_fields, c, orders, account, clock):
+    tape = Tape(*tape_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
         quote_row(tape, c, orders[i], account[i], clock[i, NOW], prices[k, 0], prices[k, 1])
 
 
 @kernel
-def _market_orders(rows, side, quantities, tape, c, orders, account, clock, failure, scratch):
+def _market_orders(rows, side, quantities, tape_fields, c, orders, account, clock, failure, scratch):
     """Market orders of ``side`` (0: buy, 1: sell) capped to the inventory room: the executed quantities."""
+    tape = Tape(*tape_fields)
     executed = np.zeros(rows.shape[0])
     for k in range(rows.shape[0]):
         i = rows[k]
@@ -576,7 +594,8 @@ def _market_orders(rows, side, quantities, tape, c, orders, account, clock, fail
 
 
 @kernel(allocates=False)
-def _flatten_rows(rows, tape, c, orders, account, clock, failure, scratch):
+def _flatten_rows(rows, tape_fields, c, orders, account, clock, failure, scratch):
+    tape = Tape(*tape_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
         if not flatten_row(tape, c, orders[i], account[i], clock[i, NOW], scratch, failure[i]):
@@ -584,20 +603,23 @@ def _flatten_rows(rows, tape, c, orders, account, clock, failure, scratch):
 
 
 @kernel
-def _process_rows(to, tape, c, orders, account, clock):
+def _process_rows(to, tape_fields, c, orders, account, clock):
+    tape = Tape(*tape_fields)
     for i in range(orders.shape[0]):
         process_row(tape, c, orders[i], account[i], clock[i], to[i])
 
 
 @kernel(allocates=False)
-def _advance_rows(to, terminal, tape, c, orders, account, clock, failure, scratch, steps):
+def _advance_rows(to, terminal, tape_fields, c, orders, account, clock, failure, scratch, steps):
+    tape = Tape(*tape_fields)
     for i in range(orders.shape[0]):
         if not advance_row(tape, c, orders[i], account[i], clock[i], to[i], terminal[i], scratch, failure[i], steps[i]):
             break
 
 
 @kernel
-def _level_prices_rows(rows, levels, tape, clock):
+def _level_prices_rows(rows, levels, tape_fields, clock):
+    tape = Tape(*tape_fields)
     prices = np.empty((rows.shape[0], 2))
     for k in range(rows.shape[0]):
         for side in range(2):
@@ -642,7 +664,7 @@ class LobSim:
     # Derived from the stream, so rebuilt rather than pickled.
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        del state["tape"]
+        del state["tape"], state["tape_fields"]
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -651,6 +673,10 @@ class LobSim:
 
     def _derive(self) -> None:
         self.tape = _tape(self.stream)
+        # What the kernels are called with: numba types a NamedTuple argument from Python several
+        # times slower than a plain tuple (a quarter of a step's time), so they take the plain one
+        # and name it (``Tape(*tape_fields)``) inside.
+        self.tape_fields = tuple(self.tape)
 
     # ---------------------------------------------------------------- state
 
@@ -665,12 +691,17 @@ class LobSim:
     pending_at = property(lambda self: self.orders[:, :, PENDING_AT].astype(np.int64))
 
     @property
+    def rows(self) -> SimRows:
+        """The makers' arrays (the state itself, not copies)."""
+        return SimRows(self.orders, self.account, self.clock, self.failure)
+
+    @property
     def mid(self) -> np.ndarray:
-        return self.tape[MID][self.now]
+        return self.tape.mid[self.now]
 
     @property
     def time(self) -> np.ndarray:
-        return self.tape[TIME][self.now]
+        return self.tape.time[self.now]
 
     def reset(self, rows, start) -> None:
         """Instances ``rows`` start at updates ``start`` with no orders, no inventory, initial cash."""
@@ -679,7 +710,7 @@ class LobSim:
         bad = (start < 0) | (start >= self.stream.n_updates)
         if bad.any():
             raise ValueError(f"start update {start[bad][0]} is outside the stream's {self.stream.n_updates} updates")
-        _reset_rows(rows, start, self.tape, self.constants, self.orders, self.account, self.clock)
+        _reset_rows(rows, start, self.tape_fields, self.constants, self.orders, self.account, self.clock)
 
     def level_prices(self, rows, levels) -> np.ndarray:
         """(R, 2) prices of the 0-based ``levels`` ((R, 2): bid level, ask level) of the current
@@ -692,7 +723,7 @@ class LobSim:
                              f"{levels.min()}..{levels.max()}")
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         levels = np.ascontiguousarray(np.broadcast_to(levels, (rows.size, 2)), dtype=np.int64)
-        return _level_prices_rows(rows, levels, self.tape, self.clock)
+        return _level_prices_rows(rows, levels, self.tape_fields, self.clock)
 
     # ---------------------------------------------------------------- orders
 
@@ -706,7 +737,7 @@ class LobSim:
         prices = np.ascontiguousarray(np.broadcast_to(np.asarray(prices, dtype=np.float64), (rows.size, 2)))
         if check:
             self._check_limit_prices(rows, prices)
-        _quote_rows(rows, prices, self.tape, self.constants, self.orders, self.account, self.clock)
+        _quote_rows(rows, prices, self.tape_fields, self.constants, self.orders, self.account, self.clock)
 
     def cancel_all(self, rows) -> None:
         self.quote(rows, np.nan)
@@ -725,7 +756,7 @@ class LobSim:
                 r, c = np.argwhere(off)[0]
                 raise ValueError(f"instance {rows[r]}: limit price {prices[r, c]} is not on the tick grid of {tick}")
         now = self.now[rows]
-        opposite_best = np.stack([self.tape[ASK_PRICE][now, 0], self.tape[BID_PRICE][now, 0]], axis=1)
+        opposite_best = np.stack([self.tape.ask_price[now, 0], self.tape.bid_price[now, 0]], axis=1)
         cross_limit = opposite_best * np.array([1 - PRICE_TOLERANCE, 1 + PRICE_TOLERANCE])
         crosses = SIDE_SIGN * prices >= SIDE_SIGN * cross_limit
         if crosses.any():
@@ -752,14 +783,14 @@ class LobSim:
             if off.any():
                 raise ValueError(f"instance {rows[off][0]}: market order quantity {quantity[off][0]} is not a "
                                  f"whole number of lots of {lot}")
-        executed = _market_orders(rows, column, quantity, self.tape, self.constants, self.orders, self.account,
+        executed = _market_orders(rows, column, quantity, self.tape_fields, self.constants, self.orders, self.account,
                                   self.clock, self.failure, work_arrays(self.stream.n_levels))
         self.raise_failure()
         return executed
 
     def flatten(self, rows) -> None:
         """Close the inventory of ``rows`` with market orders (nothing where already flat)."""
-        _flatten_rows(np.asarray(rows, dtype=np.int64).reshape(-1), self.tape, self.constants, self.orders,
+        _flatten_rows(np.asarray(rows, dtype=np.int64).reshape(-1), self.tape_fields, self.constants, self.orders,
                       self.account, self.clock, self.failure, work_arrays(self.stream.n_levels))
         self.raise_failure()
 
@@ -791,7 +822,7 @@ class LobSim:
     def process(self, to) -> None:
         """Process updates now+1 .. ``to[b]`` of every instance (fills, queues, activations);
         a scalar ``to`` applies to every instance."""
-        _process_rows(self._targets(to), self.tape, self.constants, self.orders, self.account, self.clock)
+        _process_rows(self._targets(to), self.tape_fields, self.constants, self.orders, self.account, self.clock)
 
     def advance(self, to, terminal=False) -> StepAccounting:
         """Process up to updates ``to`` and summarise each instance's step since the previous call
@@ -803,8 +834,8 @@ class LobSim:
         """
         terminal = np.ascontiguousarray(np.broadcast_to(np.asarray(terminal, dtype=bool), (self.batch,)))
         steps = np.zeros((self.batch, N_STEP_FIELDS))
-        _advance_rows(self._targets(to), terminal, self.tape, self.constants, self.orders, self.account, self.clock,
-                      self.failure, work_arrays(self.stream.n_levels), steps)
+        _advance_rows(self._targets(to), terminal, self.tape_fields, self.constants, self.orders, self.account,
+                      self.clock, self.failure, work_arrays(self.stream.n_levels), steps)
         self.raise_failure()
         return StepAccounting.from_rows(steps)
 

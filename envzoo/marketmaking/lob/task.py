@@ -40,51 +40,48 @@ from envzoo.marketmaking.accounting import (
     update_running,
 )
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
-from envzoo.marketmaking.lob.sim import (
+from envzoo.marketmaking.lob.sim import LobSim, advance_row, flatten_row, level_price, quote_row, reset_row, work_arrays
+from envzoo.marketmaking.lob.state import (
     ACTIVE,
-    ASK_PRICE,
-    ASK_SIZE,
-    BID_PRICE,
-    BID_SIZE,
+    COST,
+    COST_OBJECTIVE,
+    CURSOR,
+    FIRST_MID,
+    FLATTEN_ACTION,
     INITIAL_CASH,
+    LAST,
+    LAST_ACTION,
+    LAST_REWARD,
     MAX_INVENTORY,
-    MID,
+    N_RESULTS,
     NOW,
     ORDER_SIZE,
+    PNL_OBJECTIVE,
     PRICE,
     REMAINING,
+    REWARD,
+    REWARD_CODE,
+    RISK_OBJECTIVE,
     SIZE,
-    LobSim,
-    advance_row,
-    flatten_row,
-    level_price,
-    quote_row,
-    reset_row,
-    work_arrays,
+    TRUNCATED,
+    SimRows,
+    Tape,
+    TaskRows,
+    TaskTables,
 )
 from envzoo.marketmaking.rewards import make_reward, reward_of
 
 #: Bounds of the vector reward (PnL, inventory risk <= 0, execution cost <= 0).
 REWARD_SPACE = spaces.Box(np.full(3, -np.inf, np.float32), np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
 
-# Columns of MarketMakingTask.episode (B, 3) int64: the index of the current step in params.points,
-# that of the day's last action point, the last action (-1 before the first).
-CURSOR, LAST, LAST_ACTION = range(3)
-# Columns of MarketMakingTask.values (B, 2): the episode's first mid, the last reward.
-FIRST_MID, LAST_REWARD = range(2)
-# Columns of a step's results: the reward, the vector reward, the end of the day (0/1), the cost.
-REWARD, PNL_OBJECTIVE, RISK_OBJECTIVE, COST_OBJECTIVE, TRUNCATED, COST = range(6)
-N_RESULTS = 6
 _ROWS_PER_THREAD = 64  # an agent step of one instance takes a few microseconds
-# Entries of the task's constants: the flatten action, the number of market features, the reward's code.
-FLATTEN_ACTION, N_FEATURES, REWARD_CODE = range(3)
 
 
 @kernel(allocates=False)
 def _push_row(tape, c, orders, account, clock, episode, values, features, stack):
     """Append the current step's observation row of one instance to its ``stack`` (window, D)."""
     f = features.shape[1]
-    mid = tape[MID][clock[NOW]]
+    mid = tape.mid[clock[NOW]]
     notional = c[ORDER_SIZE] * mid
     row = stack.shape[0] - 1
     width = stack.shape[1]
@@ -110,32 +107,34 @@ def _push_row(tape, c, orders, account, clock, episode, values, features, stack)
 
 
 @kernel(allocates=False)
-def _step_row(action, tape, c, sim_state, task_tape, task_state, task_constants, scratch, step, result, i):
+def _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step, result, i):
     """One agent step of instance ``i``: the action's orders, the replay to the next action point
     (the day's last flattens), the reward, the running metrics, the observation row; the step's
-    results into ``result`` (N_RESULTS). False where a market order met too little depth."""
-    orders, account, clock, failure = sim_state[0][i], sim_state[1][i], sim_state[2][i], sim_state[3][i]
-    points, features, pair_levels, reward_parameters = task_tape
-    episode, running, reward_state, values, stack = (task_state[0][i], task_state[1][i], task_state[2][i],
-                                                     task_state[3][i], task_state[4][i])
+    results into ``result`` (N_RESULTS). False where a market order met too little depth. ``sim``
+    (:class:`~.state.SimRows`), ``tables`` (:class:`~.state.TaskTables`) and ``task``
+    (:class:`~.state.TaskRows`) are unpacked here, and instance ``i``'s arrays handed on flat."""
+    orders, account, clock, failure = sim.orders[i], sim.account[i], sim.clock[i], sim.failure[i]
+    episode, running, reward_state, values, stack = (task.episode[i], task.running[i], task.reward_state[i],
+                                                     task.values[i], task.stack[i])
     now = clock[NOW]
     if action == task_constants[FLATTEN_ACTION]:
         quote_row(tape, c, orders, account, now, np.nan, np.nan)
         if not flatten_row(tape, c, orders, account, now, scratch, failure):
             return False
     elif action > 0:  # prices of the book's own levels: valid by construction
-        quote_row(tape, c, orders, account, now, level_price(tape, now, 0, pair_levels[action - 1, 0]),
-                  level_price(tape, now, 1, pair_levels[action - 1, 1]))
+        quote_row(tape, c, orders, account, now, level_price(tape, now, 0, tables.pair_levels[action - 1, 0]),
+                  level_price(tape, now, 1, tables.pair_levels[action - 1, 1]))
     episode[CURSOR] += 1
     end_of_day = episode[CURSOR] == episode[LAST]
-    if not advance_row(tape, c, orders, account, clock, points[episode[CURSOR]], end_of_day, scratch, failure, step):
+    to = tables.points[episode[CURSOR]]
+    if not advance_row(tape, c, orders, account, clock, to, end_of_day, scratch, failure, step):
         return False
-    reward = reward_of(task_constants[REWARD_CODE], reward_parameters, reward_state, step)
-    pnl = account[CASH] + account[INVENTORY] * tape[MID][clock[NOW]] - c[INITIAL_CASH]
+    reward = reward_of(task_constants[REWARD_CODE], tables.reward_parameters, reward_state, step)
+    pnl = account[CASH] + account[INVENTORY] * tape.mid[clock[NOW]] - c[INITIAL_CASH]
     update_running(running, step, pnl)
     episode[LAST_ACTION] = action
     values[LAST_REWARD] = reward
-    _push_row(tape, c, orders, account, clock, episode, values, features, stack)
+    _push_row(tape, c, orders, account, clock, episode, values, tables.features, stack)
     notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
     inventory = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]
     result[REWARD] = reward
@@ -148,41 +147,48 @@ def _step_row(action, tape, c, sim_state, task_tape, task_state, task_constants,
 
 
 @kernel(allocates=False)
-def _step_rows(start, stop, actions, tape, c, sim_state, task_tape, task_state, task_constants, results, scratch, step):
+def _step_rows(start, stop, actions, tape_fields, c, sim_fields, table_fields, task_fields, task_constants, results,
+               scratch, step):
+    # Called from Python with plain tuples (see LobSim.tape_fields), named here.
+    tape, sim = Tape(*tape_fields), SimRows(*sim_fields)
+    tables, task = TaskTables(*table_fields), TaskRows(*task_fields)
     for i in range(start, stop):
-        if not _step_row(actions[i], tape, c, sim_state, task_tape, task_state, task_constants, scratch, step,
-                         results[i], i):
+        if not _step_row(actions[i], tape, c, sim, tables, task, task_constants, scratch, step, results[i], i):
             return
 
 
 @kernel(allocates=False)
-def _step_first(action, tape, c, sim_state, task_tape, task_state, task_constants, results, metrics, scratch, step):
+def _step_first(action, tape_fields, c, sim_fields, table_fields, task_fields, task_constants, results, metrics,
+                scratch, step):
     """The single env's step: instance 0's step and its metrics in one call."""
-    if _step_row(action, tape, c, sim_state, task_tape, task_state, task_constants, scratch, step, results[0], 0):
-        account, running, values = sim_state[1][0], task_state[1][0], task_state[3][0]
-        pnl = account[CASH] + account[INVENTORY] * tape[MID][sim_state[2][0, NOW]] - c[INITIAL_CASH]
+    tape, sim = Tape(*tape_fields), SimRows(*sim_fields)
+    tables, task = TaskTables(*table_fields), TaskRows(*task_fields)
+    if _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step, results[0], 0):
+        account, running, values = sim.account[0], task.running[0], task.values[0]
+        pnl = account[CASH] + account[INVENTORY] * tape.mid[sim.clock[0, NOW]] - c[INITIAL_CASH]
         running_metrics(running, account, pnl, c[ORDER_SIZE] * values[FIRST_MID], metrics)
 
 
 @kernel(allocates=False)
-def _start_rows(rows, starts, tape, c, sim_state, task_tape, task_state):
+def _start_rows(rows, starts, tape_fields, c, sim_fields, table_fields, task_fields):
     """Instances ``rows`` start their episodes at the action points ``starts`` (indices into
     params.points): flat, no orders, an empty observation stack but for the first row."""
-    points, features = task_tape[0], task_tape[1]
+    tape, sim = Tape(*tape_fields), SimRows(*sim_fields)
+    tables, task = TaskTables(*table_fields), TaskRows(*task_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
-        orders, account, clock = sim_state[0][i], sim_state[1][i], sim_state[2][i]
-        episode, running, reward_state, values, stack = (task_state[0][i], task_state[1][i], task_state[2][i],
-                                                         task_state[3][i], task_state[4][i])
-        reset_row(tape, c, orders, account, clock, points[starts[k]])
+        orders, account, clock = sim.orders[i], sim.account[i], sim.clock[i]
+        episode, running, reward_state, values, stack = (task.episode[i], task.running[i], task.reward_state[i],
+                                                         task.values[i], task.stack[i])
+        reset_row(tape, c, orders, account, clock, tables.points[starts[k]])
         episode[CURSOR] = starts[k]
         episode[LAST_ACTION] = -1
         running[:] = 0.0
         reward_state[:] = 0.0
-        values[FIRST_MID] = tape[MID][clock[NOW]]
+        values[FIRST_MID] = tape.mid[clock[NOW]]
         values[LAST_REWARD] = 0.0
         stack[:] = 0.0
-        _push_row(tape, c, orders, account, clock, episode, values, features, stack)
+        _push_row(tape, c, orders, account, clock, episode, values, tables.features, stack)
 
 
 class MarketMakingTask(Task):
@@ -217,20 +223,20 @@ class MarketMakingTask(Task):
         self._metrics = np.zeros(N_METRICS)
         self._single_work = self._work()
         # What the kernels read besides the simulator's own: the task's constant arrays and its state.
-        self._task_tape = (params.points, params.features, np.array(params.quote_pairs, dtype=np.int64).reshape(-1, 2),
-                           self.reward_fn.parameters())
-        self._task_state = (self.episode, self.running.state, self.reward_fn.state, self.values, self.stack)
+        # The kernels' arguments, as plain tuples (see LobSim.tape_fields): the simulator's rows, the
+        # task's tables and rows (state.SimRows, TaskTables, TaskRows).
+        self._sim_fields = tuple(self.core.rows)
+        self._table_fields = tuple(TaskTables(params.points, params.features,
+                                              np.array(params.quote_pairs, dtype=np.int64).reshape(-1, 2),
+                                              self.reward_fn.parameters()))
+        self._task_fields = tuple(TaskRows(self.episode, self.running.state, self.reward_fn.state, self.values,
+                                           self.stack))
         self._task_constants = np.array([params.flatten_action, len(params.feature_names), self.reward_fn.code],
                                         dtype=np.int64)
 
     def _work(self) -> tuple:
         """Scratch space of a step (the kernels allocate nothing): a market order's, a step row."""
         return work_arrays(self.params.stream.n_levels), np.empty(N_STEP_FIELDS)
-
-    @property
-    def _sim_state(self) -> tuple:
-        core = self.core
-        return core.orders, core.account, core.clock, core.failure
 
     def reseeded(self, rows) -> None:
         self.tests_done[rows] = 0  # a seed restarts the cycle through the test days
@@ -250,17 +256,15 @@ class MarketMakingTask(Task):
         """Instances ``rows`` start an episode on ``days``: first action point, flat, no orders."""
         rows, days = np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(days, dtype=np.int64).reshape(-1)
         self.episode[rows, LAST] = self.params.offsets[days + 1] - 1
-        _start_rows(rows, np.ascontiguousarray(self.params.offsets[days]), self.core.tape, self.core.constants,
-                    self._sim_state, self._task_tape, self._task_state)
+        _start_rows(rows, np.ascontiguousarray(self.params.offsets[days]), self.core.tape_fields, self.core.constants,
+                    self._sim_fields, self._table_fields, self._task_fields)
 
     def step(self, actions: np.ndarray) -> Transition:
         """One agent step of every instance."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
-        sim_state = self._sim_state
-
         def step_rows(start, stop):  # (each thread its own scratch space)
-            _step_rows(start, stop, actions, self.core.tape, self.core.constants, sim_state, self._task_tape,
-                       self._task_state, self._task_constants, self.results, *self._work())
+            _step_rows(start, stop, actions, self.core.tape_fields, self.core.constants, self._sim_fields,
+                       self._table_fields, self._task_fields, self._task_constants, self.results, *self._work())
 
         over_row_ranges(step_rows, self.batch, _ROWS_PER_THREAD)
         self.core.raise_failure()
@@ -271,8 +275,8 @@ class MarketMakingTask(Task):
                           cost=results[:, COST].copy())
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
-        _step_first(int(action), self.core.tape, self.core.constants, self._sim_state, self._task_tape,
-                    self._task_state, self._task_constants, self.results, self._metrics, *self._single_work)
+        _step_first(int(action), self.core.tape_fields, self.core.constants, self._sim_fields, self._table_fields,
+                    self._task_fields, self._task_constants, self.results, self._metrics, *self._single_work)
         self.core.raise_failure()
         reward, pnl, risk, cost_objective, truncated, cost = self.results[0].tolist()
         if vector_reward:
@@ -305,7 +309,7 @@ class MarketMakingTask(Task):
         when = np.datetime64(int(core.time[row]), "ns").astype("datetime64[s]")
         quotes = np.where(core.active[row], core.price[row], np.nan)
         now, tape = core.now[row], core.tape
-        book = tuple(tape[column][now].copy() for column in (BID_PRICE, BID_SIZE, ASK_PRICE, ASK_SIZE))
+        book = tuple(column[now].copy() for column in (tape.bid_price, tape.bid_size, tape.ask_price, tape.ask_size))
         return picture.snapshot(str(when).replace("T", " "), core.mid[row], quotes,
                                 core.accounting.inventory[row], self.pnl()[row], book)
 

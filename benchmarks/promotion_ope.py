@@ -1,18 +1,55 @@
-"""Off-policy evaluation of per-user promotion policies, scored against the truth by simulation.
+"""Off-policy evaluation of per-user promotion policies scored against the truth by simulation:
+the machinery of ``promotion_experiment.py`` step 3 (and of ``tests/promotion/test_offline.py``),
+not part of the environment.
 
 The value of a per-user policy (:class:`envzoo.promotion.behaviour.PerUserPolicy`) is a new
 user's expected discounted retention ``sum_{t < T} gamma^t r_t`` (r_t = 1 while it stays) over an
 episode of T periods, averaged over the users who start it (the first cohort). The truth is that
-average over many simulated episodes of the policy itself (:func:`true_value`); the estimates
-come from episodes a behaviour policy logged (:func:`estimates`): IPS, self-normalised IPS, doubly
-robust and FQE (:mod:`envzoo.offline.ope`, :mod:`envzoo.offline.learners`)."""
+average over many episodes of the policy itself, simulated in one batched task
+(:func:`simulate`, :func:`true_value`); the estimates come from episodes a behaviour policy
+logged (:func:`estimates`): IPS, self-normalised IPS, doubly robust and FQE
+(:mod:`envzoo.offline.ope`, :mod:`envzoo.offline.learners`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from envzoo.offline import ope
-from envzoo.promotion.offline import first_cohort, simulate, user_transitions
+from envzoo.promotion.behaviour import PerUserPolicy, sample_levels
+from envzoo.promotion.offline import first_cohort, user_features, user_transitions
+from envzoo.promotion.task import PromotionTask
+
+
+class GreedyQ(PerUserPolicy):
+    """The level of highest value ``q(features) -> (..., L)`` per user, ignoring the budget."""
+
+    def __init__(self, env, q):
+        super().__init__(env)
+        self.q = q
+
+    def probabilities(self, features):
+        best = np.asarray(self.q(np.asarray(features, dtype=np.float64))).argmax(axis=-1)
+        return (np.arange(self.levels) == best[..., None]).astype(np.float64)
+
+
+def simulate(policy, episodes: int, periods: int, seed: int, **env_kwargs) -> dict[str, np.ndarray]:
+    """``episodes`` episodes of ``periods`` periods of a per-user ``policy``
+    (:class:`envzoo.promotion.behaviour.PerUserPolicy`) in one batched task of the env arguments
+    ``env_kwargs``: ``observations`` (E, T + 1, D), ``levels`` (E, T, U) and ``propensities``
+    (E, T, U), the probability of each logged level. Episode e's key comes from seed + e."""
+    task = PromotionTask.create(episodes, **env_kwargs)
+    task.reset(np.arange(episodes), [np.random.default_rng(seed + e) for e in range(episodes)], {})
+    generator = np.random.default_rng([seed, episodes])
+    observations, levels, propensities = [task.observe()], [], []
+    for _ in range(periods):
+        probabilities = policy.probabilities(user_features(observations[-1], task.params.cohort_size))
+        chosen = sample_levels(probabilities, generator)
+        task.step(chosen)
+        observations.append(task.observe())
+        levels.append(chosen)
+        propensities.append(np.take_along_axis(probabilities, chosen[..., None], axis=-1)[..., 0])
+    return {"observations": np.stack(observations, axis=1), "levels": np.stack(levels, axis=1),
+            "propensities": np.stack(propensities, axis=1)}
 
 
 def discounted_retention(trajectories: dict, gamma: float) -> np.ndarray:
