@@ -325,7 +325,8 @@ def cmd_eval(args) -> int:
             env_kwargs = given
             results = evaluate(lambda: _make_env(entry, args.max_steps, given),
                                lambda env: ChatCompletionsAgent(env, args.base_url, args.model, api_key=args.api_key,
-                                                                temperature=args.temperature, use_tools=args.tools),
+                                                                temperature=args.temperature, use_tools=args.tools,
+                                                                history=args.history),
                                args.episodes, args.seed, progress=progress)
         else:
             env_kwargs = _policy_env_kwargs(entry, args.policy, given)
@@ -749,6 +750,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--model", help="the endpoint's model name (--agent openai)")
     evaluation.add_argument("--api-key", help="sent as a bearer token (--agent openai; hosted endpoints)")
     evaluation.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0: greedy)")
+    evaluation.add_argument("--history", type=_positive, help="send only the last K exchanges of the episode "
+                                                             "(--agent openai; default: the whole conversation)")
     evaluation.add_argument("--no-tools", dest="tools", action="store_false",
                             help="ask for the action in the reply's text instead of the act tool (models without "
                                  "tool calling, such as envzoo serve-llm's)")

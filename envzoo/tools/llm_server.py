@@ -47,7 +47,9 @@ class ChatModel:
     """A GGUF model loaded once; :meth:`complete` answers one chat request (a lock keeps llama.cpp
     to one request at a time)."""
 
-    def __init__(self, path: Path, name: str, context: int = 4096, threads: int | None = None):
+    def __init__(self, path: Path, name: str, context: int = 0, threads: int | None = None):
+        """``context``: the tokens a request may hold, prompt and reply (0: the length the model was
+        trained with, 8,192 for SmolLM2)."""
         llama_cpp = require("llm", "llama_cpp")
         if not Path(path).is_file():
             raise FileNotFoundError(f"no model file {path}: give a GGUF file with --model")

@@ -74,6 +74,28 @@ def test_agent_plays_an_episode_through_the_endpoint():
         fake.close()
 
 
+def test_a_history_of_k_sends_the_system_prompt_and_the_last_k_exchanges():
+    env = envzoo.make("envzoo/Household-v0")
+    observation, info = env.reset(seed=5)
+    fake = FakeModel(info["walkthrough"])
+    try:
+        agent = ChatCompletionsAgent(env, fake.url, model="fake-model", history=2)
+        agent.reset(5)
+        for _ in range(6):
+            observation, _, terminated, truncated, info = env.step(agent(observation, info))
+            if terminated or truncated:
+                break
+        sent = [[m["role"] for m in request["body"]["messages"]] for request in fake.requests]
+        assert sent[0] == ["system", "user"] and len(sent[1]) == 4 and len(sent[2]) == 6
+        # From the fourth request on: the system prompt, then the last two replies with what answered them.
+        assert all(roles[0] == "system" and roles.count("assistant") == 2 for roles in sent[3:]), sent
+        assert all(roles[1] != "tool" for roles in sent), sent  # a tool result never loses its call
+    finally:
+        fake.close()
+    with pytest.raises(ValueError, match="history"):
+        ChatCompletionsAgent(env, fake.url, model="fake-model", history=0)
+
+
 def test_endpoint_errors_are_named():
     env = envzoo.make("envzoo/Household-v0")
     observation, info = env.reset(seed=0)
