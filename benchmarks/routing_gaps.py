@@ -81,7 +81,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for problem in ("tsp", "cvrp"):
         for n, count in ((20, args.instances_20), (50, args.instances_50)):
-            gaps, totals, refs = {}, {}, []
+            gaps, refs = {}, []
             for seed in range(count):
                 instance = kool(problem, n, 10_000 + seed)
                 best = reference(problem, instance)

@@ -19,7 +19,7 @@ def run(params, choose):
     sim = SchedulingSim(params, ROWS)
     sim.reset(np.arange(ROWS), np.arange(ROWS, dtype=np.uint64) * np.uint64(7919) + np.uint64(1))
     generator = np.random.default_rng(0)
-    sojourns, work, start_time = [], np.zeros(ROWS), None
+    sojourns, start_time = [], None
     for step in range(STEPS):
         if step == WARMUP:
             start_time, start_work = sim.now.copy(), sim.work.sum(axis=1).copy()
