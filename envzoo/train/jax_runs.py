@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pickle
 import time
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from envzoo.train.runs import (TrainingError, check_seed, curve_point, evaluatio
 
 ALGORITHMS = ("ppo",)
 #: The run folder's record of the curve so far and the time spent, and the batch's checkpoint.
-STATE_FILE, CHECKPOINT_FILE = "state.json", "carry.pkl"
+STATE_FILE, CHECKPOINT_FILE = "state.json", "carry.npz"
 
 
 def ppo_config(env_id: str, config: TrainConfig):
@@ -60,6 +59,35 @@ def ppo_config(env_id: str, config: TrainConfig):
         return PPOConfig(total_timesteps=config.n_timesteps, num_envs=config.n_envs, **kwargs)
     except ValueError as error:
         raise TrainingError(f"{env_id}: {error}") from None
+
+
+def save_carry(path: Path, carry) -> None:
+    """The trainers' state as arrays in an ``.npz`` file, leaf by leaf (PRNG keys as their key
+    data): loading it runs no code, unlike a pickle."""
+    import jax
+
+    leaves = [jax.random.key_data(leaf) if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) else leaf
+              for leaf in jax.tree.leaves(carry)]
+    with write_atomically(path) as written, written.open("wb") as file:
+        np.savez(file, *[np.asarray(leaf) for leaf in leaves])
+
+
+def load_carry(path: Path, like):
+    """The state :func:`save_carry` wrote, in the structure of ``like`` (a fresh state of the
+    same run); a TrainingError where the file does not fit it."""
+    import jax
+
+    template, structure = jax.tree.flatten(like)
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = [stored[f"arr_{i}"] for i in range(len(stored.files))]
+    if len(arrays) != len(template) or any(
+            np.shape(a) != np.shape(jax.random.key_data(t) if jax.dtypes.issubdtype(t.dtype, jax.dtypes.prng_key) else t)
+            for a, t in zip(arrays, template)):
+        raise TrainingError(f"{path} is not a checkpoint of this run (other hyperparameters or seeds): "
+                            "train it afresh without --resume")
+    leaves = [jax.random.wrap_key_data(a) if jax.dtypes.issubdtype(t.dtype, jax.dtypes.prng_key) else jax.numpy.asarray(a)
+              for a, t in zip(arrays, template)]
+    return jax.tree.unflatten(structure, leaves)
 
 
 class JaxTrainedPolicy(Policy):
@@ -100,17 +128,18 @@ def train_seeds(env_id: str, algo: str, seeds: list[int], config: TrainConfig, r
     chunk = max(1, ppo.num_updates // config.curve_points)
     steps_per_update = ppo.num_envs * ppo.num_steps
 
+    keys = jax.numpy.stack([jax.random.key(seed) for seed in seeds])
     run_dir = Path(run_dir)
     state_file = run_dir / STATE_FILE
     if resume and state_file.is_file():
         state = json.loads(state_file.read_text())
         if state["seeds"] != list(seeds):
             raise TrainingError(f"{run_dir} holds seeds {state['seeds']}, not {list(seeds)}: resume with those")
-        carry = jax.tree.map(jax.numpy.asarray, pickle.loads((run_dir / CHECKPOINT_FILE).read_bytes()))
+        carry = load_carry(run_dir / CHECKPOINT_FILE, jax.vmap(trainer.init)(keys))
         curves = {int(seed): [CurvePoint(**point) for point in points] for seed, points in state["curves"].items()}
         log(f"resuming {env_id} {algo} seeds {seeds} at update {state['updates']} from {run_dir}")
     else:
-        carry = jax.vmap(trainer.init)(jax.numpy.stack([jax.random.key(seed) for seed in seeds]))
+        carry = jax.vmap(trainer.init)(keys)
         state, curves = {"updates": 0, "wall_seconds": 0.0}, {seed: [] for seed in seeds}
     run_dir.mkdir(parents=True, exist_ok=True)
     eval_kwargs = evaluation_env_kwargs(config)
@@ -131,8 +160,7 @@ def train_seeds(env_id: str, algo: str, seeds: list[int], config: TrainConfig, r
             curves[seed].append(curve_point(updates * steps_per_update,
                                             evaluation(env_id, make_policy, eval_kwargs, config.curve_episodes)))
         wall = time.perf_counter() - started
-        with write_atomically(run_dir / CHECKPOINT_FILE) as written:
-            written.write_bytes(pickle.dumps(jax.device_get(carry)))
+        save_carry(run_dir / CHECKPOINT_FILE, carry)
         with write_atomically(state_file) as written:
             written.write_text(json.dumps({"seeds": list(seeds), "updates": updates, "wall_seconds": wall,
                                            "curves": {seed: [dataclasses.asdict(p) for p in points]

@@ -96,3 +96,20 @@ def test_train_command_trains_seeds_together_and_each_equals_its_run_alone(tmp_p
     np.testing.assert_allclose(both[0]["evaluation"]["returns"], alone["evaluation"]["returns"], rtol=1e-6)
     assert both[0]["evaluation"]["returns"] != both[1]["evaluation"]["returns"]
     assert "jax-ppo-seed1" in capsys.readouterr().out
+
+
+def test_resume_loads_the_checkpoint_exactly_and_no_pickle_is_written(tmp_path):
+    from envzoo.train.jax_runs import train_seeds
+
+    hyperparams = tmp_path / "jax-ppo.yml"
+    hyperparams.write_text("default:\n  n_timesteps: 256\n  n_envs: 8\n  num_steps: 16\n  update_epochs: 1\n"
+                           "  num_minibatches: 2\n  eval_episodes: 2\n  curve_points: 2\n  curve_episodes: 1\n")
+    config = config_for("envzoo/MarketMakingAS-v1", "ppo", hyperparams, "jax")
+    first = train_seeds("envzoo/MarketMakingAS-v1", "ppo", [3], config, tmp_path / "run", log=lambda line: None)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["carry.npz", "state.json"]
+    # Resumed at its end: nothing more to train, and the reloaded networks play the same episodes.
+    again = train_seeds("envzoo/MarketMakingAS-v1", "ppo", [3], config, tmp_path / "run", resume=True,
+                        log=lambda line: None)
+    assert again[0].evaluation == first[0].evaluation and again[0].curve == first[0].curve
+    with pytest.raises(TrainingError, match="seeds"):
+        train_seeds("envzoo/MarketMakingAS-v1", "ppo", [4], config, tmp_path / "run", resume=True)
