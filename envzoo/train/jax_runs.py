@@ -61,13 +61,18 @@ def ppo_config(env_id: str, config: TrainConfig):
         raise TrainingError(f"{env_id}: {error}") from None
 
 
+def _is_key(leaf) -> bool:
+    import jax
+
+    return jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+
+
 def save_carry(path: Path, carry) -> None:
     """The trainers' state as arrays in an ``.npz`` file, leaf by leaf (PRNG keys as their key
     data): loading it runs no code, unlike a pickle."""
     import jax
 
-    leaves = [jax.random.key_data(leaf) if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) else leaf
-              for leaf in jax.tree.leaves(carry)]
+    leaves = [jax.random.key_data(leaf) if _is_key(leaf) else leaf for leaf in jax.tree.leaves(carry)]
     with write_atomically(path) as written, written.open("wb") as file:
         np.savez(file, *[np.asarray(leaf) for leaf in leaves])
 
@@ -80,13 +85,12 @@ def load_carry(path: Path, like):
     template, structure = jax.tree.flatten(like)
     with np.load(path, allow_pickle=False) as stored:
         arrays = [stored[f"arr_{i}"] for i in range(len(stored.files))]
-    if len(arrays) != len(template) or any(
-            np.shape(a) != np.shape(jax.random.key_data(t) if jax.dtypes.issubdtype(t.dtype, jax.dtypes.prng_key) else t)
-            for a, t in zip(arrays, template)):
+    shapes = [np.shape(jax.random.key_data(leaf) if _is_key(leaf) else leaf) for leaf in template]
+    if [np.shape(array) for array in arrays] != shapes:
         raise TrainingError(f"{path} is not a checkpoint of this run (other hyperparameters or seeds): "
                             "train it afresh without --resume")
-    leaves = [jax.random.wrap_key_data(a) if jax.dtypes.issubdtype(t.dtype, jax.dtypes.prng_key) else jax.numpy.asarray(a)
-              for a, t in zip(arrays, template)]
+    leaves = [jax.random.wrap_key_data(array) if _is_key(leaf) else jax.numpy.asarray(array)
+              for array, leaf in zip(arrays, template)]
     return jax.tree.unflatten(structure, leaves)
 
 

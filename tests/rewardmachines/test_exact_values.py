@@ -11,6 +11,7 @@ from envzoo.rewardmachines.params import make_params
 from envzoo.rewardmachines.planning import (ProductMDP, finite_horizon_values, optimal_value, policy_values,
                                             start_value, value_iteration)
 from envzoo.rewardmachines.policies import Optimal
+from envzoo.tools.rollout import run_episode
 from tests.rewardmachines.oracle import brute_force_value
 
 CASES = [("office", "coffee-then-mail", 22), ("office", "timely-coffee", 24), ("delivery", "two-rides", 26),
@@ -62,15 +63,7 @@ def test_episodes_of_the_env_average_to_the_optimal_policys_value():
     policy = Optimal(env)
     mdp = policy.mdp
     expected = start_value(mdp, policy_values(mdp, policy.actions, discount=0.999999, tolerance=1e-9))
-    returns = []
-    for seed in range(400):
-        policy.reset(seed)
-        observation, info = env.reset(seed=seed)
-        total, done = 0.0, False
-        while not done:
-            observation, reward, terminated, truncated, info = env.step(policy(observation, info))
-            total, done = total + reward, terminated or truncated
-        returns.append(total)
+    returns = [run_episode(env, policy, seed=seed).episode_return for seed in range(400)]
     error = np.std(returns) / np.sqrt(len(returns))
     assert abs(np.mean(returns) - expected) < 4 * error
     assert 0.3 < expected < 0.9
@@ -82,16 +75,8 @@ def test_the_hidden_face_runs_the_same_episodes_as_the_product_face():
         runs = []
         for env_id in (hidden, product):
             env = gymnasium.make(env_id)
-            policy, totals = Optimal(env), []
-            for seed in range(5):
-                policy.reset(seed)
-                observation, info = env.reset(seed=seed)
-                total, done = 0.0, False
-                while not done:
-                    observation, reward, terminated, truncated, info = env.step(policy(observation, info))
-                    total, done = total + reward, terminated or truncated
-                totals.append(total)
-            runs.append(totals)
+            policy = Optimal(env)
+            runs.append([run_episode(env, policy, seed=seed).episode_return for seed in range(5)])
         assert runs[0] == runs[1] and max(runs[0]) == 2.0
 
 
