@@ -41,9 +41,11 @@ class Timer(event.Listener):
             stack[-1][2] += spent
 
 event.register("numba:compile", Timer())
-from envzoo.tools.warmup import warm_up_domain
+import envzoo
+from envzoo.tools.parallel_runs import play
+from envzoo.tools.warmup import warmup_runs
 start = time.perf_counter()
-warm_up_domain(sys.argv[1])
+play([run for run in warmup_runs() if envzoo.env_info(run.env_id).domain == sys.argv[1]], 1, 0)
 total = time.perf_counter() - start
 print(json.dumps({"total": total, "own": own, "signatures": signatures}))
 """

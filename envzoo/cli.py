@@ -11,7 +11,7 @@
     envzoo bench ID --num-envs N [--steps T] [--max-seconds S] [--seed S] [--json]
     envzoo dataset ID --policy NAME --episodes K [--seed S] [--env KEY=VALUE ...] [--max-steps N]
                    [--minari-id NS/NAME-vN] [--root DIR] [--parquet OUT.parquet]
-    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html]
+    envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html] [--workers N]
     envzoo warmup [--workers N]
     envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
     envzoo train ID --algo ALGO [--framework sb3|rllib|jax] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
@@ -31,8 +31,9 @@ YAML: ``--env scenario=grid2x2 --env penetration=0.1``). For multi-objective ids
 a library function, used by ``benchmarks/``. ``dataset`` writes episodes of a behaviour policy (a
 reference policy or ``random``, uniform actions) of a single-agent id as an offline dataset in
 Minari's format and/or Parquet (:mod:`envzoo.tools.datasets`).
-``warmup`` compiles the kernels of every installed domain for this CPU at once, a
-process per CPU (:mod:`envzoo.tools.warmup`); the first ``tour`` on a machine runs it first.
+``tour`` plays each domain's runs in a worker process of its own, a process per CPU at once
+(:mod:`envzoo.tools.parallel_runs`), so that on a new machine the domains' kernels compile side by
+side; ``warmup`` compiles them without the tour (:mod:`envzoo.tools.warmup`).
 ``animate`` writes each id's GIF of
 its ``rgb_array`` frames under its best reference policy into the current folder (``--out DIR``
 elsewhere; ``--docs``: the docs pages' GIFs and captions). ``train`` and ``leaderboard``: see
@@ -59,7 +60,8 @@ import yaml
 import envzoo
 from envzoo.tools.animation import record, write_gif
 from envzoo.core.errors import EnvzooError
-from envzoo.tools.rollout import EpisodeResult, FirstEventSummary, evaluate, mean_and_std, run_episode, summarize
+from envzoo.tools.rollout import (EpisodeResult, FirstEventSummary, evaluate, evaluate_policy, make_env, mean_and_std,
+                                  policy_env_kwargs, run_episode, summarize)
 from envzoo.tools.throughput import bench
 from envzoo.leaderboard import BOOTSTRAP_REPS
 from envzoo.leaderboard.results import RESULTS_DIR
@@ -175,39 +177,6 @@ MEAN_STD = f"{'mean':>9} ± {'std':<8}"
 
 
 # ---------------------------------------------------------------------- running policies
-def _make_env(entry: EnvEntry, max_steps: int | None = None, env_kwargs: dict | None = None):
-    """``envzoo.make`` with ``env_kwargs`` and the episode horizon shortened to ``max_steps`` if given."""
-    kwargs = dict(env_kwargs or {})
-    if max_steps is not None:
-        kwargs["max_cycles" if entry.is_multi_agent else "max_episode_steps"] = max_steps
-    if not env_kwargs:
-        return envzoo.make(entry.id, **kwargs)
-    try:
-        return envzoo.make(entry.id, **kwargs)
-    except EnvzooError:  # says what was wrong already (a misspelt argument, a missing extra)
-        raise
-    except (TypeError, ValueError) as error:  # the env refused the arguments given to it
-        # Gymnasium's make re-raises a TypeError as a copy with its message and where it came from: the first says it.
-        raised = error.__cause__ if type(error.__cause__) is type(error) else error
-        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {raised}") from None
-
-
-def _policy_env_kwargs(entry: EnvEntry, policy: str, given: dict) -> dict:
-    """The env arguments: those given, plus those the policy needs (a conflict is an error)."""
-    needed = entry.policy(policy).env_kwargs  # an unknown name fails before any env is made
-    for key, value in needed.items():
-        if key in given and given[key] != value:
-            raise EnvzooError(f"policy {policy!r} of {entry.id} needs {key}={value!r}; --env gave {given[key]!r}")
-    return {**given, **needed}
-
-
-def _run(entry: EnvEntry, policy: str, episodes: int, seed: int, max_steps: int | None,
-         progress: Progress, env_kwargs: dict | None = None) -> list[EpisodeResult]:
-    kwargs = _policy_env_kwargs(entry, policy, env_kwargs or {})
-    return evaluate(lambda: _make_env(entry, max_steps, kwargs), lambda env: envzoo.make_policy(entry.id, policy, env),
-                    episodes, seed, progress=progress)
-
-
 def _kpis(entry: EnvEntry, results: list[EpisodeResult]) -> dict[str, tuple[float, float]]:
     """Mean and std of the return(s), the length and the metrics, in the registry's order."""
     stats = summarize(results)
@@ -253,7 +222,7 @@ def cmd_list(args) -> int:
 
 def _space_lines(entry: EnvEntry) -> list[str]:
     """The observation, action (and reward) spaces, read from a freshly made env."""
-    env = _make_env(entry)
+    env = make_env(entry)
     try:
         if not entry.is_multi_agent:
             lines = [f"observation space: {env.observation_space}", f"action space:      {env.action_space}"]
@@ -323,14 +292,14 @@ def cmd_eval(args) -> int:
             from envzoo.text.llm import ChatCompletionsAgent
 
             env_kwargs = given
-            results = evaluate(lambda: _make_env(entry, args.max_steps, given),
+            results = evaluate(lambda: make_env(entry, args.max_steps, given),
                                lambda env: ChatCompletionsAgent(env, args.base_url, args.model, api_key=args.api_key,
                                                                 temperature=args.temperature, use_tools=args.tools,
                                                                 history=args.history),
                                args.episodes, args.seed, progress=progress)
         else:
-            env_kwargs = _policy_env_kwargs(entry, args.policy, given)
-            results = _run(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, env_kwargs)
+            env_kwargs = policy_env_kwargs(entry, args.policy, given)
+            results = evaluate_policy(entry, args.policy, args.episodes, args.seed, args.max_steps, progress, env_kwargs)
     finally:
         progress.close()
     kpis = _kpis(entry, results)
@@ -358,7 +327,7 @@ def cmd_dataset(args) -> int:
     entry.require_extra()
     env_kwargs = _env_kwargs(args.env, entry, args.max_steps)
     if not is_uniform_random(entry, args.policy):
-        env_kwargs = _policy_env_kwargs(entry, args.policy, env_kwargs)
+        env_kwargs = policy_env_kwargs(entry, args.policy, env_kwargs)
     if args.max_steps is not None:
         env_kwargs["max_episode_steps"] = args.max_steps
     report = create(entry.id, args.policy, args.episodes, args.seed, minari_id=args.minari_id, root=args.root,
@@ -501,24 +470,36 @@ def cmd_leaderboard(args) -> int:
 
 # ---------------------------------------------------------------------- tour
 def cmd_tour(args) -> int:
+    if args.workers is not None and args.workers < 1:
+        raise EnvzooError(f"--workers must be at least 1, got {args.workers}")
+    from envzoo.core.compiled import silence_compiling_notice
     from envzoo.tools import warmup
+    from envzoo.tools.parallel_runs import Run, play_all
 
-    if not warmup.is_warm():
-        warmup.warm_up_with_progress()
     ready = envzoo.list_envs(installed=True)
     skipped = envzoo.list_envs(installed=False)
     runnable = {entry.id: [ref for ref in entry.policies if ref.installed] for entry in ready}
     skipped_policies = [(entry, ref) for entry in ready for ref in entry.policies if not ref.installed]
-    progress = Progress(args.episodes * sum(len(refs) for refs in runnable.values()))
-    runs = []
+    planned = [(entry, ref.name, Run(entry.id, ref.name, _tour_steps(ref, args.max_steps)))
+               for entry in ready for ref in runnable[entry.id]]
+    first_run = not warmup.is_warm()
+    if first_run:  # said here once, not by each worker or kernel
+        print(warmup.COMPILING_LINE, file=sys.stderr)
+        silence_compiling_notice()
+    progress = Progress(args.episodes * len(planned))
+
+    def finished(job: list[Run]) -> None:
+        progress.label = envzoo.env_info(job[0].env_id).domain
+        progress.done += args.episodes * len(job)
+        progress.draw()
+
     try:
-        for entry in ready:
-            for ref in runnable[entry.id]:
-                progress.label = f"{entry.id} {ref.name}"
-                results = _run(entry, ref.name, args.episodes, args.seed, _tour_steps(ref, args.max_steps), progress)
-                runs.append((entry, ref.name, _kpis(entry, results), results))
+        results = play_all([run for _, _, run in planned], args.episodes, args.seed, args.workers, finished)
     finally:
         progress.close()
+    if first_run:
+        warmup.mark_warm()
+    runs = [(entry, policy, _kpis(entry, results[run]), results[run]) for entry, policy, run in planned]
     if args.report:
         _write_report(args.report, ready, runs, args)
     if args.json:
@@ -613,7 +594,7 @@ def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> d
     scale = np.asarray(entry.reward_scale if entry.reward_scale is not None else 1.0, dtype=np.float64)
     runs = {}
     for name in policies:
-        env = _make_env(entry, None, _policy_env_kwargs(entry, name, {}))
+        env = make_env(entry, None, policy_env_kwargs(entry, name, {}))
         try:
             result = run_episode(env, envzoo.make_policy(entry.id, name, env), seed, steps)
         finally:
@@ -644,7 +625,7 @@ def cmd_animate(args) -> int:
         runs = _clip_runs(entry, candidates, steps, args.seed)  # (the first run tells the clip's length too)
         policy = max(runs, key=lambda name: runs[name][0])
         played = runs[policy][1]
-        env = _make_env(entry, None, {**_policy_env_kwargs(entry, policy, {}), "render_mode": "rgb_array"})
+        env = make_env(entry, None, {**policy_env_kwargs(entry, policy, {}), "render_mode": "rgb_array"})
         try:
             pictures, _ = record(env, envzoo.make_policy(entry.id, policy, env), args.seed, played, args.frames)
         finally:
@@ -794,6 +775,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour = commands.add_parser("tour", help="run every installed environment's reference policies")
     add_run_options(tour, episodes=TOUR_EPISODES, max_steps=TOUR_MAX_STEPS)
     tour.add_argument("--report", metavar="OUT.html", help="also write one HTML file of every id's plots (plots extra)")
+    tour.add_argument("--workers", type=int, help="processes playing at once, a domain each (default: the CPUs)")
     add_wide_option(tour)
     tour.set_defaults(run=cmd_tour)
     warming = commands.add_parser("warmup", help="compile every installed domain's kernels for this CPU at once")

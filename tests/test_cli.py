@@ -349,7 +349,8 @@ def test_bench_command_prints_rates_and_ratio(capsys):
 
 
 def test_tour_json_covers_every_installed_entry_and_policy(capsys):
-    code, out, err = run(capsys, "tour", "--episodes", "1", "--max-steps", "3", "--json")
+    # in this process, whose kernels the suite has compiled already (workers: tests/core/test_warmup.py)
+    code, out, err = run(capsys, "tour", "--episodes", "1", "--max-steps", "3", "--json", "--workers", "1")
     assert code == 0
     report = json.loads(out)
     ran = {(r["id"], r["policy"]) for r in report["results"]}

@@ -100,11 +100,12 @@ def test_eval_plot_shows_every_metric_of_the_id():
     # It showed the return and the first 3 metrics only: Serverless's p95 latency, throughput and
     # pod-seconds were missing.
     pytest.importorskip("matplotlib")
-    from envzoo.cli import _figure, _kpis, _run
+    from envzoo.cli import _figure, _kpis
+    from envzoo.tools.rollout import evaluate_policy
 
     entry = envzoo.env_info("envzoo/MarketMakingAS-v1")
     runs = [(policy, results, _kpis(entry, results)) for policy in ("symmetric", "random")
-            for results in [_run(entry, policy, 2, 0, 10, lambda seeds: seeds)]]
+            for results in [evaluate_policy(entry, policy, 2, 0, 10)]]
     titles = {axes.get_title() for axes in _figure(entry, runs, 0).axes}
     assert len(entry.metrics) > 4
     for name in ("return", *entry.metrics):

@@ -1,4 +1,5 @@
-"""Running reference policies for whole episodes, for every face of an environment."""
+"""Running reference policies for whole episodes, for every face of an environment, and the
+summaries of their KPIs."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from envzoo.core.errors import EnvzooError
 from envzoo.core.policy import Policy
 
 #: A standard deviation at most this fraction of the mean is float rounding of equal values.
@@ -137,3 +139,44 @@ def mean_and_std(values: np.ndarray) -> tuple[float, float]:
     """The mean and standard deviation of ``values``, the deviation 0 where it is only rounding."""
     mean, std = float(np.mean(values)), float(np.std(values))
     return mean, (0.0 if std <= ROUNDING * abs(mean) else std)
+
+
+def make_env(entry, max_steps: int | None = None, env_kwargs: dict | None = None):
+    """``envzoo.make`` of the registry entry ``entry`` with ``env_kwargs``, its episodes cut at
+    ``max_steps`` if given; arguments the env refuses are one :class:`EnvzooError` naming them."""
+    import envzoo
+
+    kwargs = dict(env_kwargs or {})
+    if max_steps is not None:
+        kwargs["max_cycles" if entry.is_multi_agent else "max_episode_steps"] = max_steps
+    if not env_kwargs:
+        return envzoo.make(entry.id, **kwargs)
+    try:
+        return envzoo.make(entry.id, **kwargs)
+    except EnvzooError:  # says what was wrong already (a misspelt argument, a missing extra)
+        raise
+    except (TypeError, ValueError) as error:  # the env refused the arguments given to it
+        # Gymnasium's make re-raises a TypeError as a copy with its message and where it came from: the first says it.
+        raised = error.__cause__ if type(error.__cause__) is type(error) else error
+        raise EnvzooError(f"{entry.id} cannot be made with {env_kwargs}: {raised}") from None
+
+
+def policy_env_kwargs(entry, policy: str, given: dict) -> dict:
+    """The env arguments: those given, plus those the reference policy ``policy`` needs (a
+    conflict is an error)."""
+    needed = entry.policy(policy).env_kwargs  # an unknown name fails before any env is made
+    for key, value in needed.items():
+        if key in given and given[key] != value:
+            raise EnvzooError(f"policy {policy!r} of {entry.id} needs {key}={value!r}; --env gave {given[key]!r}")
+    return {**given, **needed}
+
+
+def evaluate_policy(entry, policy: str, episodes: int, seed: int = 0, max_steps: int | None = None,
+                    progress: Callable[[Iterable], Iterable] | None = None,
+                    env_kwargs: dict | None = None) -> list[EpisodeResult]:
+    """:func:`evaluate` of the registry entry ``entry``'s reference policy ``policy``."""
+    import envzoo
+
+    kwargs = policy_env_kwargs(entry, policy, env_kwargs or {})
+    return evaluate(lambda: make_env(entry, max_steps, kwargs), lambda env: envzoo.make_policy(entry.id, policy, env),
+                    episodes, seed, progress=progress)

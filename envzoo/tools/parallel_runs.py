@@ -1,0 +1,95 @@
+"""Reference policies' episodes on many ids, spread over worker processes (``envzoo tour``,
+``envzoo warmup``).
+
+A run makes its own env and policy and seeds both, so the process it runs in does not change its
+result. What the runs in one process share is what takes time on a new machine: the compiled
+kernels (compiled or loaded on first use) and the data a domain builds once per process (the
+synthetic order book's features, a policy fitted at construction). So a job is one domain's runs,
+one after another in one process, and the jobs go to the worker processes with the domains that
+have the most kernel source first: they take longest to compile, and while they compile the
+other workers get through the rest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from envzoo.core.compiled import PACKAGE_FOLDER, dependency_files, silence_compiling_notice, worker_threads
+from envzoo.tools.rollout import EpisodeResult, evaluate_policy
+
+
+@dataclass(frozen=True)
+class Run:
+    """Reference policy ``policy`` on ``env_id``, its episodes cut at ``max_steps`` if given."""
+
+    env_id: str
+    policy: str
+    max_steps: int | None = None
+
+
+@cache  # asked for by the job order, the warm-up's marker and its domains
+def kernel_modules(domain: str) -> tuple[Path, ...]:
+    """The modules that define kernels among ``domain``'s package and the envzoo modules it
+    imports (``envzoo/finance`` for the finance domains), leaving out ``envzoo/core``'s few small
+    kernels, which every domain imports."""
+    modules = {file for path in (PACKAGE_FOLDER / domain).rglob("*.py") for file in dependency_files(path)}
+    return tuple(sorted(path for path in modules
+                        if not path.is_relative_to(PACKAGE_FOLDER / "core") and "@kernel" in path.read_text()))
+
+
+def kernel_source_size(domain: str) -> int:
+    """Bytes of :func:`kernel_modules`: what compiling ``domain`` costs, roughly."""
+    return sum(path.stat().st_size for path in kernel_modules(domain))
+
+
+def jobs_by_domain(runs: list[Run]) -> list[list[Run]]:
+    """``runs`` grouped by domain, in their order within a domain; the domains with the most
+    kernel source first."""
+    import envzoo
+
+    jobs: dict[str, list[Run]] = {}
+    for run in runs:
+        jobs.setdefault(envzoo.env_info(run.env_id).domain, []).append(run)
+    return [jobs[domain] for domain in sorted(jobs, key=kernel_source_size, reverse=True)]
+
+
+def play(job: list[Run], episodes: int, seed: int) -> list[list[EpisodeResult]]:
+    """Each run's ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...), one run after another."""
+    import envzoo
+
+    return [evaluate_policy(envzoo.env_info(run.env_id), run.policy, episodes, seed, run.max_steps) for run in job]
+
+
+def play_all(runs: list[Run], episodes: int, seed: int, workers: int | None = None,
+             finished: Callable[[list[Run]], None] | None = None) -> dict[Run, list[EpisodeResult]]:
+    """Every run's results: :func:`play` of each of :func:`jobs_by_domain` in ``workers``
+    processes (default :func:`~envzoo.core.compiled.worker_threads`, the CPUs this process may
+    use), or in this process where that is one; ``finished(job)`` is called as each job ends."""
+    jobs = jobs_by_domain(runs)
+    workers = min(workers or worker_threads(), len(jobs))
+    results: dict[Run, list[EpisodeResult]] = {}
+    if workers <= 1:
+        for job in jobs:
+            results.update(zip(job, play(job, episodes, seed)))
+            if finished:
+                finished(job)
+        return results
+    # spawn, not fork: a forked worker would inherit this process's threads and numba state.
+    # The workers compile quietly: this process says what is going on.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=silence_compiling_notice) as pool:
+        futures = {pool.submit(play, job, episodes, seed): job for job in jobs}
+        try:
+            for future in as_completed(futures):
+                results.update(zip(futures[future], future.result()))
+                if finished:
+                    finished(futures[future])
+        except BaseException:  # a failed run (or Ctrl-C) ends the tour now, not after the other jobs
+            pool.shutdown(cancel_futures=True)
+            raise
+    return results
