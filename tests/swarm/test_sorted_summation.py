@@ -77,3 +77,17 @@ def test_far_pairs_are_left_out_of_the_footprint_only():
     ranked.step(np.zeros((2, 2, 2)))
     assert 0 < pairs.mean_field[0, 0, 7] < 1e-16 and ranked.mean_field[0, 0, 7] == 0.0
     np.testing.assert_allclose(ranked.mean_field, pairs.mean_field, rtol=1e-12, atol=1e-16)
+
+
+@pytest.mark.parametrize("observation", ["exact", "subsample"])
+def test_faces_observe_the_same_under_both_summations(observation):
+    import envzoo
+
+    envs = [envzoo.make("envzoo/SwarmParallel-v0", scenario="coverage", n_agents=40, graphon="exponential",
+                        observation=observation, kappa=5, summation=summation) for summation in ("pairs", "sorted")]
+    observations = [env.reset(seed=9)[0] for env in envs]
+    for _ in range(5):
+        actions = {agent: np.full(2, 0.3, dtype=np.float32) for agent in envs[0].agents}
+        observations = [env.step(actions)[0] for env in envs]
+        for agent in observations[0]:
+            np.testing.assert_allclose(observations[1][agent], observations[0][agent], rtol=1e-6, atol=1e-6)  # float32
