@@ -165,7 +165,7 @@ def plot(path: Path, kappas, gaps, per_update: dict, slope) -> None:
     left.set_xlabel("κ (agents subsampled)")
     left.set_ylabel("return gap to the exact-mean-field policy")
     left.legend(fontsize=8)
-    for (label, seconds), colour in zip(per_update.items(), ("C0", "C1", "C2", "C3")):
+    for (label, seconds), colour in zip(per_update.items(), ("C0", "C1", "C2", "C3"), strict=False):
         name = f"N = {label}" if label != "runs" else "the runs (under load)"
         right.plot(kappas, seconds[1:], marker="o", color=colour, label=f"{name}, κ-subsample")
         right.axhline(seconds[0], color=colour, linestyle="--", label=f"{name}, exact")

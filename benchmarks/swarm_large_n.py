@@ -10,7 +10,9 @@ under the uniform-attachment graphon, one population; for each N:
 
 - the simulator core (``SwarmSim.step``, zero controls) with the sorted summation, and with
   every pair (``summation="pairs"``, N up to ``--pairs-max``, whose (N, N) arrays must fit);
-- the representative-agent face ``Swarm-v0`` (its population playing linear consensus), sorted;
+- the representative-agent face ``Swarm-v0`` (its population playing linear consensus), sorted,
+  one env and its native vector env of ``--batch`` populations (env-steps/s: populations x steps / s),
+  N up to ``--vector-max``;
 - the JAX core's jitted step (``Swarm-v0``; dense (N, N) arrays, every pair), N up to ``--jax-max``.
 
 Then the largest N of the list at which each makes 1,000 steps/s.
@@ -59,6 +61,20 @@ def representative(n: int):
     return lambda: env.step(action)
 
 
+def vector(n: int, batch: int):
+    import gymnasium
+
+    import envzoo  # noqa: F401  (registers the ids)
+    envs = gymnasium.make_vec("envzoo/Swarm-v0", num_envs=batch, vectorization_mode="vector_entry_point",
+                              **sizes_at(n), summation="sorted")
+    envs.reset(seed=0)
+    actions = np.zeros((batch, 2), dtype=np.float32)
+
+    def advance():
+        envs.step(actions)
+    return advance
+
+
 def jax_population(n: int):
     """One population's jitted step of the JAX core, on JAX's default device."""
     import jax
@@ -82,12 +98,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--pairs-max", type=int, default=3000, help="the largest N for summation='pairs'")
     parser.add_argument("--jax-max", type=int, default=1000, help="the largest N for the JAX core (dense)")
+    parser.add_argument("--batch", type=int, default=8, help="populations in the vector env")
+    parser.add_argument("--vector-max", type=int, default=100_000, help="the largest N for the vector env")
     args = parser.parse_args()
     print(f"swarm steps/s on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"~{args.seconds} s per cell (at least one step)")
     columns = {"core, sorted": lambda n: core(n, "sorted"),
                "core, pairs": lambda n: core(n, "pairs") if n <= args.pairs_max else None,
                "Swarm-v0, sorted": representative,
+               f"Swarm-v0 vector x{args.batch}, sorted": lambda n: vector(n, args.batch) if n <= args.vector_max else None,
                "JAX core (pairs)": lambda n: jax_population(n) if n <= args.jax_max else None}
     print("| N | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
@@ -99,7 +118,7 @@ def main() -> None:
             if step is None:
                 cells.append("not run")
                 continue
-            steps = rate(step, args.seconds)
+            steps = rate(step, args.seconds) * (args.batch if name.startswith("Swarm-v0 vector") else 1)
             if steps >= 1000:
                 largest[name] = n
             cells.append(f"{steps:,.0f}" if steps >= 10 else f"{steps:.2g}")
