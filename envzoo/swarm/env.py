@@ -90,6 +90,9 @@ class SwarmEnv(TaskEnv):
     - ``dynamics``: ``"single"`` or ``"double"`` (default: the scenario's); ``actions``:
       ``"continuous"`` (default) or ``"discrete"``.
     - ``population``: ``"reference"`` (default) or ``"still"``; ``types``: ``"random"`` or ``"grid"``.
+    - ``summation``: ``"pairs"`` (default: every pair, O(N²) a step) or ``"sorted"`` (the same
+      mean field in O(N log N) plus the pairs within 8.5 σ, for a named graphon: for large N
+      with a small ``sensing_radius``; the JAX core sums every pair either way).
     - ``dt`` (0.1 s), ``max_speed`` (1), ``max_accel`` (2), ``arena`` (1), ``sensing_radius``
       (0.25), ``collision_radius`` (0.03), ``reward_weights`` ((1, 0.05, 0.1)).
 

@@ -4,7 +4,8 @@ and :class:`~envzoo.swarm.task.RepresentativeTask` operation for operation and d
 same counter-based stream (the types, the start, the κ-subsample's draws), so that an episode
 key gives the CPU core's trajectory (to the rounding of the sums' order and of ``exp``).
 
-The mean field is the dense (N, N) computation: on a GPU the pairs run in parallel.
+The mean field is the dense (N, N) computation, whatever ``summation`` says: on a GPU the pairs
+run in parallel.
 """
 
 from __future__ import annotations

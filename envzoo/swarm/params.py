@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.swarm.graphon import make_graphon
+from envzoo.swarm.graphon import UserGraphon, make_graphon
 
 SCENARIOS = ("flocking", "rendezvous", "coverage")
 #: The dynamics each scenario uses unless ``dynamics`` says otherwise.
@@ -36,6 +36,9 @@ class SwarmParams:
         population: the representative-agent face: ``"reference"`` (the others play the
             scenario's reference controller) or ``"still"`` (they do not move).
         types: ``"random"`` (i.i.d. uniform each episode) or ``"grid"`` ((i + 1/2) / N).
+        summation: how the simulator sums the mean field: ``"pairs"`` (every pair, O(N²)) or
+            ``"sorted"`` (the same sums, O(N log N) in the types plus the near pairs; a named
+            graphon only; see :mod:`envzoo.swarm.sim`).
     """
 
     scenario: str
@@ -54,6 +57,7 @@ class SwarmParams:
     reward_weights: tuple[float, float, float]
     population: str
     types: str
+    summation: str = "pairs"
 
 
 def _choice(name, value, allowed):
@@ -87,6 +91,7 @@ def make_params(
     reward_weights=DEFAULT_WEIGHTS,
     population: str = "reference",
     types: str = "random",
+    summation: str = "pairs",
 ) -> SwarmParams:
     """The parameters of a swarm env from its arguments, checked (one-line errors)."""
     _choice("scenario", scenario, SCENARIOS)
@@ -102,11 +107,15 @@ def make_params(
     weights = tuple(float(w) for w in reward_weights)
     if len(weights) != 3 or any(not np.isfinite(w) or w < 0 for w in weights):
         raise ValueError(f"reward_weights must be 3 non-negative numbers (task, energy, collisions), got {reward_weights!r}")
+    graphon = make_graphon(graphon, **(graphon_options or {}))
+    if _choice("summation", summation, ("pairs", "sorted")) == "sorted" and isinstance(graphon, UserGraphon):
+        raise ValueError("summation='sorted' needs a named graphon (whose sums it knows how to sort); "
+                         "a user's graphon sums every pair: summation='pairs'")
     return SwarmParams(
-        scenario=scenario, n_agents=int(n_agents), graphon=make_graphon(graphon, **(graphon_options or {})),
+        scenario=scenario, n_agents=int(n_agents), graphon=graphon,
         dynamics=dynamics, actions=actions, observation=observation, kappa=int(kappa), dt=_positive("dt", dt),
         max_speed=_positive("max_speed", max_speed), max_accel=_positive("max_accel", max_accel),
         arena=_positive("arena", arena), sensing_radius=_positive("sensing_radius", sensing_radius),
         collision_radius=_positive("collision_radius", collision_radius), reward_weights=weights,
         population=_choice("population", population, ("reference", "still")),
-        types=_choice("types", types, ("random", "grid")))
+        types=_choice("types", types, ("random", "grid")), summation=summation)

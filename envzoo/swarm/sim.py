@@ -19,6 +19,18 @@ error of order 1 / √κ (both measured in ``tests/swarm``).
 Types are fixed in an episode, so W (B, N, N) and each row's cumulative weights (for the
 draws) are computed once at reset; a step is O(N²) per row (the exact mean field and the
 collisions), in compiled kernels over rows and agents.
+
+With ``summation="sorted"`` no (N, N) array exists and a step costs O(N log N) plus the near
+pairs. The features whose pair term is a polynomial in the relative state — the degree, Δp,
+Δv, |Δp|², |Δv|² — are sums Σ_{j≠i} W_ij v_j of per-agent values v_j (1, p_j, v_j, |p_j|²,
+|v_j|², expanded about the population's mean, which they do not depend on), which a named
+graphon sums exactly over the agents sorted by type (``weighted_sums`` in
+:mod:`envzoo.swarm.graphon`). The footprint features weigh W_ij by exp(−|Δp|² / 2σ²), which
+depends on the positions: they are summed over the pairs closer than
+:data:`FOOTPRINT_REACH` σ (a grid of cells at least that wide), beyond which a pair's
+footprint is below 2.1e-16, under the rounding of the sum; the collisions over the pairs in
+contact, on the same grid. Both equal the O(N²) sums (tested to 1e-12); the near pairs cost
+O(N · the robots within FOOTPRINT_REACH σ), all of them when σ is a sizeable share of the arena.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import numpy as np
 
 from envzoo.core.compiled import kernel
 from envzoo.core.rng import element_seed, uniform_at, uniforms
+from envzoo.swarm.graphon import pair_weight, sort_types
 from envzoo.swarm.params import SwarmParams
 
 #: The pair features f(s_i, s_j) whose graphon-weighted means make the mean field, in order.
@@ -35,6 +48,10 @@ FEATURES = ("degree", "dx", "dy", "dvx", "dvy", "separation_x", "separation_y", 
 DEGREE, DX, DY, DVX, DVY, SEP_X, SEP_Y, FOOTPRINT, SQ_DIST, SQ_VEL = range(len(FEATURES))
 #: The unit directions of the discrete actions: stay, then E, NE, N, NW, W, SW, S, SE.
 DIRECTIONS = np.array([[0.0, 0.0]] + [[np.cos(a), np.sin(a)] for a in np.arange(8) * np.pi / 4]).round(15)
+
+#: Pairs farther apart than this many σ have footprints exp(−reach² / 2) < 2.1e-16: the sorted
+#: summation leaves them out.
+FOOTPRINT_REACH = 8.5
 
 _AGENT_DRAW, _CENTRE_DRAW, _FIRST_STEP_DRAW = 0, 1, 2
 
@@ -45,7 +62,9 @@ class SwarmSim:
     State (public; B rows, N agents):
         types (B, N) in [0, 1]; position (B, N, 2); velocity (B, N, 2);
         weights (B, N, N) W(x_i, x_j) with a zero diagonal; cumulative (B, N, N) its running
-        sums along j (the draws' inverse CDF); degree (B, N) = weights.sum(-1) / N;
+        sums along j (the draws' inverse CDF) (both None under ``summation="sorted"``, where
+        ranked (B,) holds each row's types sorted instead);
+        degree (B, N) = Σ_j W_ij / N;
         mean_field (B, N, F) exact, after the last reset or step; collisions (B, N) the others
         within two collision radii; effort (B, N) |u|² of the last controls;
         keys, draws (B,) uint64 counter-based random stream; steps (B,) int.
@@ -58,8 +77,10 @@ class SwarmSim:
         self.types = np.zeros((batch, n))
         self.position = np.zeros((batch, n, 2))
         self.velocity = np.zeros((batch, n, 2))
-        self.weights = np.zeros((batch, n, n))
-        self.cumulative = np.zeros((batch, n, n))
+        self.sorted = params.summation == "sorted"
+        self.weights = None if self.sorted else np.zeros((batch, n, n))
+        self.cumulative = None if self.sorted else np.zeros((batch, n, n))
+        self.ranked = [None] * batch  # each row's SortedTypes under summation="sorted"
         self.degree = np.zeros((batch, n))
         self.mean_field = np.zeros((batch, n, len(FEATURES)))
         self.collisions = np.zeros((batch, n), dtype=np.int64)
@@ -94,12 +115,15 @@ class SwarmSim:
             self.velocity[rows] = 0.5 * p.max_speed * np.stack([np.cos(heading), np.sin(heading)], -1)
         else:
             self.velocity[rows] = 0.0
-        weights = p.graphon(self.types[rows][:, :, None], self.types[rows][:, None, :])
-        weights = np.broadcast_to(weights, (len(rows), n, n)).copy()
-        weights[:, np.arange(n), np.arange(n)] = 0.0
-        self.weights[rows] = weights
-        self.cumulative[rows] = np.cumsum(weights, axis=-1)
-        self.degree[rows] = weights.sum(-1) / n
+        if self.sorted:
+            for row in rows:
+                self.ranked[row] = sort_types(self.types[row])
+                self.degree[row] = p.graphon.weighted_sums(self.ranked[row], np.ones((n, 1)))[:, 0] / n
+        else:
+            weights = self._weights(rows, n)
+            self.weights[rows] = weights
+            self.cumulative[rows] = np.cumsum(weights, axis=-1)
+            self.degree[rows] = weights.sum(-1) / n
         self.draws[rows] = _FIRST_STEP_DRAW
         self.steps[rows] = 0
         self.collision_total[rows] = 0.0
@@ -107,8 +131,20 @@ class SwarmSim:
         self.effort[rows] = 0.0
         self._refresh(rows)
 
+    def _weights(self, rows, agents: int) -> np.ndarray:
+        """(rows, agents, N): W(x_i, x_j) of the first ``agents`` robots of ``rows``, zero for j = i."""
+        types, n = self.types[rows], self.params.n_agents
+        weights = np.broadcast_to(self.params.graphon(types[:, :agents, None], types[:, None, :]),
+                                  (len(types), agents, n)).copy()
+        weights[:, np.arange(agents), np.arange(agents)] = 0.0
+        return weights
+
     def _refresh(self, rows=None) -> None:
         mean_field, collisions = self.mean_field, self.collisions
+        if self.sorted:
+            for row in range(self.B) if rows is None else rows:
+                self._sorted_field(row)
+            return
         if rows is None:
             _mean_field_rows(self.weights, self.position, self.velocity, self.params.sensing_radius,
                              2 * self.params.collision_radius, mean_field, collisions)
@@ -117,6 +153,28 @@ class SwarmSim:
         _mean_field_rows(self.weights[rows], self.position[rows], self.velocity[rows], self.params.sensing_radius,
                          2 * self.params.collision_radius, out, hits)
         mean_field[rows], collisions[rows] = out, hits
+
+    def _sorted_field(self, row: int) -> None:
+        """Row ``row``'s mean field and collisions by the sorted summation (module docstring)."""
+        p, n = self.params, self.params.n_agents
+        position = self.position[row] - self.position[row].mean(0)
+        velocity = self.velocity[row] - self.velocity[row].mean(0)
+        p2 = (position ** 2).sum(-1, keepdims=True)
+        v2 = (velocity ** 2).sum(-1, keepdims=True)
+        sums = p.graphon.weighted_sums(self.ranked[row], np.concatenate([np.ones((n, 1)), position, velocity, p2, v2],
+                                                                         -1))
+        degree, at, moving = sums[:, :1], sums[:, 1:3], sums[:, 3:5]
+        out = self.mean_field[row]
+        out[:, DEGREE] = degree[:, 0]
+        out[:, [DX, DY]] = at - degree * position
+        out[:, [DVX, DVY]] = moving - degree * velocity
+        out[:, SQ_DIST] = sums[:, 5] - 2 * (position * at).sum(-1) + degree[:, 0] * p2[:, 0]
+        out[:, SQ_VEL] = sums[:, 6] - 2 * (velocity * moving).sum(-1) + degree[:, 0] * v2[:, 0]
+        out[:, [SEP_X, SEP_Y, FOOTPRINT]] = 0.0
+        kind, scalar, bounds, probabilities = p.graphon.compiled()
+        _near_pairs(self.types[row], self.position[row], kind, scalar, bounds, probabilities, p.sensing_radius,
+                    FOOTPRINT_REACH * p.sensing_radius, 2 * p.collision_radius, p.arena, out, self.collisions[row])
+        out /= n
 
     # ------------------------------------------------------------------ steps
     def step(self, controls: np.ndarray) -> None:
@@ -137,7 +195,8 @@ class SwarmSim:
         (which advances: a row's draws never depend on the others')."""
         rows = np.arange(self.B) if rows is None else np.asarray(rows)
         out = np.zeros((len(rows), agents, len(FEATURES)))
-        _subsample_rows(self.keys[rows], self.draws[rows], self.cumulative[rows], self.degree[rows],
+        cumulative = np.cumsum(self._weights(rows, agents), axis=-1) if self.sorted else self.cumulative[rows]
+        _subsample_rows(self.keys[rows], self.draws[rows], cumulative, self.degree[rows],
                         self.position[rows], self.velocity[rows], self.params.sensing_radius, kappa, out)
         self.draws[rows] += np.uint64(1)
         return out
@@ -215,6 +274,58 @@ def _mean_field_rows(weights, position, velocity, sigma, contact, mean_field, co
                 theirs[9] += w * v2
             for k in range(mine.shape[0]):
                 mine[k] /= n
+
+
+@kernel
+def _near_pairs(types, position, kind, scalar, bounds, probabilities, sigma, reach, contact, arena, field, collisions):
+    """One row's footprint features Σ_j W_ij (−Δp g, g) over the pairs closer than ``reach``,
+    added to ``field`` (N, F), and its collision counts (N,) over the pairs closer than
+    ``contact``: each robot visits the 3 x 3 cells around its own on a grid of the arena whose
+    cells are at least max(reach, contact) wide (at most about 4N cells)."""
+    n = position.shape[0]
+    width = max(reach, contact)
+    cells = max(1, min(int(2.0 * arena / width), 1 + int(2.0 * np.sqrt(n))))
+    size = 2.0 * arena / cells
+    cell = np.empty(n, dtype=np.int64)
+    starts = np.zeros(cells * cells + 1, dtype=np.int64)
+    for i in range(n):
+        cx = min(max(int((position[i, 0] + arena) / size), 0), cells - 1)
+        cy = min(max(int((position[i, 1] + arena) / size), 0), cells - 1)
+        cell[i] = cx * cells + cy
+        starts[cell[i] + 1] += 1
+    for c in range(cells * cells):
+        starts[c + 1] += starts[c]
+    order = np.empty(n, dtype=np.int64)
+    filled = starts[:-1].copy()
+    for i in range(n):
+        order[filled[cell[i]]] = i
+        filled[cell[i]] += 1
+    x, y, kinds = position[order, 0], position[order, 1], types[order]  # in cell order, for locality
+    sigma2, reach2, contact2 = sigma * sigma, reach * reach, contact * contact
+    for a in range(n):
+        i = order[a]
+        cx, cy = cell[i] // cells, cell[i] % cells
+        hits, sx, sy, footprint = 0, 0.0, 0.0, 0.0
+        for nx in range(max(cx - 1, 0), min(cx + 2, cells)):
+            for ny in range(max(cy - 1, 0), min(cy + 2, cells)):
+                c = nx * cells + ny
+                for k in range(starts[c], starts[c + 1]):
+                    if k == a:
+                        continue
+                    dx, dy = x[k] - x[a], y[k] - y[a]
+                    d2 = dx * dx + dy * dy
+                    if d2 < contact2:
+                        hits += 1
+                    if d2 < reach2:
+                        w = pair_weight(kind, scalar, bounds, probabilities, kinds[a], kinds[k])
+                        wg = w * np.exp(-d2 / (2.0 * sigma2))
+                        sx -= wg * dx
+                        sy -= wg * dy
+                        footprint += wg
+        collisions[i] = hits
+        field[i, 5] += sx
+        field[i, 6] += sy
+        field[i, 7] += footprint
 
 
 @kernel

@@ -20,6 +20,8 @@ from envzoo.swarm.params import make_params
     ({"scenario": "herding"}, "scenario must be one of"),
     ({"dt": -0.1}, "dt must be a finite number > 0"),
     ({"reward_weights": (1, 2)}, "reward_weights must be 3 non-negative numbers"),
+    ({"summation": "fft"}, "summation must be one of"),
+    ({"graphon": lambda x, y: x * y, "summation": "sorted"}, "summation='sorted' needs a named graphon"),
 ])
 def test_bad_input_is_a_one_line_error(kwargs, message):
     with pytest.raises(ValueError) as error:
