@@ -9,14 +9,20 @@ import pytest
 
 import envzoo  # noqa: F401
 from envzoo.scheduling.cluster.params import make_params
-from envzoo.scheduling.cluster.policies import (BestFit, DynamicResourceAllocation, FirstFit, PriorityScheduling,
-                                                RoundRobin, ShortestJobFirst)
+from envzoo.scheduling.cluster.policies import (
+    BestFit,
+    DynamicResourceAllocation,
+    FirstFit,
+    PriorityScheduling,
+    RoundRobin,
+    ShortestJobFirst,
+)
 from envzoo.scheduling.cluster.sim import ClusterSim
 
 ROWS = 200
 #: One machine, one core, every task takes it whole: a single-server queue.
-ONE_SERVER = dict(cpu=(1,), memory=(1,), speeds=1.0, idle_power=0.0, peak_power=1.0, max_cpu=1, max_memory=1,
-                  arrival_rate=0.7, window=32, queue_capacity=32)
+ONE_SERVER = {"cpu": (1,), "memory": (1,), "speeds": 1.0, "idle_power": 0.0, "peak_power": 1.0, "max_cpu": 1,
+              "max_memory": 1, "arrival_rate": 0.7, "window": 32, "queue_capacity": 32}
 
 
 def first_fit(sim):

@@ -86,7 +86,7 @@ class ClusterTask(Task):
     def render_text(self, row: int = 0) -> str:
         sim = self.sim
         free_cpu, _ = sim.free()
-        states = " ".join("off boot on".split()[s] + f"({c:g})" for s, c in zip(sim.power[row], free_cpu[row]))
+        states = " ".join(["off", "boot", "on"][s] + f"({c:g})" for s, c in zip(sim.power[row], free_cpu[row]))
         return (f"t={sim.now[row]:.2f} waiting {sim.queued[row]} machines (free cores) [{states}] "
                 f"completed {sim.completed[row]}\n")
 
