@@ -21,7 +21,6 @@ import numpy as np
 
 from envzoo.core.policy import Policy
 from envzoo.scheduling.cluster.policies import (
-    OFF,
     ON,
     BestFit,
     DynamicResourceAllocation,
@@ -58,15 +57,13 @@ class RuleActions:
         self.dra = DynamicResourceAllocation(env)
 
     def __call__(self, rule: int, observation) -> int:
-        p = self.params
         if rule == 3:
             return self.dra(observation, {})
         action = self.placements[rule](observation, {})
         if action == self.dra.wait:
-            capacity = self.dra(observation, {})
-            # DRA's switch-on (a switch of a machine that is off); its switch-offs are rule 3's.
-            if p.window * p.machines <= capacity < p.actions - 1 and View(observation, p).power[capacity - p.window * p.machines] == OFF:
-                return capacity
+            machine = self.dra.machine_to_switch_on(View(observation, self.params))
+            if machine is not None:
+                return self.dra.switch(machine)
         return action
 
 

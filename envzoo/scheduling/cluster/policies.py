@@ -130,20 +130,35 @@ class RoundRobin(Scheduler):
 
 
 class DynamicResourceAllocation(Scheduler):
+    def machine_to_switch_on(self, view: View) -> int | None:
+        """Where tasks wait that fit on no machine on and none boots: the off machine with the
+        most cores per unit of peak power that can run the oldest of them."""
+        p = self.params
+        if not view.queued or view.fits.any() or (view.power == BOOTING).any():
+            return None
+        oldest = view.tasks[0]
+        can_run = (view.power == OFF) & (p.cpu >= oldest[0]) & (p.memory >= oldest[1])
+        if not can_run.any():
+            return None
+        return int(np.argmax(np.where(can_run, p.cpu / np.maximum(p.peak_power, 1e-12), -1)))
+
+    def machine_to_switch_off(self, view: View) -> int | None:
+        """Where no task waits: the idle machine with the most idle power per core, if the
+        machines left on keep ``max_cpu`` cores free."""
+        p = self.params
+        if view.queued:
+            return None
+        idle = (view.power == ON) & (view.free_cpu == p.cpu)
+        spare = view.free_cpu.sum() - np.where(idle, p.cpu, 0)   # free cores left if an idle one goes off
+        can_go = idle & (spare >= p.max_cpu)
+        return int(np.argmax(np.where(can_go, p.idle_power / p.cpu, -1))) if can_go.any() else None
+
     def __call__(self, observation, info):
-        view, p = View(observation, self.params), self.params
-        choice = best_fitting(view, p)
+        view = View(observation, self.params)
+        choice = best_fitting(view, self.params)
         if choice is not None:
             return self.place(*choice)
-        if view.queued and not (view.power == BOOTING).any():
-            oldest = view.tasks[0]
-            can_run = (view.power == OFF) & (p.cpu >= oldest[0]) & (p.memory >= oldest[1])
-            if can_run.any():
-                return self.switch(int(np.argmax(np.where(can_run, p.cpu / np.maximum(p.peak_power, 1e-12), -1))))
-        if not view.queued:
-            idle = (view.power == ON) & (view.free_cpu == p.cpu)
-            spare = view.free_cpu.sum() - np.where(idle, p.cpu, 0)   # free cores left if an idle one goes off
-            can_go = idle & (spare >= p.max_cpu)
-            if can_go.any():
-                return self.switch(int(np.argmax(np.where(can_go, p.idle_power / p.cpu, -1))))
+        for machine in (self.machine_to_switch_on(view), self.machine_to_switch_off(view)):
+            if machine is not None:
+                return self.switch(machine)
         return self.wait
