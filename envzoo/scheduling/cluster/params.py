@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.core.checks import non_negative, positive
+from envzoo.scheduling.params import per_machine
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,14 +65,6 @@ class ClusterParams:
         return self.window * self.machines + self.machines + 1
 
 
-def _per_machine(name, value, machines, integer=False):
-    array = np.broadcast_to(np.asarray(value, dtype=np.float64), (machines,)).copy()
-    if not np.all(np.isfinite(array)) or (array < 0).any() or (integer and (array != np.round(array)).any()):
-        kind = "an integer" if integer else "a number"
-        raise ValueError(f"{name} must be {kind} >= 0 or one per machine, got {value!r}")
-    return array
-
-
 def _count(name, value, least=1):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
         raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
@@ -94,11 +87,11 @@ def make_params(cpu=(8, 4, 4), memory=(32, 8, 16), speeds=(1.0, 1.5, 1.0), idle_
             or (cpu_array != np.round(cpu_array)).any():
         raise ValueError(f"cpu must be a list of core counts >= 1, one per machine, got {cpu!r}")
     machines = cpu_array.size
-    memory_array = _per_machine("memory", memory, machines, integer=True)
-    speed_array = _per_machine("speeds", speeds, machines)
+    memory_array = per_machine("memory", memory, machines, integer=True)
+    speed_array = per_machine("speeds", speeds, machines)
     if (speed_array <= 0).any():
         raise ValueError(f"speeds must be positive, one number or one per machine, got {speeds!r}")
-    idle, peak = _per_machine("idle_power", idle_power, machines), _per_machine("peak_power", peak_power, machines)
+    idle, peak = per_machine("idle_power", idle_power, machines), per_machine("peak_power", peak_power, machines)
     if (peak < idle).any():
         raise ValueError(f"peak_power must be >= idle_power on every machine, got {peak_power!r} < {idle_power!r}")
     max_cpu, max_memory = _count("max_cpu", max_cpu), _count("max_memory", max_memory)
