@@ -160,3 +160,41 @@ def test_a_bad_argument_is_named():
                          ({"boot_time": -1}, "boot_time"), ({"priorities": 0}, "priorities")]:
         with pytest.raises(ValueError, match=what):
             make_params(**kwargs)
+
+
+def observation(tasks, machines, queued=None):
+    """A SchedulingCluster-v0 observation (window 5, 3 machines): ``tasks`` rows of (cpu,
+    memory, duration, priority), ``machines`` rows of (power, free cpu, free memory)."""
+    window = np.zeros((5, 5))
+    window[:len(tasks), :4] = np.reshape(tasks, (-1, 4))
+    machine = np.zeros((3, 4))
+    machine[:, :3] = machines
+    return np.concatenate([window.ravel(), machine.ravel(), [len(tasks) if queued is None else queued]])
+
+
+ALL_ON = [(2, 8, 32), (2, 4, 8), (2, 3, 16)]
+
+
+@pytest.mark.parametrize("policy, expected", [
+    (FirstFit, 0 * 3 + 0),           # the oldest task, the first machine
+    (BestFit, 0 * 3 + 2),            # machine 2 is left with 1/4 of its cores and 14/16 of its memory
+    (ShortestJobFirst, 1 * 3 + 0),   # task 1 is the shortest
+    (PriorityScheduling, 2 * 3 + 0),  # task 2 is the most urgent
+])
+def test_each_rule_picks_the_documented_task_and_machine(policy, expected):
+    env = gymnasium.make("envzoo/SchedulingCluster-v0")
+    tasks = [(2, 2, 3.0, 0), (2, 2, 0.5, 1), (2, 2, 2.0, 2)]
+    assert policy(env)(observation(tasks, ALL_ON), {}) == expected
+
+
+def test_dynamic_resource_allocation_switches_machines_on_and_off_as_documented():
+    env = gymnasium.make("envzoo/SchedulingCluster-v0", idle_power=(1.2, 0.8, 0.6))
+    dra, switch, wait = DynamicResourceAllocation(env), 5 * 3, 5 * 3 + 3
+    # A task that fits on no machine that is on: the off machine with the most cores per peak watt.
+    assert dra(observation([(4, 8, 1.0, 0)], [(2, 2, 20), (0, 0, 0), (0, 0, 0)]), {}) == switch + 1
+    # ... but not while another boots.
+    assert dra(observation([(4, 8, 1.0, 0)], [(2, 2, 20), (1, 0, 0), (0, 0, 0)]), {}) == wait
+    # No task waits: the idle machine with the most idle power per core goes off (0.8 / 4) ...
+    assert dra(observation([], [(2, 8, 32), (2, 4, 8), (2, 1, 4)]), {}) == switch + 1
+    # ... unless the machines left on would keep fewer than max_cpu (4) cores free.
+    assert dra(observation([], [(2, 8, 32), (0, 0, 0), (0, 0, 0)]), {}) == wait
