@@ -46,8 +46,9 @@ class SchedulingEnv(TaskEnv):
     ## Metrics
 
     ``mean_sojourn``, ``weighted_mean_sojourn`` (over accepted tasks), ``utilization`` (work
-    assigned / (elapsed time × machines)), ``energy_per_time`` (busy and idle power),
-    ``rejected_fraction``. ``info["sojourn"]`` and ``info["time"]``: the routed task's sojourn
+    assigned / (elapsed time × machines)), ``energy_per_time`` (busy and idle power: the
+    linear power model of Fan, Weber & Barroso 2007 for a machine that serves one task at a time,
+    so is either fully busy or idle), ``rejected_fraction``. ``info["sojourn"]`` and ``info["time"]``: the routed task's sojourn
     and arrival time.
 
     ## Arguments

@@ -39,10 +39,13 @@ class SchedulingParams:
         return len(self.speeds)
 
 
-def _per_machine(name, value, machines):
+def per_machine(name, value, machines, integer=False) -> np.ndarray:
+    """``value`` (one number for every machine or one per machine) as an (M,) array, checked:
+    finite and >= 0 (and whole numbers with ``integer``)."""
     array = np.broadcast_to(np.asarray(value, dtype=np.float64), (machines,)).copy()
-    if not np.all(np.isfinite(array)) or (array < 0).any():
-        raise ValueError(f"{name} must be a number >= 0 or one per machine, got {value!r}")
+    if not np.all(np.isfinite(array)) or (array < 0).any() or (integer and (array != np.round(array)).any()):
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} >= 0 or one per machine, got {value!r}")
     return array
 
 
@@ -65,5 +68,5 @@ def make_params(speeds=(1.0, 1.0), arrival_rate: float = 1.4, mean_size: float =
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     machines = speed_array.size
     return SchedulingParams(speed_array, float(arrival_rate), float(mean_size), int(priorities), int(queue_capacity),
-                            _per_machine("busy_power", busy_power, machines),
-                            _per_machine("idle_power", idle_power, machines), float(rejection_penalty))
+                            per_machine("busy_power", busy_power, machines),
+                            per_machine("idle_power", idle_power, machines), float(rejection_penalty))
