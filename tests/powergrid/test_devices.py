@@ -155,7 +155,7 @@ def test_non_convergence_ends_the_episode_cleanly():
     ({"weights": (1, 2, 3)}, "weights must be 5"),
     ({"battery": {"soc_min": 0.6}}, "soc_min <= initial_soc"),
     ({"building": {"coolness": 1}}, "has no settings"),
-    ({"feeder": "ieee13"}, "feeder must be one of"),
+    ({"feeder": "ieee14"}, "feeder must be one of"),
 ])
 def test_bad_arguments_name_the_fix(kwargs, message):
     with pytest.raises(ValueError, match=message):
