@@ -62,6 +62,8 @@ def default_agents(feeder: Feeder) -> tuple[dict, ...]:
 
 #: How the agents' rewards include the grid's voltage violations.
 GRID_REWARDS = ("shared", "local", "none")
+#: The power-flow backends: the compiled sweep, or pandapower's Newton–Raphson (in its own environment).
+BACKENDS = ("sweep", "pandapower")
 #: Names of the reward components (the vector reward), in order; each is minus a cost.
 OBJECTIVES = ("energy_cost", "comfort", "voltage", "battery_wear", "ev_unserved")
 
@@ -195,6 +197,7 @@ class PowerGridParams:
         grid_reward: how the agents' rewards include voltage violations (:data:`GRID_REWARDS`).
         profiles: the user's day profiles that replace the drawn ones, ``{name: (steps,)}``
             (names from :data:`~envzoo.powergrid.data.PROFILE_COLUMNS`; empty: all drawn).
+        backend: the power flow (:data:`BACKENDS`).
     """
 
     feeder: Feeder
@@ -216,6 +219,7 @@ class PowerGridParams:
     weights: tuple[float, ...]
     grid_reward: str
     profiles: dict
+    backend: str = "sweep"
 
     @property
     def agent_names(self) -> tuple[str, ...]:
@@ -297,7 +301,7 @@ def make_params(feeder="ieee33", agents=None, building=None, pv=None, battery=No
                 dt_h: float = 0.25, steps: int = 96, start_hour: float = 0.0, load_scale: float = 0.7,
                 price_offpeak: float = 0.10, price_peak: float = 0.30, peak_hours=(16.0, 21.0),
                 v_min: float = 0.95, v_max: float = 1.05, weights=(1.0, 2.0, 500.0, 1.0, 0.5),
-                grid_reward: str = "shared", profiles=None) -> PowerGridParams:
+                grid_reward: str = "shared", profiles=None, backend: str = "sweep") -> PowerGridParams:
     """The parameters of a power-grid env from its arguments, checked."""
     grid = _feeder(feeder)
     agents = default_agents(grid) if agents is None else agents
@@ -322,10 +326,13 @@ def make_params(feeder="ieee33", agents=None, building=None, pv=None, battery=No
     weights = tuple(float(w) for w in weights)
     if len(weights) != len(OBJECTIVES) or any(not w >= 0 for w in weights):
         raise ValueError(f"weights must be {len(OBJECTIVES)} numbers >= 0 for {OBJECTIVES}, got {weights!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS} (the compiled sweep, or pandapower's Newton-Raphson), "
+                         f"got {backend!r}")
     if grid_reward not in GRID_REWARDS:
         raise ValueError(f"grid_reward must be one of {GRID_REWARDS}, got {grid_reward!r}")
     return PowerGridParams(grid, specs, Layout.of(specs), _device(BuildingParams, building, "building"),
                            _device(PVParams, pv, "pv"), _device(BatteryParams, battery, "battery"),
                            _device(EVParams, ev, "ev"), float(dt_h), int(steps), float(start_hour),
                            float(load_scale), float(price_offpeak), float(price_peak), peak_hours, float(v_min),
-                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)))
+                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)), backend)

@@ -13,8 +13,11 @@ A step of a row, with the flat action vector of all its devices (:class:`~envzoo
    whose deadline comes leave (what they still ask is unserved), then free ports receive the
    step's arrivals; at the day's end every car leaves;
 5. the bus powers (the feeder's loads of the hour plus the devices' net draw) go into the
-   backward/forward sweep (:func:`envzoo.powergrid.powerflow.sweep`): voltages, losses, the
-   substation's power, the voltage band's violations.
+   backward/forward sweep (:func:`envzoo.powergrid.powerflow.sweep`), or with
+   ``backend="pandapower"`` into pandapower's Newton–Raphson
+   (:mod:`envzoo.powergrid.pandapower_flow`, one row at a time, between the two compiled halves
+   of the step: :func:`devices_row` and :func:`settle_row`): voltages, losses, the substation's
+   power, the voltage band's violations.
 
 Each agent's step terms (:data:`~envzoo.powergrid.params.OBJECTIVES`, all costs >= 0) are
 ``terms[b, agent]``: its energy bill at the tariff (net metering: export earns the price), its
@@ -113,6 +116,11 @@ class PowerGridSim:
         self.net_kw = np.zeros((batch, agents))
         self.grid = np.zeros((batch, len(GRID)))
         self.totals = np.zeros((batch, len(TOTALS)))
+        self.pandapower = None
+        if params.backend == "pandapower":
+            from envzoo.powergrid.pandapower_flow import PandapowerFlow
+
+            self.pandapower = PandapowerFlow(feeder)
 
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
         """Start the episodes of ``rows`` (indices) from one key each: the day's draws, the
@@ -128,10 +136,25 @@ class PowerGridSim:
         self.terms[rows], self.net_kw[rows], self.totals[rows], self.pv_kw[rows], self.pv_kvar[rows] = 0, 0, 0, 0, 0
         _idle_flow(rows, self.load, self.params.feeder.parent, self.z, p.feeder.p_kw, p.feeder.q_kvar, self.bus_power,
                    self.voltage, self.current, self.magnitude, self.grid, self.constants)
+        if self.pandapower is not None:
+            rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
+            _grid_rows(rows, self._solve_by_pandapower(rows), self.params.feeder.parent, self.z, self.voltage,
+                       self.current, self.magnitude, self.grid, self.constants)
 
     def step(self, actions: np.ndarray) -> None:
         """Advance every row by one step with the flat actions (B, n_actions)."""
-        _step_rows(0, self.batch, np.asarray(actions, dtype=np.float64), *self.kernel_arguments())
+        actions = np.asarray(actions, dtype=np.float64)
+        if self.pandapower is None:
+            _step_rows(0, self.batch, actions, *self.kernel_arguments())
+            return
+        _devices_rows(actions, *self.kernel_arguments())
+        _settle_rows(self._solve_by_pandapower(np.arange(self.batch)), *self.kernel_arguments())
+
+    def _solve_by_pandapower(self, rows: np.ndarray) -> np.ndarray:
+        """The power flows of ``rows`` by pandapower (``backend="pandapower"``), one at a time,
+        into ``voltage`` and ``current``; their iterations (-1: not converged), (len(rows),) int64."""
+        return np.array([self.pandapower.solve(self.bus_power[b], self.voltage[b], self.current[b]) for b in rows],
+                        dtype=np.int64)
 
     def kernel_arguments(self) -> tuple:
         """Everything :func:`step_row` reads and writes after the actions, in its order."""
@@ -156,8 +179,16 @@ def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, curren
 
 @kernel(inline=True)
 def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
-    """The row's power flow and its grid results; returns the p.u. violation summed over buses."""
+    """The row's power flow by the sweep and its grid results; returns the p.u. violation summed
+    over buses."""
     iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
+    return _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c)
+
+
+@kernel(inline=True)
+def _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c):
+    """The row's grid results from its solved voltages and currents; returns the p.u. violation
+    summed over buses."""
     losses, violation, lowest, highest = 0.0, 0.0, np.inf, -np.inf
     for i in range(parent.shape[0]):
         m = abs(voltage[b, i])
@@ -184,12 +215,51 @@ def _step_rows(start, stop, actions, *state):
 
 
 @kernel
+def _devices_rows(actions, *state):
+    for b in range(actions.shape[0]):
+        devices_row(b, actions[b], *state)
+
+
+@kernel
+def _settle_rows(iterations, *state):
+    for b in range(iterations.shape[0]):
+        settle_row(b, iterations[b], *state)
+
+
+@kernel
+def _grid_rows(rows, iterations, parent, z, voltage, current, magnitude, grid, c):
+    for k in range(rows.shape[0]):
+        _grid_results(rows[k], iterations[k], parent, z, voltage, current, magnitude, grid, c)
+
+
+@kernel
 def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
              temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
              building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
              battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
              bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals):
     """One step of row ``b`` with its flat ``action`` (see the module's docstring)."""
+    devices_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
+                temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
+                building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
+                battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
+                bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals)
+    iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
+    settle_row(b, iterations, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
+               temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
+               building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
+               battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
+               bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals)
+
+
+@kernel
+def devices_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
+                temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
+                building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
+                battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
+                bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals):
+    """Steps 1-4 of row ``b`` (see the module's docstring): the devices act and ``bus_power``
+    holds the row's bus powers for the power flow."""
     t = step_count[b]
     dt = c[C_DT]
     n_agents = terms.shape[1]
@@ -198,10 +268,8 @@ def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws
         station_request[b, a] = 0.0
         for k in range(terms.shape[2]):
             terms[b, a, k] = 0.0
-    load_kw = 0.0
     for i in range(parent.shape[0]):
         bus_power[b, i] = complex(base_p[i] * load[b, t], base_q[i] * load[b, t]) / 1000.0
-        load_kw += base_p[i] * load[b, t]
 
     for k in range(building_agent.shape[0]):
         zone_kw = action[building_action[k]] * c[C_RATED]
@@ -254,7 +322,22 @@ def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws
             departure[b, k] = t + 1 + max(1, int(np.round(stay / dt)))
             totals[b, T_ASKED] += wanted
 
-    violation = _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c) * dt
+
+@kernel
+def settle_row(b, iterations, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
+               temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
+               building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
+               battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
+               bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals):
+    """Step 5 of row ``b`` after its power flow (``iterations``, -1 where it did not converge;
+    ``voltage`` and ``current`` solved): its grid results, the agents' terms and the totals."""
+    t = step_count[b]
+    dt = c[C_DT]
+    n_agents = terms.shape[1]
+    load_kw = 0.0
+    for i in range(parent.shape[0]):
+        load_kw += base_p[i] * load[b, t]
+    violation = _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c) * dt
     device_kw = 0.0
     for a in range(n_agents):
         terms[b, a, 0] = price[b, t] * net_kw[b, a] * dt
