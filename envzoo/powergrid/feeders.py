@@ -155,10 +155,10 @@ SHIPPED = {
     "ieee13": (4.16, "650", "IEEE 13-node test feeder (Kersting 1991), 4.16 kV, 3,466 kW"),
     "ieee34": (24.9, "800", "IEEE 34-node test feeder, 24.9 kV, long and lightly loaded, 1,769 kW"),
     "ieee123": (4.16, "150", "IEEE 123-node test feeder, 4.16 kV, 3,490 kW"),
-    "cigre_lv": (0.4, "0", "CIGRE TF C6.04.02 European LV benchmark (residential, industrial and commercial "
-                           "feeders behind their 20/0.4 kV transformers)"),
-    "cigre_mv": (20.0, "0", "CIGRE TF C6.04.02 European MV benchmark (two 20 kV feeders behind their 110/20 kV "
-                            "transformers, switches S1-S3 open)"),
+    "cigre_lv": (0.4, "0", ("CIGRE TF C6.04.02 European LV benchmark (residential, industrial and commercial "
+                            "feeders behind their 20/0.4 kV transformers)")),
+    "cigre_mv": (20.0, "0", ("CIGRE TF C6.04.02 European MV benchmark (two 20 kV feeders behind their 110/20 kV "
+                             "transformers, switches S1-S3 open)")),
 }
 FEEDER_DATA = Path(__file__).with_name("feeder_data")
 

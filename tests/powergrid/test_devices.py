@@ -197,3 +197,12 @@ def test_grid_reward_modes():
     assert (terms["local"] <= terms["shared"]).all() and terms["local"].max() > 0
     assert len(set(terms["local"].tolist())) > 1
     assert (terms["none"] == 0).all()
+
+
+def test_agents_without_ev_ports():
+    """A feeder with no charging station draws no car (the day's EV draws are empty)."""
+    env = gymnasium.make("envzoo/PowerGrid-v0", feeder="ieee13", agents=[{"name": "pv", "bus": "675", "pv_kw": 100.0}])
+    observation, _ = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.high)
+    assert env.unwrapped.task.sim.ev_draws.shape == (1, 96, 0, 3)
+    assert info["powerflow_converged"] and np.isfinite(observation).all()
