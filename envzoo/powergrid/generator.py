@@ -68,6 +68,20 @@ def days(params: PowerGridParams, keys: np.ndarray) -> Days:
     _uniforms(np.asarray(keys, dtype=np.uint64), u)
     day, per_step = u[:, :DAY_DRAWS], u[:, DAY_DRAWS:DAY_DRAWS + steps * STEP_DRAWS].reshape(-1, steps, STEP_DRAWS)
     ev_draws = u[:, DAY_DRAWS + steps * STEP_DRAWS:].reshape(len(keys), steps, ports, PORT_DRAWS)
+    return _weather(params, day, per_step, ev_draws)
+
+
+def forecast(params: PowerGridParams) -> Days:
+    """The day a controller can expect before it is drawn (one row): every draw at its middle
+    (the mean day level of load, cloudiness and temperature; the step noise and passing clouds
+    at their middle), the user's profiles as given, and no car (arrivals are not forecast)."""
+    steps = params.steps
+    return _weather(params, np.full((1, DAY_DRAWS), 0.5), np.full((1, steps, STEP_DRAWS), 0.5),
+                    np.ones((1, steps, params.n_ports, PORT_DRAWS)))
+
+
+def _weather(params: PowerGridParams, day: np.ndarray, per_step: np.ndarray, ev_draws: np.ndarray) -> Days:
+    """The days of the uniforms ``day`` (B, DAY_DRAWS) and ``per_step`` (B, steps, STEP_DRAWS)."""
     hour = hours(params)
     shape = np.interp(hour, np.arange(25), np.append(LOAD_SHAPE, LOAD_SHAPE[0]))
     load = params.load_scale * shape * (0.9 + 0.2 * day[:, :1]) * (0.97 + 0.06 * per_step[..., 0])
