@@ -177,11 +177,20 @@ def shipped(name: str) -> Feeder:
 FEEDERS = {"ieee33": ieee33, **{name: partial(shipped, name) for name in SHIPPED}}
 
 
+#: The prefix of a SimBench grid's code in the ``feeder`` argument.
+SIMBENCH = "simbench:"
+
+
 def feeder(spec) -> Feeder:
-    """The env's ``feeder`` argument: a shipped name (:data:`FEEDERS`) or a :class:`Feeder`."""
+    """The env's ``feeder`` argument: a shipped name (:data:`FEEDERS`), ``"simbench:CODE"`` (a
+    SimBench grid, where the simbench package is installed) or a :class:`Feeder`."""
     if isinstance(spec, Feeder):
         return spec
+    if isinstance(spec, str) and spec.startswith(SIMBENCH):
+        from envzoo.powergrid.pandapower_flow import simbench_feeder
+
+        return simbench_feeder(spec[len(SIMBENCH):])
     if spec in FEEDERS:
         return FEEDERS[spec]()
-    raise ValueError(f"feeder must be one of {sorted(FEEDERS)} or a Feeder (envzoo.powergrid.feeders."
+    raise ValueError(f"feeder must be one of {sorted(FEEDERS)}, 'simbench:CODE' or a Feeder (envzoo.powergrid.feeders."
                      f"feeder_from_tables builds one from your lines and loads), got {spec!r}")

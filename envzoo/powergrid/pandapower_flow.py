@@ -14,6 +14,10 @@ build pandapower's tables; the rest of the package never imports pandapower.
   1 km of its impedance, no shunts; the substation an external grid at 1 p.u.).
 - :class:`PandapowerFlow`: solves one row's bus powers with ``pandapower.runpp`` (Newton–Raphson,
   flat start), returning what :func:`~envzoo.powergrid.powerflow.sweep` returns.
+- :func:`simbench_feeder` and :func:`simbench_profiles`: a SimBench grid (``feeder="simbench:CODE"``)
+  and a day of its year-long 15-minute profiles, from the ``simbench`` package, which ships its
+  grids and profiles (nothing is downloaded) and needs pandapower. SimBench's data are under the
+  Open Database License; envzoo ships none of them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,15 @@ from envzoo.powergrid.feeders import Feeder
 #: Newton–Raphson's tolerance on the power mismatch (MVA) and its iteration cap.
 TOLERANCE_MVA = 1e-10
 MAX_ITERATIONS = 30
+
+
+def _simbench():
+    try:
+        import simbench
+    except ImportError as error:
+        raise ImportError("SimBench grids need the simbench package, which needs pandapower (whose pandas pin envzoo's "
+                          "environment cannot take): pip install simbench in an environment of its own") from error
+    return simbench
 
 
 def _pandapower():
@@ -119,3 +132,38 @@ class PandapowerFlow:
         current[1:] = (v[parent[1:]] - v[1:]) / self.z[1:]
         current[0] = current[parent == 0].sum()
         return int(net._ppc["iterations"]) if "iterations" in net._ppc else 1
+
+
+def simbench_feeder(code: str) -> Feeder:
+    """The SimBench grid ``code`` (such as ``"1-LV-rural1--0-sw"``) as a radial feeder: its lines,
+    transformers and loads (their rated power) by :func:`tables_from_pandapower`; its PV and other
+    generators are left to the env's agents."""
+    from envzoo.powergrid.feeders import feeder_from_tables
+
+    lines, loads, base_kv, substation = tables_from_pandapower(_simbench().get_simbench_net(code))
+    return feeder_from_tables(f"simbench:{code}", lines, loads, base_kv, substation)
+
+
+def simbench_profiles(code: str, day: int, steps: int = 96) -> dict[str, np.ndarray]:
+    """``steps`` 15-minute steps of SimBench grid ``code``'s year from the start of ``day`` (0 is
+    1 January), as the env's ``profiles``: ``load``, the grid's summed load over its summed rated
+    load (a multiple of the feeder's peak loads), and ``irradiance_w_m2``, its PV generators'
+    summed output over their summed rating as the irradiance that gives it through the env's PV
+    model (``1000 / efficiency`` W/m² per unit, efficiency 0.96)."""
+    from envzoo.powergrid.devices import PVParams
+
+    simbench = _simbench()
+    net = simbench.get_simbench_net(code)
+    values = simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)
+    load, pv = values[("load", "p_mw")].to_numpy(), values[("sgen", "p_mw")].to_numpy()
+    year = len(load)
+    if isinstance(day, bool) or not isinstance(day, (int, np.integer)) or not 0 <= day * 96 <= year - steps:
+        raise ValueError(f"day must be a whole number from 0 to {(year - steps) // 96} (SimBench's year has {year} "
+                         f"15-minute steps), got {day!r}")
+    window = slice(int(day) * 96, int(day) * 96 + steps)
+    rated_load = (net.load.p_mw * net.load.scaling).sum()
+    profiles = {"load": load[window].sum(axis=1) / rated_load}
+    if pv.shape[1]:
+        rated_pv = (net.sgen.p_mw * net.sgen.scaling).sum()
+        profiles["irradiance_w_m2"] = np.maximum(pv[window].sum(axis=1) / rated_pv, 0.0) * 1000.0 / PVParams().efficiency
+    return profiles
