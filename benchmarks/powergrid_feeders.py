@@ -37,7 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pictures", type=Path, help="folder to write one PNG per feeder into")
     args = parser.parse_args()
-    print(f"| feeder | buses | base kV | peak load kW | lowest voltage at peak (p.u., bus) | losses at peak kW |")
+    print("| feeder | buses | base kV | peak load kW | lowest voltage at peak (p.u., bus) | losses at peak kW |")
     print("|---|---|---|---|---|---|")
     for name in feeders.FEEDERS:
         feeder = feeders.feeder(name)

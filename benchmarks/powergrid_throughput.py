@@ -14,9 +14,8 @@ import os
 import platform
 import time
 
-import numpy as np
-
 import gymnasium
+import numpy as np
 
 import envzoo
 from envzoo.powergrid import feeders, powerflow

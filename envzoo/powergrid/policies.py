@@ -206,7 +206,7 @@ class RollingMPC(Policy):
         cars = []
         for port, (connected, energy, hours) in enumerate(devices[sizes[3]:].reshape(-1, 3)):
             if connected > 0.5:
-                steps_left = int(round(hours * p.ev.stay_h[1] / p.dt_h))
+                steps_left = round(hours * p.ev.stay_h[1] / p.dt_h)
                 cars.append((port, 0, min(steps_left, end - now) - 1, energy * p.ev.energy_kwh[1]))
         window = {name: getattr(self.day, name)[0, now:end] for name in ("load", "irradiance", "outdoor_c", "price")}
         return plan(p, window, devices[:sizes[1]], devices[sizes[2]:sizes[3]] * layout.battery_kwh, cars)

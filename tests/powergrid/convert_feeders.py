@@ -72,7 +72,7 @@ def matrix(text: str) -> np.ndarray:
 def commands(path: Path):
     """The file's commands (with ``~`` continuations joined, comments removed, redirects followed)
     as (verb, object, {property: value}); repeated properties (``wdg=``, ``bus=``) as lists."""
-    text = re.sub(r"/\*.*?\*/", "", path.read_text(errors="replace"), flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(errors="replace"), flags=re.DOTALL)
     lines: list[str] = []
     for raw in text.splitlines():
         line = re.split(r"!|//", raw, maxsplit=1)[0].strip()
