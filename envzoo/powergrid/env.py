@@ -91,7 +91,9 @@ class PowerGridEnv(TaskEnv):
 
     ## Arguments
 
-    - ``feeder``: ``"ieee33"``; your feeder's files as ``{"lines": path, "loads": path,
+    - ``feeder``: ``"ieee33"`` (the default), ``"ieee13"``, ``"ieee34"``, ``"ieee123"``,
+      ``"cigre_lv"`` or ``"cigre_mv"`` (balanced positive-sequence equivalents of the IEEE PES
+      test feeders and the CIGRE benchmark networks; see the domain page); your feeder's files as ``{"lines": path, "loads": path,
       "base_kv": kV}`` (CSV or Parquet: lines ``from_bus, to_bus, r_ohm, x_ohm``, loads ``bus,
       p_kw, q_kvar``; see :mod:`envzoo.powergrid.data`); or a
       :class:`~envzoo.powergrid.feeders.Feeder` (``feeder_from_tables``). It must be radial.
@@ -99,7 +101,12 @@ class PowerGridEnv(TaskEnv):
       Parquet file, or a dict of arrays, with any of ``load`` (multiple of the feeder's peak
       loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``.
     - ``agents``: a list of dicts ``{"name", "bus", "building_units", "pv_kw", "battery_kwh",
-      "ev_ports"}`` (bus by its feeder name; sizes 0 for devices it lacks).
+      "ev_ports"}`` (bus by its feeder name; sizes 0 for devices it lacks). Default: the five
+      agents below on ``ieee33``; on another feeder the same five on its five buses farthest
+      from the substation, scaled down to its load.
+    - ``backend``: ``"sweep"`` (the compiled backward/forward sweep) or ``"pandapower"``
+      (pandapower's Newton–Raphson in every step: slow, and pandapower must be installed in an
+      environment of its own, since it pins pandas below envzoo's).
     - ``building``, ``pv``, ``battery``, ``ev``: dicts of the devices' settings
       (:class:`~envzoo.powergrid.devices.BuildingParams` etc.).
     - ``dt_h`` (0.25), ``steps`` (96), ``start_hour`` (0), ``load_scale`` (0.7: the feeder's loads

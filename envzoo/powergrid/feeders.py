@@ -7,14 +7,21 @@ buses are kept in an order in which every line's upstream bus comes before its d
 (:attr:`Feeder.parent`), the order the backward/forward sweep of :mod:`envzoo.powergrid.powerflow`
 walks.
 
-Shipped: :func:`ieee33`, the 33-bus 12.66 kV feeder of Baran & Wu (1989), as published (the five
-normally open tie lines left open). :func:`feeder_from_tables` builds a user's feeder from a
-line table and a load table; :func:`feeder` resolves the env's ``feeder`` argument.
+Shipped (:data:`FEEDERS`): :func:`ieee33`, the 33-bus 12.66 kV feeder of Baran & Wu (1989), as
+published (the five normally open tie lines left open); and, as tables in ``feeder_data/``
+(:data:`SHIPPED`), balanced positive-sequence equivalents of the IEEE PES 13-, 34- and 123-bus
+test feeders and of the CIGRE LV and MV benchmark networks (how they were reduced, and from
+which files: ``tests/powergrid/convert_feeders.py`` and ``docs/powergrid.md``).
+:func:`feeder_from_tables` builds a user's feeder from a line table and a load table;
+:func:`feeder` resolves the env's ``feeder`` argument.
 """
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 
@@ -143,15 +150,47 @@ def ieee33() -> Feeder:
     return feeder_from_tables("ieee33", IEEE33_LINES, loads, base_kv=12.66, substation=1)
 
 
+#: The feeders shipped as tables: name -> (base kV, substation bus, what it is).
+SHIPPED = {
+    "ieee13": (4.16, "650", "IEEE 13-node test feeder (Kersting 1991), 4.16 kV, 3,466 kW"),
+    "ieee34": (24.9, "800", "IEEE 34-node test feeder, 24.9 kV, long and lightly loaded, 1,769 kW"),
+    "ieee123": (4.16, "150", "IEEE 123-node test feeder, 4.16 kV, 3,490 kW"),
+    "cigre_lv": (0.4, "0", ("CIGRE TF C6.04.02 European LV benchmark (residential, industrial and commercial "
+                            "feeders behind their 20/0.4 kV transformers)")),
+    "cigre_mv": (20.0, "0", ("CIGRE TF C6.04.02 European MV benchmark (two 20 kV feeders behind their 110/20 kV "
+                             "transformers, switches S1-S3 open)")),
+}
+FEEDER_DATA = Path(__file__).with_name("feeder_data")
+
+
+def shipped(name: str) -> Feeder:
+    """A feeder of :data:`SHIPPED`, from its tables in ``feeder_data/``."""
+    base_kv, substation, _ = SHIPPED[name]
+    with open(FEEDER_DATA / f"{name}_lines.csv", newline="") as lines_file:
+        lines = [(row["from_bus"], row["to_bus"], row["r_ohm"], row["x_ohm"]) for row in csv.DictReader(lines_file)]
+    with open(FEEDER_DATA / f"{name}_loads.csv", newline="") as loads_file:
+        loads = {row["bus"]: (row["p_kw"], row["q_kvar"]) for row in csv.DictReader(loads_file)}
+    return feeder_from_tables(name, lines, loads, base_kv, substation)
+
+
 #: The feeders shipped, by the name the env's ``feeder`` argument takes.
-FEEDERS = {"ieee33": ieee33}
+FEEDERS = {"ieee33": ieee33, **{name: partial(shipped, name) for name in SHIPPED}}
+
+
+#: The prefix of a SimBench grid's code in the ``feeder`` argument.
+SIMBENCH = "simbench:"
 
 
 def feeder(spec) -> Feeder:
-    """The env's ``feeder`` argument: a shipped name (:data:`FEEDERS`) or a :class:`Feeder`."""
+    """The env's ``feeder`` argument: a shipped name (:data:`FEEDERS`), ``"simbench:CODE"`` (a
+    SimBench grid, where the simbench package is installed) or a :class:`Feeder`."""
     if isinstance(spec, Feeder):
         return spec
+    if isinstance(spec, str) and spec.startswith(SIMBENCH):
+        from envzoo.powergrid.pandapower_flow import simbench_feeder
+
+        return simbench_feeder(spec[len(SIMBENCH):])
     if spec in FEEDERS:
         return FEEDERS[spec]()
-    raise ValueError(f"feeder must be one of {sorted(FEEDERS)} or a Feeder (envzoo.powergrid.feeders."
+    raise ValueError(f"feeder must be one of {sorted(FEEDERS)}, 'simbench:CODE' or a Feeder (envzoo.powergrid.feeders."
                      f"feeder_from_tables builds one from your lines and loads), got {spec!r}")

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envzoo.core import rng
+from envzoo.core.compiled import kernel
+from envzoo.core.rng import draw_uniforms_one
 from envzoo.powergrid.params import PowerGridParams
 
 #: Load at each hour 0..23 as a fraction of the day's peak.
@@ -63,9 +64,24 @@ def days(params: PowerGridParams, keys: np.ndarray) -> Days:
     """The days of the rows with episode ``keys`` (B,) uint64."""
     steps, ports = params.steps, params.n_ports
     width = DAY_DRAWS + steps * (STEP_DRAWS + PORT_DRAWS * ports)
-    u = rng.uniforms(keys, np.zeros(len(keys), dtype=np.uint64), (width,))
+    u = np.empty((len(keys), width))
+    _uniforms(np.asarray(keys, dtype=np.uint64), u)
     day, per_step = u[:, :DAY_DRAWS], u[:, DAY_DRAWS:DAY_DRAWS + steps * STEP_DRAWS].reshape(-1, steps, STEP_DRAWS)
-    ev_draws = u[:, DAY_DRAWS + steps * STEP_DRAWS:].reshape(-1, steps, ports, PORT_DRAWS)
+    ev_draws = u[:, DAY_DRAWS + steps * STEP_DRAWS:].reshape(len(keys), steps, ports, PORT_DRAWS)
+    return _weather(params, day, per_step, ev_draws)
+
+
+def forecast(params: PowerGridParams) -> Days:
+    """The day a controller can expect before it is drawn (one row): every draw at its middle
+    (the mean day level of load, cloudiness and temperature; the step noise and passing clouds
+    at their middle), the user's profiles as given, and no car (arrivals are not forecast)."""
+    steps = params.steps
+    return _weather(params, np.full((1, DAY_DRAWS), 0.5), np.full((1, steps, STEP_DRAWS), 0.5),
+                    np.ones((1, steps, params.n_ports, PORT_DRAWS)))
+
+
+def _weather(params: PowerGridParams, day: np.ndarray, per_step: np.ndarray, ev_draws: np.ndarray) -> Days:
+    """The days of the uniforms ``day`` (B, DAY_DRAWS) and ``per_step`` (B, steps, STEP_DRAWS)."""
     hour = hours(params)
     shape = np.interp(hour, np.arange(25), np.append(LOAD_SHAPE, LOAD_SHAPE[0]))
     load = params.load_scale * shape * (0.9 + 0.2 * day[:, :1]) * (0.97 + 0.06 * per_step[..., 0])
@@ -80,6 +96,14 @@ def days(params: PowerGridParams, keys: np.ndarray) -> Days:
     outdoor = np.broadcast_to(given["outdoor_c"], load.shape) if "outdoor_c" in given else outdoor
     price = np.broadcast_to(given["price"], load.shape) if "price" in given else price
     return Days(load, irradiance, outdoor, price, ev_draws)
+
+
+@kernel
+def _uniforms(keys, out):
+    """``envzoo.core.rng.uniforms(keys, 0, (width,))`` into ``out`` (B, width), compiled: the
+    same numbers without the (B, width) temporaries of the array version."""
+    for b in range(keys.shape[0]):
+        draw_uniforms_one(keys[b], np.uint64(0), out[b])
 
 
 def arrival_probabilities(params: PowerGridParams) -> np.ndarray:

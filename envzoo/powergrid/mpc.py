@@ -105,13 +105,24 @@ def shared_path(parent: np.ndarray, impedance: np.ndarray, buses: np.ndarray) ->
 def plan_day(params: PowerGridParams, day: dict) -> np.ndarray:
     """The flat actions (steps, n_actions) of the day's optimal plan. ``day`` holds the row's
     ``load``, ``irradiance``, ``outdoor_c``, ``price`` (steps,) and ``ev_draws`` (steps, ports, 3)."""
+    layout = params.layout
+    return plan(params, day, np.full(len(layout.building_agent), params.building.initial_c),
+                params.battery.initial_soc * layout.battery_kwh, car_schedule(params, day["ev_draws"]))
+
+
+def plan(params: PowerGridParams, day: dict, indoor_c: np.ndarray, stored_kwh: np.ndarray,
+         cars: list[tuple[int, int, int, float]]) -> np.ndarray:
+    """The flat actions (H, n_actions) of the optimal plan over the H steps of ``day`` (its
+    ``load``, ``irradiance``, ``outdoor_c``, ``price``, (H,) each) from the buildings'
+    ``indoor_c`` (°C) and the batteries' ``stored_kwh`` now, for ``cars`` (port, first step,
+    last step, kWh asked; steps counted from the plan's first)."""
     require("powergrid", "scipy")
     from scipy.optimize import linprog
 
     p, layout, feeder = params, params.layout, params.feeder
     b, pv, battery, ev = p.building, p.pv, p.battery, p.ev
-    steps, dt, w = p.steps, p.dt_h, p.weights
     price = day["price"]
+    steps, dt, w = len(price), p.dt_h, p.weights
     later = TIE_BREAK * np.arange(steps)  # (steps,)
     v, rows_le, rows_eq = _Variables(), _Rows(), _Rows()
     # bus powers the devices add, per agent bus: lists of (variable indices (steps,), kW per unit)
@@ -136,7 +147,7 @@ def plan_day(params: PowerGridParams, day: dict) -> np.ndarray:
         q_terms[layout.building_bus[k]].append((u[k], kw * tan_phi))
         gain = (1 - decay) * b.r_c_per_kw * b.cop * b.rated_kw
         for t in range(steps):
-            previous = b.initial_c if t == 0 else None
+            previous = indoor_c[k] if t == 0 else None
             columns, values = [temperature[k, t], u[k, t]], [1.0, gain]
             bound = (1 - decay) * day["outdoor_c"][t]
             if previous is None:
@@ -174,12 +185,11 @@ def plan_day(params: PowerGridParams, day: dict) -> np.ndarray:
             columns = [stored[k, t], charge[k, t], discharge[k, t]]
             values = [1.0, -battery.charge_efficiency * dt, dt / battery.discharge_efficiency]
             if t == 0:
-                rows_eq.add(columns, values, battery.initial_soc * layout.battery_kwh[k])
+                rows_eq.add(columns, values, stored_kwh[k])
             else:
                 rows_eq.add(columns + [stored[k, t - 1]], values + [-1.0], 0.0)
 
     # EV cars: a rate per step of the stay, at most the energy asked, the stations' limits
-    cars = car_schedule(p, day["ev_draws"])
     rate_of = {}  # (port, step) -> variable
     for port, first, last, asked in cars:
         rates = v.add((last - first + 1,), 0.0, ev.port_kw,

@@ -28,8 +28,42 @@ DEFAULT_AGENTS = (
     {"name": "ev_hub_30", "bus": 30, "ev_ports": 8},
     {"name": "solar_storage_14", "bus": 14, "pv_kw": 400.0, "battery_kwh": 800.0},
 )
+#: Peak load (kW) of the feeder the default agents were sized for (IEEE 33-bus).
+DEFAULT_AGENTS_PEAK_KW = 3715.0
+
+
+def default_agents(feeder: Feeder) -> tuple[dict, ...]:
+    """The default agents of ``feeder``: :data:`DEFAULT_AGENTS` on the IEEE 33-bus feeder; on any
+    other, the same five agents on the five buses electrically farthest from the substation
+    (largest sum of line resistance: where voltage sags most), their buildings, PV and batteries
+    scaled down by the feeder's peak load over the 33-bus feeder's where it is smaller (EV hubs
+    keep their 8 ports)."""
+    if feeder.name == "ieee33":
+        return DEFAULT_AGENTS
+    distance = feeder.r_ohm / feeder.z_base_ohm
+    for bus in range(1, feeder.n_buses):
+        distance[bus] += distance[feeder.parent[bus]]
+    farthest = np.argsort(-distance[1:], kind="stable")[:len(DEFAULT_AGENTS)] + 1
+    scale = min(1.0, feeder.p_kw.sum() / DEFAULT_AGENTS_PEAK_KW)
+    agents = []
+    for template, bus in zip(DEFAULT_AGENTS, farthest):
+        name = feeder.bus_names[bus]
+        agent = {"name": f"{template['name'].rsplit('_', 1)[0]}_{name}", "bus": name}
+        if "building_units" in template:
+            agent["building_units"] = max(1, int(round(template["building_units"] * scale)))
+        for key in ("pv_kw", "battery_kwh"):
+            if key in template:
+                agent[key] = round(float(template[key] * scale), 1)
+        if "ev_ports" in template:
+            agent["ev_ports"] = template["ev_ports"]
+        agents.append(agent)
+    return tuple(agents)
+
+
 #: How the agents' rewards include the grid's voltage violations.
 GRID_REWARDS = ("shared", "local", "none")
+#: The power-flow backends: the compiled sweep, or pandapower's Newton–Raphson (in its own environment).
+BACKENDS = ("sweep", "pandapower")
 #: Names of the reward components (the vector reward), in order; each is minus a cost.
 OBJECTIVES = ("energy_cost", "comfort", "voltage", "battery_wear", "ev_unserved")
 
@@ -163,6 +197,7 @@ class PowerGridParams:
         grid_reward: how the agents' rewards include voltage violations (:data:`GRID_REWARDS`).
         profiles: the user's day profiles that replace the drawn ones, ``{name: (steps,)}``
             (names from :data:`~envzoo.powergrid.data.PROFILE_COLUMNS`; empty: all drawn).
+        backend: the power flow (:data:`BACKENDS`).
     """
 
     feeder: Feeder
@@ -184,6 +219,7 @@ class PowerGridParams:
     weights: tuple[float, ...]
     grid_reward: str
     profiles: dict
+    backend: str = "sweep"
 
     @property
     def agent_names(self) -> tuple[str, ...]:
@@ -261,13 +297,14 @@ def _profiles(spec, steps: int) -> dict:
     return checked
 
 
-def make_params(feeder="ieee33", agents=DEFAULT_AGENTS, building=None, pv=None, battery=None, ev=None,
+def make_params(feeder="ieee33", agents=None, building=None, pv=None, battery=None, ev=None,
                 dt_h: float = 0.25, steps: int = 96, start_hour: float = 0.0, load_scale: float = 0.7,
                 price_offpeak: float = 0.10, price_peak: float = 0.30, peak_hours=(16.0, 21.0),
                 v_min: float = 0.95, v_max: float = 1.05, weights=(1.0, 2.0, 500.0, 1.0, 0.5),
-                grid_reward: str = "shared", profiles=None) -> PowerGridParams:
+                grid_reward: str = "shared", profiles=None, backend: str = "sweep") -> PowerGridParams:
     """The parameters of a power-grid env from its arguments, checked."""
     grid = _feeder(feeder)
+    agents = default_agents(grid) if agents is None else agents
     if not isinstance(agents, (list, tuple)) or not agents:
         raise ValueError(f"agents must be a non-empty list of agent dicts, got {agents!r}")
     specs = tuple(_agent(grid, spec, i) for i, spec in enumerate(agents))
@@ -289,10 +326,13 @@ def make_params(feeder="ieee33", agents=DEFAULT_AGENTS, building=None, pv=None, 
     weights = tuple(float(w) for w in weights)
     if len(weights) != len(OBJECTIVES) or any(not w >= 0 for w in weights):
         raise ValueError(f"weights must be {len(OBJECTIVES)} numbers >= 0 for {OBJECTIVES}, got {weights!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS} (the compiled sweep, or pandapower's Newton-Raphson), "
+                         f"got {backend!r}")
     if grid_reward not in GRID_REWARDS:
         raise ValueError(f"grid_reward must be one of {GRID_REWARDS}, got {grid_reward!r}")
     return PowerGridParams(grid, specs, Layout.of(specs), _device(BuildingParams, building, "building"),
                            _device(PVParams, pv, "pv"), _device(BatteryParams, battery, "battery"),
                            _device(EVParams, ev, "ev"), float(dt_h), int(steps), float(start_hour),
                            float(load_scale), float(price_offpeak), float(price_peak), peak_hours, float(v_min),
-                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)))
+                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)), backend)

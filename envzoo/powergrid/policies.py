@@ -15,8 +15,10 @@ device kind, composed per agent. They read the observation and the env's public 
 
 Registered: ``no-control`` (thermostats, unity PF, idle batteries, greedy EVs: what the devices
 do by themselves), ``volt-var`` (the same with Volt-VAR inverters), ``rule-based`` (thermostats,
-Volt-VAR, time-of-use batteries, earliest-deadline EV charging) and ``perfect-foresight``
-(:class:`PerfectForesight`, an oracle: the day's optimal plan of a linear program).
+Volt-VAR, time-of-use batteries, earliest-deadline EV charging), ``rolling-mpc``
+(:class:`RollingMPC`: a receding-horizon linear program on forecasts, replanned every step
+from what the observation shows) and ``perfect-foresight`` (:class:`PerfectForesight`, an
+oracle: the day's optimal plan of a linear program).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.policy import Policy
+from envzoo.powergrid import generator
 from envzoo.powergrid.devices import pv_reactive_limit, volt_var
 from envzoo.powergrid.task import CLOCK_FEATURES
 
@@ -138,6 +141,75 @@ class VoltVar(DeviceRules):
 
     def __init__(self, env):
         super().__init__(env, building="thermostat", pv="volt-var", battery="idle", ev="greedy")
+
+
+class RollingMPC(Policy):
+    """Model-predictive control: every ``replan_every`` steps (4: hourly) and whenever a car
+    comes or goes, the optimal plan over the next ``horizon`` steps (16: four hours)
+    (:func:`envzoo.powergrid.mpc.plan`, the perfect-foresight program on a shorter window) from
+    the buildings' temperatures, the batteries' states of charge and the connected cars (energy
+    asked, hours left) the observation shows, on the forecast day
+    (:func:`envzoo.powergrid.generator.forecast`: mean weather and load, the public tariff, no
+    future car); its first ``replan_every`` steps are played. It reads nothing the agents do not
+    see."""
+
+    def __init__(self, env, horizon: int = 16, replan_every: int = 4):
+        super().__init__(env)
+        for name, value in (("horizon", horizon), ("replan_every", replan_every)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of steps >= 1, got {value!r}")
+        self.horizon, self.replan_every = horizon, replan_every
+        self.plan = np.zeros((0, len(env.unwrapped.params.layout.action_low)), dtype=np.float32)
+        self.params = params = env.unwrapped.params
+        self.multi_agent = hasattr(env, "possible_agents")
+        self.columns = params.layout.agent_feature_columns()
+        self.day = generator.forecast(params)
+        self.reset()
+
+    def reset(self, seed=None) -> None:
+        self.step, self.planned_at = 0, 0
+        self.plan = self.plan[:0]
+        self.connected = np.zeros(self.params.n_ports, dtype=bool)
+
+    def _devices(self, observation) -> np.ndarray:
+        """The devices' features of every agent, in the centralised observation's order."""
+        n, p = len(CLOCK_FEATURES), self.params
+        if not self.multi_agent:
+            return np.asarray(observation, dtype=np.float64)[n + p.feeder.n_buses:]
+        devices = np.zeros(sum(len(columns) for columns in self.columns))
+        for agent, columns in zip(p.agents, self.columns):
+            devices[columns] = observation[agent.name][n + 3:]
+        return devices
+
+    def __call__(self, observation, info):
+        p, layout = self.params, self.params.layout
+        devices = self._devices(observation)
+        connected = devices[len(devices) - 3 * p.n_ports::3] > 0.5
+        if (self.step % self.replan_every == 0 or self.step - self.planned_at >= len(self.plan)
+                or (connected != self.connected).any()):
+            self.plan, self.planned_at, self.connected = self._replan(devices), self.step, connected
+        action = self.plan[self.step - self.planned_at]
+        self.step += 1
+        if self.multi_agent:
+            return {agent.name: action[start:stop] for agent, (start, stop)
+                    in zip(p.agents, layout.agent_actions) if agent.name in observation}
+        return action
+
+    def _replan(self, devices: np.ndarray) -> np.ndarray:
+        """The plan from now over the horizon (at most to the day's end), (H, n_actions), from the
+        devices' features now."""
+        from envzoo.powergrid.mpc import plan
+
+        p, layout = self.params, self.params.layout
+        sizes = np.cumsum([0, len(layout.building_agent), len(layout.pv_agent), len(layout.battery_agent)])
+        now, end = self.step, min(self.step + self.horizon, p.steps)
+        cars = []
+        for port, (connected, energy, hours) in enumerate(devices[sizes[3]:].reshape(-1, 3)):
+            if connected > 0.5:
+                steps_left = round(hours * p.ev.stay_h[1] / p.dt_h)
+                cars.append((port, 0, min(steps_left, end - now) - 1, energy * p.ev.energy_kwh[1]))
+        window = {name: getattr(self.day, name)[0, now:end] for name in ("load", "irradiance", "outdoor_c", "price")}
+        return plan(p, window, devices[:sizes[1]], devices[sizes[2]:sizes[3]] * layout.battery_kwh, cars)
 
 
 class PerfectForesight(Policy):

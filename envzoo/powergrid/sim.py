@@ -13,8 +13,11 @@ A step of a row, with the flat action vector of all its devices (:class:`~envzoo
    whose deadline comes leave (what they still ask is unserved), then free ports receive the
    step's arrivals; at the day's end every car leaves;
 5. the bus powers (the feeder's loads of the hour plus the devices' net draw) go into the
-   backward/forward sweep (:func:`envzoo.powergrid.powerflow.sweep`): voltages, losses, the
-   substation's power, the voltage band's violations.
+   backward/forward sweep (:func:`envzoo.powergrid.powerflow.sweep`), or with
+   ``backend="pandapower"`` into pandapower's Newton–Raphson
+   (:mod:`envzoo.powergrid.pandapower_flow`, one row at a time, between the two compiled halves
+   of the step: :func:`devices_row` and :func:`settle_row`): voltages, losses, the substation's
+   power, the voltage band's violations.
 
 Each agent's step terms (:data:`~envzoo.powergrid.params.OBJECTIVES`, all costs >= 0) are
 ``terms[b, agent]``: its energy bill at the tariff (net metering: export earns the price), its
@@ -28,10 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.compiled import kernel
+from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.powergrid import generator
-from envzoo.powergrid.devices import (battery_power, building_temperature, comfort_violation, ev_energy,
-                                      pv_active_kw, pv_reactive_limit)
+from envzoo.powergrid.devices import (
+    battery_power,
+    building_temperature,
+    comfort_violation,
+    ev_energy,
+    pv_active_kw,
+    pv_reactive_limit,
+)
 from envzoo.powergrid.params import GRID_REWARDS, OBJECTIVES, PowerGridParams
 from envzoo.powergrid.powerflow import MAX_ITERATIONS, TOLERANCE, impedances_pu, sweep
 
@@ -55,6 +64,8 @@ CONSTANTS = ("dt_h", "r", "c", "rated_kw", "cop", "comfort_low", "comfort_high",
 (C_DT, C_R, C_C, C_RATED, C_COP, C_LOW, C_HIGH, C_TAN_PHI, C_PV_EFF, C_RATIO, C_Q_LIMIT, C_ETA_C, C_ETA_D, C_C_RATE,
  C_SOC_MIN, C_SOC_MAX, C_DEGRADATION, C_PORT_KW, C_STATION_KW, C_E_LOW, C_E_HIGH, C_STAY_LOW, C_STAY_HIGH, C_V_MIN,
  C_V_MAX, C_GRID_REWARD, C_STEPS) = range(len(CONSTANTS))
+#: The fewest rows worth a thread of their own (:func:`envzoo.core.compiled.over_row_ranges`).
+ROWS_PER_THREAD = 128
 #: ``grid_reward`` as the kernel reads it.
 SHARED, LOCAL, NONE = range(len(GRID_REWARDS))
 
@@ -113,6 +124,11 @@ class PowerGridSim:
         self.net_kw = np.zeros((batch, agents))
         self.grid = np.zeros((batch, len(GRID)))
         self.totals = np.zeros((batch, len(TOTALS)))
+        self.pandapower = None
+        if params.backend == "pandapower":
+            from envzoo.powergrid.pandapower_flow import PandapowerFlow
+
+            self.pandapower = PandapowerFlow(feeder)
 
     def reset(self, rows: np.ndarray, keys: np.ndarray) -> None:
         """Start the episodes of ``rows`` (indices) from one key each: the day's draws, the
@@ -128,22 +144,43 @@ class PowerGridSim:
         self.terms[rows], self.net_kw[rows], self.totals[rows], self.pv_kw[rows], self.pv_kvar[rows] = 0, 0, 0, 0, 0
         _idle_flow(rows, self.load, self.params.feeder.parent, self.z, p.feeder.p_kw, p.feeder.q_kvar, self.bus_power,
                    self.voltage, self.current, self.magnitude, self.grid, self.constants)
+        if self.pandapower is not None:
+            rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
+            _grid_rows(rows, self._solve_by_pandapower(rows), self.params.feeder.parent, self.z, self.voltage,
+                       self.current, self.magnitude, self.grid, self.constants)
 
     def step(self, actions: np.ndarray) -> None:
         """Advance every row by one step with the flat actions (B, n_actions)."""
-        _step_rows(0, self.batch, np.asarray(actions, dtype=np.float64), *self.kernel_arguments())
+        actions = np.asarray(actions, dtype=np.float64)
+        if self.pandapower is None:
+            state = self.kernel_arguments()
+            over_row_ranges(lambda start, stop: _step_rows(start, stop, actions, *state), self.batch, ROWS_PER_THREAD)
+            return
+        _devices_rows(actions, *self.kernel_arguments())
+        _settle_rows(self._solve_by_pandapower(np.arange(self.batch)), *self.kernel_arguments())
+
+    def _solve_by_pandapower(self, rows: np.ndarray) -> np.ndarray:
+        """The power flows of ``rows`` by pandapower (``backend="pandapower"``), one at a time,
+        into ``voltage`` and ``current``; their iterations (-1: not converged), (len(rows),) int64."""
+        return np.array([self.pandapower.solve(self.bus_power[b], self.voltage[b], self.current[b]) for b in rows],
+                        dtype=np.int64)
 
     def kernel_arguments(self) -> tuple:
-        """Everything :func:`step_row` reads and writes after the actions, in its order."""
+        """What the step's kernels read and write after the actions, as the five tuples
+        :func:`devices_row` and :func:`settle_row` unpack: the days, the devices' states, the
+        layout, the network (and the model constants), the step's outputs."""
         layout, feeder = self.params.layout, self.params.feeder
-        return (self.step_count, self.load, self.irradiance, self.outdoor_c, self.price, self.ev_draws,
-                self.arrival_probability, self.temperature, self.energy, self.remaining, self.asked, self.departure,
-                layout.building_agent, layout.building_bus, layout.building_units, layout.building_action,
-                layout.pv_agent, layout.pv_bus, layout.pv_kw, layout.pv_action, layout.battery_agent,
-                layout.battery_bus, layout.battery_kwh, layout.battery_action, layout.port_agent, layout.port_bus,
-                layout.port_action, layout.agent_bus, feeder.parent, self.z, feeder.p_kw, feeder.q_kvar,
-                self.constants, self.bus_power, self.voltage, self.current, self.magnitude, self.pv_kw, self.pv_kvar,
-                self.station_request, self.terms, self.net_kw, self.grid, self.totals)
+        day = (self.step_count, self.load, self.irradiance, self.outdoor_c, self.price, self.ev_draws,
+               self.arrival_probability)
+        devices = (self.temperature, self.energy, self.remaining, self.asked, self.departure)
+        places = (layout.building_agent, layout.building_bus, layout.building_units, layout.building_action,
+                  layout.pv_agent, layout.pv_bus, layout.pv_kw, layout.pv_action, layout.battery_agent,
+                  layout.battery_bus, layout.battery_kwh, layout.battery_action, layout.port_agent, layout.port_bus,
+                  layout.port_action, layout.agent_bus)
+        network = (feeder.parent, self.z, feeder.p_kw, feeder.q_kvar, self.constants)
+        out = (self.bus_power, self.voltage, self.current, self.magnitude, self.pv_kw, self.pv_kvar,
+               self.station_request, self.terms, self.net_kw, self.grid, self.totals)
+        return day, devices, places, network, out
 
 
 @kernel
@@ -156,8 +193,16 @@ def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, curren
 
 @kernel(inline=True)
 def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
-    """The row's power flow and its grid results; returns the p.u. violation summed over buses."""
+    """The row's power flow by the sweep and its grid results; returns the p.u. violation summed
+    over buses."""
     iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
+    return _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c)
+
+
+@kernel(inline=True)
+def _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c):
+    """The row's grid results from its solved voltages and currents; returns the p.u. violation
+    summed over buses."""
     losses, violation, lowest, highest = 0.0, 0.0, np.inf, -np.inf
     for i in range(parent.shape[0]):
         m = abs(voltage[b, i])
@@ -178,18 +223,43 @@ def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
 
 
 @kernel
-def _step_rows(start, stop, actions, *state):
-    for b in range(start, stop):
-        step_row(b, actions[b], *state)
+def _step_rows(start, stop, actions, day, devices, layout, network, out):
+    parent, z = network[0], network[1]
+    bus_power, voltage, current = out[0], out[1], out[2]
+    for b in range(start, stop):  # one step of row b (see the module's docstring)
+        devices_row(b, actions[b], day, devices, layout, network, out)
+        iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
+        settle_row(b, iterations, day, devices, layout, network, out)
 
 
 @kernel
-def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability,
-             temperature, energy, remaining, asked, departure, building_agent, building_bus, building_units,
-             building_action, pv_agent, pv_bus, pv_kw_rated, pv_action, battery_agent, battery_bus, battery_kwh,
-             battery_action, port_agent, port_bus, port_action, agent_bus, parent, z, base_p, base_q, c,
-             bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals):
-    """One step of row ``b`` with its flat ``action`` (see the module's docstring)."""
+def _devices_rows(actions, day, devices, layout, network, out):
+    for b in range(actions.shape[0]):
+        devices_row(b, actions[b], day, devices, layout, network, out)
+
+
+@kernel
+def _settle_rows(iterations, day, devices, layout, network, out):
+    for b in range(iterations.shape[0]):
+        settle_row(b, iterations[b], day, devices, layout, network, out)
+
+
+@kernel
+def _grid_rows(rows, iterations, parent, z, voltage, current, magnitude, grid, c):
+    for k in range(rows.shape[0]):
+        _grid_results(rows[k], iterations[k], parent, z, voltage, current, magnitude, grid, c)
+
+
+@kernel(inline=True)
+def devices_row(b, action, day, devices, layout, network, out):
+    """Steps 1-4 of row ``b`` (see the module's docstring): the devices act and ``bus_power``
+    holds the row's bus powers for the power flow."""
+    (step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability) = day
+    (temperature, energy, remaining, asked, departure) = devices
+    (building_agent, building_bus, building_units, building_action, pv_agent, pv_bus, pv_kw_rated, pv_action,
+     battery_agent, battery_bus, battery_kwh, battery_action, port_agent, port_bus, port_action, agent_bus) = layout
+    (parent, z, base_p, base_q, c) = network
+    (bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals) = out
     t = step_count[b]
     dt = c[C_DT]
     n_agents = terms.shape[1]
@@ -198,10 +268,8 @@ def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws
         station_request[b, a] = 0.0
         for k in range(terms.shape[2]):
             terms[b, a, k] = 0.0
-    load_kw = 0.0
     for i in range(parent.shape[0]):
         bus_power[b, i] = complex(base_p[i] * load[b, t], base_q[i] * load[b, t]) / 1000.0
-        load_kw += base_p[i] * load[b, t]
 
     for k in range(building_agent.shape[0]):
         zone_kw = action[building_action[k]] * c[C_RATED]
@@ -254,7 +322,24 @@ def step_row(b, action, step_count, load, irradiance, outdoor_c, price, ev_draws
             departure[b, k] = t + 1 + max(1, int(np.round(stay / dt)))
             totals[b, T_ASKED] += wanted
 
-    violation = _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c) * dt
+
+@kernel(inline=True)
+def settle_row(b, iterations, day, devices, layout, network, out):
+    """Step 5 of row ``b`` after its power flow (``iterations``, -1 where it did not converge;
+    ``voltage`` and ``current`` solved): its grid results, the agents' terms and the totals."""
+    (step_count, load, irradiance, outdoor_c, price, ev_draws, arrival_probability) = day
+    (temperature, energy, remaining, asked, departure) = devices
+    (building_agent, building_bus, building_units, building_action, pv_agent, pv_bus, pv_kw_rated, pv_action,
+     battery_agent, battery_bus, battery_kwh, battery_action, port_agent, port_bus, port_action, agent_bus) = layout
+    (parent, z, base_p, base_q, c) = network
+    (bus_power, voltage, current, magnitude, pv_kw, pv_kvar, station_request, terms, net_kw, grid, totals) = out
+    t = step_count[b]
+    dt = c[C_DT]
+    n_agents = terms.shape[1]
+    load_kw = 0.0
+    for i in range(parent.shape[0]):
+        load_kw += base_p[i] * load[b, t]
+    violation = _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c) * dt
     device_kw = 0.0
     for a in range(n_agents):
         terms[b, a, 0] = price[b, t] * net_kw[b, a] * dt

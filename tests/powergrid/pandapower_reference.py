@@ -1,19 +1,30 @@
-"""Writes ``pandapower_ieee33.json``: pandapower's Newton–Raphson solution of its own copy of the
-IEEE 33-bus feeder (``pandapower.networks.case33bw``, from MATPOWER's case33bw) in three cases,
-the reference ``test_powerflow.py`` holds the sweep to.
+"""Writes the references ``test_powerflow.py`` holds the sweep to: pandapower's Newton–Raphson
+solutions of
+
+- ``pandapower_ieee33.json``: pandapower's own copy of the IEEE 33-bus feeder
+  (``pandapower.networks.case33bw``, from MATPOWER's case33bw) in three cases;
+- ``pandapower_feeders.json``: every feeder of ``envzoo.powergrid.feeders.SHIPPED`` as a
+  pandapower network built from its shipped tables
+  (``envzoo.powergrid.pandapower_flow.network``), at peak and at half load with generation at
+  its three buses farthest from the substation.
 
 pandapower pins pandas below the version envzoo's environment has, so it is not a test
 dependency: run this in a separate environment (``python -m venv /tmp/pp && /tmp/pp/bin/pip
-install pandapower && /tmp/pp/bin/python tests/powergrid/pandapower_reference.py``) to write the
-file again. Each case scales the loads and adds generation (negative load) at some buses
-(numbered 1..33 as Baran & Wu number them).
+install pandapower && /tmp/pp/bin/pip install --no-deps -e . && /tmp/pp/bin/python
+tests/powergrid/pandapower_reference.py``) to write the files again. Each case scales the loads
+and adds generation (negative load) at some buses.
 """
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pandapower as pp
 import pandapower.networks as pn
+
+from envzoo.powergrid import feeders
+from envzoo.powergrid.pandapower_flow import network
+from envzoo.powergrid.params import default_agents
 
 CASES = {
     "peak": {"load_scale": 1.0, "generation": {}},
@@ -36,9 +47,36 @@ def solve(load_scale: float, generation: dict) -> dict:
             "substation_kvar": float(net.res_ext_grid.q_mvar.iloc[0] * 1000.0)}
 
 
+def solve_shipped(name: str) -> dict:
+    """The shipped feeder ``name`` at peak and at half load with generation of a fifth of its
+    peak load at each of its default agents' first three buses (the farthest from the substation)."""
+    feeder = feeders.feeder(name)
+    buses = [agent["bus"] for agent in default_agents(feeder)[:3]]
+    generation_kw = round(feeder.p_kw.sum() / 5.0, 1)
+    cases = {}
+    for case, scale, generation in (("peak", 1.0, {}),
+                                    ("light_with_pv", 0.5, {str(b): (generation_kw, 0.0) for b in buses})):
+        net = network(feeder)
+        net.load["p_mw"] *= scale
+        net.load["q_mvar"] *= scale
+        for bus, (p_kw, q_kvar) in generation.items():
+            pp.create_sgen(net, feeder.bus_index(bus), p_mw=p_kw / 1000.0, q_mvar=q_kvar / 1000.0)
+        pp.runpp(net, algorithm="nr", tolerance_mva=1e-10, init="flat", max_iteration=50)
+        cases[case] = {"load_scale": scale, "generation_kw_kvar": {b: list(pq) for b, pq in generation.items()},
+                       "vm_pu": net.res_bus.vm_pu.tolist(), "va_degree": net.res_bus.va_degree.tolist(),
+                       "losses_kw": float(net.res_line.pl_mw.sum() * 1000.0),
+                       "substation_kw": float(net.res_ext_grid.p_mw.iloc[0] * 1000.0),
+                       "substation_kvar": float(net.res_ext_grid.q_mvar.iloc[0] * 1000.0)}
+    return cases
+
+
 if __name__ == "__main__":
+    here = Path(__file__).parent
     result = {"pandapower": pp.__version__, "network": "pandapower.networks.case33bw",
               "cases": {name: solve(**case) for name, case in CASES.items()}}
-    path = Path(__file__).with_name("pandapower_ieee33.json")
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    print("wrote", path)
+    (here / "pandapower_ieee33.json").write_text(json.dumps(result, indent=1) + "\n")
+    shipped = {"pandapower": pp.__version__, "network": "envzoo.powergrid.pandapower_flow.network(feeder)",
+               "feeders": {name: solve_shipped(name) for name in feeders.SHIPPED}}
+    (here / "pandapower_feeders.json").write_text(json.dumps(shipped) + "\n")
+    print("wrote", here / "pandapower_ieee33.json", here / "pandapower_feeders.json")
+    print(np.round([max(c["vm_pu"]) - min(c["vm_pu"]) for f in shipped["feeders"].values() for c in f.values()], 4))

@@ -146,7 +146,24 @@ def test_non_convergence_ends_the_episode_cleanly():
     assert np.isfinite(observation).all() and np.isfinite(reward)
 
 
+def test_non_convergence_mid_episode_ends_it_cleanly():
+    """A load the feeder cannot carry in step 5 of 8: four steps run, the fifth terminates with
+    the flow's failure in ``info`` and the episode's metrics, all finite."""
+    load = [0.5] * 4 + [8.0] * 4
+    env = gymnasium.make("envzoo/PowerGrid-v0", feeder="ieee13", steps=8, profiles={"load": load})
+    observation, info = env.reset(seed=0)
+    for step in range(5):
+        observation, reward, terminated, truncated, info = env.step(env.action_space.low)
+        assert np.isfinite(observation).all() and np.isfinite(reward)
+        assert terminated == (step == 4) and info["powerflow_converged"] == (step < 4) and not truncated
+    assert info["metrics"]["nonconverged_steps"] == 1.0
+    assert all(np.isfinite(value).all() for value in info["metrics"].values())
+
+
 @pytest.mark.parametrize("kwargs, message", [
+    ({"feeder": "ieee13", "agents": [{"name": "a", "bus": 18, "pv_kw": 10}]}, "feeder 'ieee13' has no bus 18"),
+    ({"feeder": "ieee13", "profiles": {"load": [1.0] * 24}}, "set steps=24"),
+    ({"backend": "opendss"}, "backend must be one of"),
     ({"agents": [{"name": "a", "bus": 99, "pv_kw": 10}]}, "has no bus 99"),
     ({"agents": [{"name": "a", "bus": 5}]}, "has no device"),
     ({"agents": [{"name": "a", "bus": 5, "pv_kw": 1}, {"name": "a", "bus": 6, "pv_kw": 1}]}, "distinct"),
@@ -155,7 +172,7 @@ def test_non_convergence_ends_the_episode_cleanly():
     ({"weights": (1, 2, 3)}, "weights must be 5"),
     ({"battery": {"soc_min": 0.6}}, "soc_min <= initial_soc"),
     ({"building": {"coolness": 1}}, "has no settings"),
-    ({"feeder": "ieee13"}, "feeder must be one of"),
+    ({"feeder": "ieee14"}, "feeder must be one of"),
 ])
 def test_bad_arguments_name_the_fix(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -180,3 +197,12 @@ def test_grid_reward_modes():
     assert (terms["local"] <= terms["shared"]).all() and terms["local"].max() > 0
     assert len(set(terms["local"].tolist())) > 1
     assert (terms["none"] == 0).all()
+
+
+def test_agents_without_ev_ports():
+    """A feeder with no charging station draws no car (the day's EV draws are empty)."""
+    env = gymnasium.make("envzoo/PowerGrid-v0", feeder="ieee13", agents=[{"name": "pv", "bus": "675", "pv_kw": 100.0}])
+    observation, _ = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.high)
+    assert env.unwrapped.task.sim.ev_draws.shape == (1, 96, 0, 3)
+    assert info["powerflow_converged"] and np.isfinite(observation).all()

@@ -1,0 +1,169 @@
+"""pandapower's Newton–Raphson as a power-flow backend (``backend="pandapower"``), and feeders to
+and from pandapower networks.
+
+pandapower pins pandas below the version envzoo's own environment has, so it is not an envzoo
+extra: install it in a separate environment (``pip install pandapower``) to use the backend or to
+convert one of its networks. Only :func:`tables_from_pandapower` and :func:`network` read or
+build pandapower's tables; the rest of the package never imports pandapower.
+
+- :func:`tables_from_pandapower`: a pandapower network's lines (closed ones only), transformers
+  (their series impedance) and loads as the tables :func:`~envzoo.powergrid.feeders.feeder_from_tables`
+  takes, every impedance referred to the voltage most buses have; bus-bus switches that are
+  closed merge their buses.
+- :func:`network`: a :class:`~envzoo.powergrid.feeders.Feeder` as a pandapower network (each line
+  1 km of its impedance, no shunts; the substation an external grid at 1 p.u.).
+- :class:`PandapowerFlow`: solves one row's bus powers with ``pandapower.runpp`` (Newton–Raphson,
+  flat start), returning what :func:`~envzoo.powergrid.powerflow.sweep` returns.
+- :func:`simbench_feeder` and :func:`simbench_profiles`: a SimBench grid (``feeder="simbench:CODE"``)
+  and a day of its year-long 15-minute profiles, from the ``simbench`` package, which ships its
+  grids and profiles (nothing is downloaded) and needs pandapower. SimBench's data are under the
+  Open Database License; envzoo ships none of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from envzoo.powergrid.feeders import Feeder
+
+#: Newton–Raphson's tolerance on the power mismatch (MVA) and its iteration cap.
+TOLERANCE_MVA = 1e-10
+MAX_ITERATIONS = 30
+
+
+def _simbench():
+    try:
+        import simbench
+    except ImportError as error:
+        raise ImportError("SimBench grids need the simbench package, which needs pandapower (whose pandas pin envzoo's "
+                          "environment cannot take): pip install simbench in an environment of its own") from error
+    return simbench
+
+
+def _pandapower():
+    try:
+        import pandapower
+    except ImportError as error:
+        raise ImportError('backend="pandapower" needs pandapower, which pins pandas below envzoo\'s: install it in '
+                          'its own environment (pip install pandapower) or use backend="sweep"') from error
+    return pandapower
+
+
+def tables_from_pandapower(net) -> tuple[list, dict, float, str]:
+    """``(lines, loads, base_kv, substation)`` of a radial pandapower network (see the module's
+    docstring); bus names are pandapower's bus indices as text."""
+    merged = {int(b): int(b) for b in net.bus.index}
+
+    def root(b):
+        while merged[b] != b:
+            b = merged[b]
+        return b
+
+    for _, switch in net.switch.iterrows():
+        if switch.et == "b" and switch.closed:
+            merged[root(int(switch.element))] = root(int(switch.bus))
+    open_lines = {int(s.element) for _, s in net.switch.iterrows() if s.et == "l" and not s.closed}
+    base_kv = Counter(net.bus.vn_kv).most_common(1)[0][0]
+    lines = []
+    for index, line in net.line.iterrows():
+        if index in open_lines or not line.in_service:
+            continue
+        scale = (base_kv / net.bus.vn_kv[line.from_bus]) ** 2 * line.length_km / line.parallel
+        lines.append((str(root(int(line.from_bus))), str(root(int(line.to_bus))), line.r_ohm_per_km * scale,
+                      line.x_ohm_per_km * scale))
+    for _, trafo in net.trafo.iterrows():
+        z_base = base_kv ** 2 / trafo.sn_mva  # the impedance on the rating, referred to the feeder's base
+        r = trafo.vkr_percent / 100.0 * z_base
+        x = np.sqrt(max((trafo.vk_percent / 100.0) ** 2 - (trafo.vkr_percent / 100.0) ** 2, 0.0)) * z_base
+        lines.append((str(root(int(trafo.hv_bus))), str(root(int(trafo.lv_bus))), r, x))
+    loads: dict[str, list] = {}
+    for _, load in net.load.iterrows():
+        entry = loads.setdefault(str(root(int(load.bus))), [0.0, 0.0])
+        entry[0] += load.p_mw * load.scaling * 1000.0
+        entry[1] += load.q_mvar * load.scaling * 1000.0
+    substation = str(root(int(net.ext_grid.bus.iloc[0])))
+    return lines, {bus: tuple(pq) for bus, pq in loads.items()}, float(base_kv), substation
+
+
+def network(feeder: Feeder):
+    """The feeder as a pandapower network: bus ``i`` is the feeder's bus ``i`` (sweep order), its
+    loads the feeder's peak loads, the substation an external grid at 1 p.u."""
+    pp = _pandapower()
+    net = pp.create_empty_network(sn_mva=1.0)
+    for name in feeder.bus_names:
+        pp.create_bus(net, vn_kv=feeder.base_kv, name=name)
+    pp.create_ext_grid(net, 0, vm_pu=1.0, va_degree=0.0)
+    for bus in range(1, feeder.n_buses):
+        pp.create_line_from_parameters(net, int(feeder.parent[bus]), bus, length_km=1.0,
+                                       r_ohm_per_km=float(feeder.r_ohm[bus]), x_ohm_per_km=float(feeder.x_ohm[bus]),
+                                       c_nf_per_km=0.0, max_i_ka=1e6)
+    pp.create_loads(net, list(range(feeder.n_buses)), p_mw=feeder.p_kw / 1000.0, q_mvar=feeder.q_kvar / 1000.0)
+    return net
+
+
+class PandapowerFlow:
+    """The power flow of one feeder by pandapower's Newton–Raphson, one row at a time."""
+
+    def __init__(self, feeder: Feeder):
+        self.pp = _pandapower()
+        self.feeder = feeder
+        self.net = network(feeder)
+        self.z = (feeder.r_ohm + 1j * feeder.x_ohm) / feeder.z_base_ohm
+
+    def solve(self, s: np.ndarray, v: np.ndarray, current: np.ndarray) -> int:
+        """Solve bus powers drawn ``s`` (N,) complex p.u.; write the voltages into ``v`` and each
+        bus's line current (from its parent; the feeder's total at the substation) into
+        ``current``. Returns the iterations taken, -1 where Newton–Raphson did not converge
+        (``v`` then 0, finite)."""
+        net, parent = self.net, self.feeder.parent
+        net.load["p_mw"] = s.real
+        net.load["q_mvar"] = s.imag
+        try:
+            self.pp.runpp(net, algorithm="nr", init="flat", tolerance_mva=TOLERANCE_MVA,
+                          max_iteration=MAX_ITERATIONS, calculate_voltage_angles=True)
+        except self.pp.LoadflowNotConverged:
+            v[:] = 0.0
+            current[:] = 0.0
+            return -1
+        v[:] = net.res_bus.vm_pu.to_numpy() * np.exp(1j * np.radians(net.res_bus.va_degree.to_numpy()))
+        current[0] = 0.0
+        current[1:] = (v[parent[1:]] - v[1:]) / self.z[1:]
+        current[0] = current[parent == 0].sum()
+        return int(net._ppc["iterations"]) if "iterations" in net._ppc else 1
+
+
+def simbench_feeder(code: str) -> Feeder:
+    """The SimBench grid ``code`` (such as ``"1-LV-rural1--0-sw"``) as a radial feeder: its lines,
+    transformers and loads (their rated power) by :func:`tables_from_pandapower`; its PV and other
+    generators are left to the env's agents."""
+    from envzoo.powergrid.feeders import feeder_from_tables
+
+    lines, loads, base_kv, substation = tables_from_pandapower(_simbench().get_simbench_net(code))
+    return feeder_from_tables(f"simbench:{code}", lines, loads, base_kv, substation)
+
+
+def simbench_profiles(code: str, day: int, steps: int = 96) -> dict[str, np.ndarray]:
+    """``steps`` 15-minute steps of SimBench grid ``code``'s year from the start of ``day`` (0 is
+    1 January), as the env's ``profiles``: ``load``, the grid's summed load over its summed rated
+    load (a multiple of the feeder's peak loads), and ``irradiance_w_m2``, its PV generators'
+    summed output over their summed rating as the irradiance that gives it through the env's PV
+    model (``1000 / efficiency`` W/m² per unit, efficiency 0.96)."""
+    from envzoo.powergrid.devices import PVParams
+
+    simbench = _simbench()
+    net = simbench.get_simbench_net(code)
+    values = simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)
+    load, pv = values[("load", "p_mw")].to_numpy(), values[("sgen", "p_mw")].to_numpy()
+    year = len(load)
+    if isinstance(day, bool) or not isinstance(day, (int, np.integer)) or not 0 <= day * 96 <= year - steps:
+        raise ValueError(f"day must be a whole number from 0 to {(year - steps) // 96} (SimBench's year has {year} "
+                         f"15-minute steps), got {day!r}")
+    window = slice(int(day) * 96, int(day) * 96 + steps)
+    rated_load = (net.load.p_mw * net.load.scaling).sum()
+    profiles = {"load": load[window].sum(axis=1) / rated_load}
+    if pv.shape[1]:
+        rated_pv = (net.sgen.p_mw * net.sgen.scaling).sum()
+        profiles["irradiance_w_m2"] = np.maximum(pv[window].sum(axis=1) / rated_pv, 0.0) * 1000.0 / PVParams().efficiency
+    return profiles
