@@ -23,6 +23,7 @@ from envzoo.core.errors import EnvzooError
 #: Lesson number -> the module of this package that holds its checkers.
 LESSONS = {
     "01": "dynamic_programming",
+    "02": "scheduling",
 }
 
 
