@@ -24,6 +24,7 @@ from envzoo.core.errors import EnvzooError
 LESSONS = {
     "01": "dynamic_programming",
     "02": "scheduling",
+    "03": "reward_machines",
 }
 
 
