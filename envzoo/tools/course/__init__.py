@@ -25,6 +25,7 @@ LESSONS = {
     "01": "dynamic_programming",
     "02": "scheduling",
     "03": "reward_machines",
+    "04": "heavy_tails",
 }
 
 
