@@ -26,6 +26,7 @@ LESSONS = {
     "02": "scheduling",
     "03": "reward_machines",
     "04": "heavy_tails",
+    "05": "policy_gradients",
 }
 
 
