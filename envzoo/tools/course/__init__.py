@@ -27,6 +27,7 @@ LESSONS = {
     "03": "reward_machines",
     "04": "heavy_tails",
     "05": "policy_gradients",
+    "12": "evaluation",
 }
 
 
