@@ -27,6 +27,7 @@ LESSONS = {
     "03": "reward_machines",
     "04": "heavy_tails",
     "05": "policy_gradients",
+    "08": "multi_objective",
     "12": "evaluation",
 }
 
