@@ -28,6 +28,7 @@ LESSONS = {
     "04": "heavy_tails",
     "05": "policy_gradients",
     "08": "multi_objective",
+    "10": "off_policy",
     "12": "evaluation",
 }
 
