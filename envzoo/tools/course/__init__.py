@@ -29,6 +29,7 @@ LESSONS = {
     "05": "policy_gradients",
     "08": "multi_objective",
     "10": "off_policy",
+    "11": "text_agents",
     "12": "evaluation",
 }
 
