@@ -28,6 +28,7 @@ LESSONS = {
     "04": "heavy_tails",
     "05": "policy_gradients",
     "08": "multi_objective",
+    "09": "markets",
     "10": "off_policy",
     "11": "text_agents",
     "12": "evaluation",
