@@ -27,6 +27,7 @@ LESSONS = {
     "03": "reward_machines",
     "04": "heavy_tails",
     "05": "policy_gradients",
+    "06": "ppo",
     "07": "jax_training",
     "08": "multi_objective",
     "09": "markets",
