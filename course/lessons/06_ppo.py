@@ -130,7 +130,9 @@ print(f"{model.num_timesteps:,} steps in {time.perf_counter() - started:.0f} s")
 # ## Against the references
 #
 # Knative's default (no limit) and the best fixed limit (found by search on other seeds), scored
-# with the trained policy on the same 8 evaluation episodes; the band is a 95 % interval.
+# with the trained policy on the same 8 evaluation episodes; the band is a 95 % interval. The
+# training curve is the *exploring* policy's (actions sampled from the network's distribution);
+# the trained network acting deterministically, its most likely action, scores higher.
 
 # %%
 env = gym.make("envzoo/Serverless-v1")
