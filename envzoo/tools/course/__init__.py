@@ -41,10 +41,6 @@ class CourseError(EnvzooError, ValueError):
     """An unknown lesson, or an answers file that cannot be found or imported."""
 
 
-class NotAnswered(Exception):
-    """Raised by a checker when the student's answer is still the blank stub."""
-
-
 @dataclass(frozen=True)
 class Exercise:
     """One exercise: the ``name`` it is answered under in the student file, a one-line ``title``,
@@ -130,8 +126,6 @@ def check_exercise(exercise: Exercise, answers) -> Outcome:
         return Outcome(exercise, True, exercise.check(answer))
     except NotImplementedError:
         return Outcome(exercise, False, f"not answered yet: `{exercise.name}` still raises NotImplementedError")
-    except NotAnswered as blank:
-        return Outcome(exercise, False, f"not answered yet: {blank}")
     except Wrong as wrong:
         return Outcome(exercise, False, str(wrong))
     except Exception as error:  # the student's code failed: show where, as Python would
