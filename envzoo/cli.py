@@ -865,6 +865,12 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox = commands.add_parser("sandbox", help="the sandbox for untrusted code (docs: Security)")
     sandbox.add_argument("action", choices=["check"], help="check: run the hostile-program battery against it")
     sandbox.set_defaults(run=cmd_sandbox)
+
+    course = commands.add_parser("course", help="check a lesson's exercises (the course/ folder of the repository)")
+    course.add_argument("action", choices=["check"])
+    course.add_argument("lesson", help="the lesson's number, e.g. 01")
+    course.add_argument("--answers", help="the answers file (default: course/exercises/NN_*.py)")
+    course.set_defaults(run=cmd_course)
     return parser
 
 
@@ -891,6 +897,12 @@ def cmd_sandbox(args) -> int:
     from envzoo.core.sandbox.battery import check
 
     return check()
+
+
+def cmd_course(args) -> int:
+    from envzoo.tools.course import report
+
+    return report(args.lesson, args.answers)
 
 
 def main(argv: list[str] | None = None) -> int:
