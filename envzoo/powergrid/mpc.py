@@ -213,28 +213,33 @@ def plan(params: PowerGridParams, day: dict, indoor_c: np.ndarray, stored_kwh: n
     under = v.add((steps, feeder.n_buses), 0.0, np.inf, w[2] * dt)
     over = v.add((steps, feeder.n_buses), 0.0, np.inf, w[2] * dt)
     for t in range(steps):
-        columns, coefficients = [], []  # per bus column of `buses`: the P and Q variables at t
+        # the P and Q variables at t, term by term: their indices, the column of `buses` they
+        # load, whether they are active power, and their kW per unit
+        indices, term_bus, term_real, term_scale = [], [], [], []
         for j, bus in enumerate(buses):
-            for terms, part in ((p_terms[bus], "real"), (q_terms[bus], "imag")):
+            for terms, real in ((p_terms[bus], True), (q_terms[bus], False)):
                 for term in terms:
                     if len(term) == 3:  # the EV rates of one step
-                        indices, scale, step = term
-                        if step != t:
+                        if term[2] != t:
                             continue
+                        term_indices = np.asarray(term[0])
                     else:
-                        indices, scale = term[0][t:t + 1], term[1]
-                    columns.append(np.asarray(indices))
-                    coefficients.append((j, part, scale, len(np.atleast_1d(indices))))
+                        term_indices = term[0][t:t + 1]
+                    indices.append(term_indices)
+                    term_bus.append(j)
+                    term_real.append(real)
+                    term_scale.append(term[1])
+        entry_term = np.repeat(np.arange(len(indices)), [len(i) for i in indices])
+        entry_index = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64)
+        # factors[i, term]: bus i's voltage drop per unit of the term
+        term_bus = np.asarray(term_bus, dtype=np.int64)
+        factors = np.where(np.asarray(term_real, dtype=bool), sensitivity.real[:, term_bus],
+                           sensitivity.imag[:, term_bus]) * np.asarray(term_scale, dtype=np.float64)
         fixed_drop = (sensitivity.real * p_fixed[t]).sum(axis=1)
         for i in range(feeder.n_buses):
-            drop_columns, drop_values = [], []
-            for indices, (j, part, scale, count) in zip(columns, coefficients):
-                factor = getattr(sensitivity[i, j], part) * scale
-                if factor:
-                    drop_columns.append(indices)
-                    drop_values.append(np.full(count, factor))
-            drop_columns = np.concatenate(drop_columns) if drop_columns else np.zeros(0, dtype=np.int64)
-            drop_values = np.concatenate(drop_values) if drop_values else np.zeros(0)
+            entry_factor = factors[i, entry_term]
+            used = entry_factor != 0
+            drop_columns, drop_values = entry_index[used], entry_factor[used]
             # V = v0 − fixed − drop·x;  under >= v_min − V;  over >= V − v_max
             rows_le.add(np.append(drop_columns, under[t, i]), np.append(drop_values, -1.0),
                         v0[t, i] - fixed_drop[i] - p.v_min)
