@@ -81,7 +81,8 @@ class TRMEnv(TaskEnv):
     per step), ``coffee-and-mail`` (both in either order, then the office, within 24 steps),
     ``deliver-coffee`` (untimed); delivery ``pickup-deliver`` (A to D, 1 within 12 steps of the
     pickup, 0.2 later), ``two-rides`` (A to B, then C to D, each within 10 steps),
-    ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C); frozenlake
+    ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C), ``precise-drop``
+    (A to D strictly between 10 and 11 time units: only a real-time delay meets it); frozenlake
     ``goal-deadline`` (the goal within 20 steps), ``goal`` (untimed), ``goal-soon`` (1, 0.5,
     0.25 by the arrival time).
 
@@ -90,8 +91,9 @@ class TRMEnv(TaskEnv):
     Toro Icarte, Klassen, Valenzano, McIlraith. Using Reward Machines for High-Level Task
     Specification and Decomposition in Reinforcement Learning. ICML 2018. Toro Icarte et al.
     Reward Machines: Exploiting Reward Function Structure in Reinforcement Learning. JAIR 2022
-    (counterfactual reasoning, CRM). Timed reward machines: reward machines with clocks under
-    digital and real-time semantics.
+    (counterfactual reasoning, CRM). Majumdar, Raha, Roy, Parker, Kwiatkowska. About Time:
+    Model-free Reinforcement Learning with Timed Reward Machines. arXiv:2512.17637, 2025 (timed
+    reward machines under digital and real-time semantics).
 
     ## Version History
 

@@ -130,10 +130,12 @@ class TimedRewardMachine:
                 raise TRMFormatError(f"{self.name}: line {edge.line}: the event {edge.event!r} is no label of this "
                                      f"world; its labels are {sorted(labels)}, or 'any' / 'none'")
 
-    def fire(self, state: str, clocks: tuple[int, ...], label: str | None) -> tuple[str, tuple[int, ...], float]:
+    def fire(self, state: str, clocks: tuple, label: str | None, elapsed=1) -> tuple[str, tuple, float]:
         """One step from ``state`` with clock values ``clocks`` (before the step) onto a cell
-        labelled ``label`` (None: unlabelled): the next state, clock values and reward."""
-        advanced = tuple(value + 1 for value in clocks)
+        labelled ``label`` (None: unlabelled): the next state, clock values and reward. A step
+        takes ``elapsed`` time units: 1 over digital clocks, 1 + the agent's delay in real time
+        (:mod:`envzoo.rewardmachines.realtime`; clocks are then exact fractions)."""
+        advanced = tuple(value + elapsed for value in clocks)
         for edge in self.edges:
             if edge.source != state or not _matches(edge.event, label):
                 continue
