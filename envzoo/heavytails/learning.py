@@ -100,11 +100,13 @@ class UCBVI:
             clipped mean); epsilon: the privacy budget.
         bonus_scale: a factor on the bonuses (the transition bonus H sqrt(log(SAKH/delta) / n)
             and the estimator's): the theory's constants explore for longer than a lesson lasts.
+        clip: B, where the private versions clip the rewards; None takes the theory's balance
+            (u epsilon sqrt(K))^(1/(1+v)), which can be far above the rewards' range.
     """
 
     def __init__(self, params, episodes: int, rows: int = 1, estimator: str = "truncated",
                  privacy: str | None = None, epsilon: float = 1.0, delta: float = 0.05, bonus_scale: float = 0.1,
-                 seed: int = 0):
+                 clip: float | None = None, seed: int = 0):
         if estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
         if privacy not in PRIVACY:
@@ -124,7 +126,7 @@ class UCBVI:
             self.group_sums = np.zeros((rows, S, A, self.groups))
             self.group_counts = np.zeros((rows, S, A, self.groups))
         # Clipping for the private versions: bias u B^-v against the privacy noise B / (eps sqrt(K)).
-        self.clip = (self.u * epsilon * math.sqrt(episodes)) ** (1.0 / (1.0 + self.v))
+        self.clip = (self.u * epsilon * math.sqrt(episodes)) ** (1.0 / (1.0 + self.v)) if clip is None else clip
         if privacy == "jdp":
             self.released_sums = BinaryMechanism(rows * S * A, episodes * H, self.clip, epsilon, self.generator)
             self.released_counts = BinaryMechanism(rows * S * A, episodes * H, 1.0, epsilon, self.generator)
