@@ -6,9 +6,10 @@ intervals, and the figure of the regret curves.
 The protocol: RiverSwim (6 states, horizon 20) with symmetric Lomax noise (``lomax``: tail index
 1 + v + 0.1, so the variance is infinite for v < 0.9); one bonus scale for every learner,
 chosen where the tails are lightest (v = 1, 1500 episodes, 10 seeds: of 0.003, 0.01, 0.03 and
-0.1 the best for each of the three estimators was 0.01), then the tails made heavier. The private learners clip the rewards at ``--clip`` (3): the
-theory's balance (u epsilon sqrt(K))^(1/(1+v)) is 193 here, and the Laplace noise it implies
-(2B/epsilon = 39 at epsilon = 10) drowns a reward of 1 far beyond the run. The learners run batched, one row of
+0.1 the best for each of the three estimators was 0.01), then the tails made heavier. The
+private learners clip the rewards at ``--clip`` (3): the theory's balance
+(u epsilon sqrt(K))^(1/(1+v)) is 193 here, and the Laplace noise it implies (2B/epsilon = 39 at
+epsilon = 10) drowns a reward of 1 far beyond the run. The learners run batched, one row of
 the simulator per seed (``envzoo.heavytails.learning.regret_curves``); an episode's regret is
 the simulator's regret meter (the summed action gaps, whose expectation is exactly V* - V^pi).
 Printed: the cumulative regret (mean ± 95 % t-interval over seeds), the mean regret per
@@ -112,7 +113,8 @@ def main() -> None:
     print("| v | " + " | ".join(ESTIMATORS) + " |\n|---|" + "---|" * len(ESTIMATORS))
     for v in V_VALUES:
         print(f"| {v} | " + " | ".join(" / ".join(summary(by_v[(v, estimator)])) for estimator in ESTIMATORS) + " |")
-    print(f"\nv = 0.5, rewards clipped at {args.clip:g} and privatized at the user (LDP) or released by the binary mechanism (JDP):\n")
+    print(f"\nv = 0.5, rewards clipped at {args.clip:g} and privatized at the user (LDP) or released by the binary "
+          "mechanism (JDP):\n")
     print("| epsilon | ldp | jdp |\n|---|---|---|")
     for epsilon in EPSILONS:
         print(f"| {epsilon:g} | " + " | ".join(" / ".join(summary(by_epsilon[(epsilon, privacy)]))

@@ -84,10 +84,11 @@ class QLearner:
         """One update from the step (cell, config) --action--> (next_cell, next_config)."""
         if self.counterfactual:
             label, configs, choices = self.cell_label[next_cell], self.live[:, None], self.mdp.delay_choices
-            actions = (action - action % choices + np.arange(choices))[None, :]   # the move with each delay
-            targets = self.next[configs, actions % choices, label]                 # (configs, choices)
+            delays = np.arange(choices)[None, :]
+            actions = action - action % choices + delays                           # the move with each delay
+            targets = self.next[configs, delays, label]                            # (configs, choices)
             later = np.where(self.terminal[targets], 0.0, self.q[next_cell, targets].max(axis=-1))
-            errors = self.reward[configs, actions % choices, label] + self.discount * later - self.q[cell, configs, actions]
+            errors = self.reward[configs, delays, label] + self.discount * later - self.q[cell, configs, actions]
             self.q[cell, configs, actions] += self.learning_rate * errors
         else:
             later = 0.0 if terminated else self.q[next_cell, next_config].max()

@@ -90,7 +90,7 @@ def machine_graph(machine, path: str) -> None:
         if state in machine.accepting:
             axes.add_patch(plt.Circle((x, y), 0.47, fc="none", ec="0.2", zorder=4))
         if state == machine.initial:
-            axes.annotate("", (x - 0.55, y), (x - 1.2, y), arrowprops=dict(arrowstyle="-|>", color="0.1"))
+            axes.annotate("", (x - 0.55, y), (x - 1.2, y), arrowprops={"arrowstyle": "-|>", "color": "0.1"})
         axes.text(x, y, state.replace("_", "\n"), fontsize=7, ha="center", va="center", zorder=5)
         if machine.step_rewards.get(state):
             axes.text(x, y - 0.75, f"step {machine.step_rewards[state]:g}", fontsize=7, ha="center", color="0.3")
@@ -104,12 +104,12 @@ def machine_graph(machine, path: str) -> None:
                                        arrowstyle="-|>", mutation_scale=12, color="0.35", zorder=2,
                                        connectionstyle=f"arc3,rad={bend}"))
         guard = " and ".join(f"{t.clock}{t.op}{t.constant}" for t in edge.guard)
-        text = edge.event + (f"\n[{guard}]" if guard else "") + (f"\n{', '.join(edge.resets)}:=0" if edge.resets else "") \
-            + (f"\nr={edge.reward:g}" if edge.reward else "")
+        resets = f"\n{', '.join(edge.resets)}:=0" if edge.resets else ""
+        text = edge.event + (f"\n[{guard}]" if guard else "") + resets + (f"\nr={edge.reward:g}" if edge.reward else "")
         # The middle of the arc: half-way to the control point of matplotlib's arc3.
         mx, my, dx, dy = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
         axes.text(mx + bend * dy / 2, my - bend * dx / 2, text, fontsize=7, ha="center", va="center", zorder=6,
-                  bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.8"))
+                  bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.8"})
     clocks = ", ".join(f"{clock} (largest constant {cap - 1})" for clock, cap in zip(machine.clocks,
                                                                                      machine.clock_caps()))
     axes.set_title(f"{machine.name}: clocks {clocks or 'none'}", fontsize=9)

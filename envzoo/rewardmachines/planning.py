@@ -31,7 +31,8 @@ class ProductMDP:
         world = params.world
         machine = params.compiled if machine is None else machine
         choices = getattr(machine, "delay_choices", 1)
-        tables, rewards = machine.next.reshape(machine.size, choices, -1), machine.reward.reshape(machine.size, choices, -1)
+        tables = machine.next.reshape(machine.size, choices, -1)
+        rewards = machine.reward.reshape(machine.size, choices, -1)
         self.params, self.machine, self.cells, self.configs = params, machine, world.cells, machine.size
         self.moves, self.delay_choices = len(ACTION_NAMES), choices
         self.actions = self.moves * choices

@@ -117,7 +117,7 @@ def test_delays_reach_every_successor_region_and_regions_are_read_right():
 def test_real_time_world_follows_the_parsed_machine_and_refuses_bad_delays(tmp_path):
     params = window_params(tmp_path)
     world = RealTimeWorld(params, horizon=20, seed=0)
-    cell, config = world.reset()
+    _, config = world.reset()
     assert config == world.regions.initial
     up = ACTION_NAMES.index("up")
     world.step(up, Fraction(1, 3))
