@@ -36,7 +36,9 @@ class TRMEnv(TaskEnv):
     own ``.trm`` file is passed as ``spec="path/to/task.trm"``. Clocks are digital (integers):
     each is capped at its largest constant + 1, which changes no reward, so the product of the
     grid and the machine is a finite MDP whose optimal values ``envzoo.rewardmachines.planning``
-    computes exactly.
+    computes exactly. The real-time semantics (real clocks, a delay chosen with each move, exact
+    values by the region abstraction) is ``envzoo.rewardmachines.realtime``, played by the
+    reference learners (``envzoo.rewardmachines.learning``); this face is the digital one.
 
     ## Action Space
 
