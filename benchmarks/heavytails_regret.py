@@ -27,6 +27,7 @@ import time
 from multiprocessing import Pool
 
 import numpy as np
+from scipy import stats
 
 from envzoo.heavytails.learning import ESTIMATORS, regret_curves
 from envzoo.heavytails.params import make_params
@@ -44,7 +45,7 @@ def run(job):
 
 
 def interval(values: np.ndarray) -> str:
-    half = 2.093 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
+    half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
     return f"{values.mean():.0f} ± {half:.0f}"
 
 
@@ -69,7 +70,7 @@ def draw(path: str, by_v: dict, by_epsilon: dict) -> None:
         for label, regrets in curves.items():
             cumulative = regrets.cumsum(axis=1)
             mean = cumulative.mean(axis=0)
-            half = 2.093 * cumulative.std(axis=0, ddof=1) / np.sqrt(len(regrets))
+            half = stats.t.ppf(0.975, len(regrets) - 1) * cumulative.std(axis=0, ddof=1) / np.sqrt(len(regrets))
             episodes = np.arange(1, regrets.shape[1] + 1)
             if label in colors:
                 color, style = colors[label], "-"

@@ -23,6 +23,7 @@ from multiprocessing import Pool
 
 import gymnasium
 import numpy as np
+from scipy import stats
 
 import envzoo  # noqa: F401
 from envzoo.rewardmachines.learning import learning_curve
@@ -45,7 +46,7 @@ def run(job):
 
 
 def interval(values: np.ndarray) -> str:
-    half = 2.093 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
+    half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
     return f"{values.mean():.3f} ± {half:.3f}"
 
 
@@ -70,7 +71,8 @@ def draw(path: str, curves: dict, title: str) -> None:
     for (semantics, counterfactual), runs in curves.items():
         episodes = runs[0].episodes
         values = np.array([curve.values for curve in runs])
-        mean, half = values.mean(axis=0), 2.093 * values.std(axis=0, ddof=1) / np.sqrt(len(runs))
+        mean = values.mean(axis=0)
+        half = stats.t.ppf(0.975, len(runs) - 1) * values.std(axis=0, ddof=1) / np.sqrt(len(runs))
         color = "tab:blue" if semantics == "digital" else "tab:red"
         style = "-" if counterfactual else "--"
         axes.plot(episodes, mean, style, color=color, label=name(semantics, counterfactual))
