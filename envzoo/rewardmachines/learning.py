@@ -25,10 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envzoo.rewardmachines.params import SEMANTICS
 from envzoo.rewardmachines.planning import ProductMDP, policy_values, start_value, value_iteration
 from envzoo.rewardmachines.realtime import RealTimeWorld, RegionMachine, delay_for
-
-SEMANTICS = ("digital", "real-time")
 
 
 @dataclass(frozen=True)
@@ -131,16 +130,20 @@ def run_realtime_episode(world: RealTimeWorld, learner: QLearner) -> float:
 
 
 def learning_curve(env, counterfactual: bool, episodes: int, seed: int = 0, evaluate_every: int = 10,
-                   discount: float = 0.9, stop_at: float | None = None, semantics: str = "digital",
+                   discount: float = 0.9, stop_at: float | None = None, semantics: str | None = None,
                    **learner_args) -> LearningCurve:
     """Train a :class:`QLearner` on the product face ``env`` for ``episodes`` episodes (seeded
     from ``seed``) and score its greedy policy exactly every ``evaluate_every`` episodes; with
-    ``stop_at`` (a fraction of the optimum) stop once it is reached. ``semantics="real-time"``
-    plays the env's world and machine in real time instead (:class:`RealTimeWorld`, the env's
-    horizon), scored on the region product against the real-time optimum."""
+    ``stop_at`` (a fraction of the optimum) stop once it is reached. ``semantics`` (None: the
+    env's) ``"real-time"`` plays the env's world and machine in real time
+    (:class:`RealTimeWorld` on exact fractions, the env's horizon), scored on the region product
+    against the real-time optimum; ``"digital"`` plays the (digital) env itself."""
+    params = env.unwrapped.params
+    semantics = params.semantics if semantics is None else semantics
     if semantics not in SEMANTICS:
         raise ValueError(f"semantics must be one of {SEMANTICS}, got {semantics!r}")
-    params = env.unwrapped.params
+    if semantics == "digital" and params.semantics != "digital":
+        raise ValueError("semantics='digital' learns on the env itself: make the env with semantics='digital'")
     realtime = semantics == "real-time"
     mdp = ProductMDP(params, RegionMachine(params.machine, params.world.labels) if realtime else None)
     optimum = start_value(mdp, value_iteration(mdp, discount)[0])

@@ -366,6 +366,20 @@ class CompiledMachine:
         self.clocks_of = np.array([self.valuations[m % self.clock_values] for m in range(self.size)],
                                   dtype=np.int64).reshape(self.size, len(self.caps))
         self.state_of = states
+        #: How many values each clock column of the observation takes (capped values 0 .. cap).
+        self.clock_sizes = tuple(cap + 1 for cap in self.caps)
+
+    #: An action is a move only (the real-time tables add a delay choice).
+    delay_choices = 1
+
+    def observed_config(self, state: int, clock_columns) -> int:
+        """The configuration number of state index ``state`` with the observed (capped) clock
+        values ``clock_columns``."""
+        return self.config(state, clock_columns)
+
+    def clock_text(self, config: int) -> str:
+        """The clocks of configuration ``config`` as a reader writes them (``x=3 y=0``)."""
+        return " ".join(f"{name}={value}" for name, value in zip(self.machine.clocks, self.clocks_of[config]))
 
     def config(self, state: int, clocks) -> int:
         """The configuration number of state index ``state`` with (capped) clock values ``clocks``."""

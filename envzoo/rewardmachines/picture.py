@@ -53,6 +53,10 @@ def draw(canvas: Canvas, snapshots: list[dict], params: TRMParams, hidden: bool)
         mark = "> " if current else "  "
         kind = " +" if state in machine.machine.accepting else (" x" if state in machine.machine.rejecting else "")
         canvas.text(left, y, f"{mark}{state}{kind}"[:26])
+    if params.semantics != "digital":  # the clock's region: its exact value is real
+        if machine.machine.clocks:
+            canvas.text(left, y + 18, f"CLOCK {now['clock_text']}")
+        return
     for name, value, cap in zip(machine.machine.clocks, now["clocks"], machine.caps):
         y += 18
         canvas.text(left, y, f"CLOCK {name} = {value}" + ("+" if value == cap else ""))

@@ -70,10 +70,10 @@ class ProductMDP:
         return q
 
     def state_index(self, observation) -> tuple[int, int]:
-        """(cell, configuration) of a product-face observation (row, column, state, clocks...)."""
-        world, machine = self.params.world, self.params.compiled
-        return int(observation[0]) * world.width + int(observation[1]), machine.config(observation[2],
-                                                                                          observation[3:])
+        """(cell, configuration) of a product-face observation (row, column, state, clocks...)
+        of this MDP's semantics (capped clock values in digital time, regions in real time)."""
+        cell = int(observation[0]) * self.params.world.width + int(observation[1])
+        return cell, self.machine.observed_config(observation[2], observation[3:])
 
 
 def value_iteration(mdp: ProductMDP, discount: float = 0.9, tolerance: float = 1e-12,

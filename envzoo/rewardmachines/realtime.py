@@ -42,11 +42,14 @@ more than one clock are refused with an error saying so (every shipped specifica
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from envzoo.rewardmachines.machine import TimedRewardMachine
-from envzoo.rewardmachines.params import TRMParams
+
+if TYPE_CHECKING:  # params.py builds a RegionMachine for the real-time semantics
+    from envzoo.rewardmachines.params import TRMParams
 
 DELAY_CHOICES = ("none", "to-integer", "past-integer")
 
@@ -74,6 +77,15 @@ def region_of(clock, cap: int) -> int:
 def representative(region: int) -> Fraction:
     """A clock value in ``region``: the integer, or the middle of the interval."""
     return Fraction(region // 2) + (Fraction(1, 2) if region % 2 else 0)
+
+
+def region_text(region: int, cap: int) -> str:
+    """Where the clock values of ``region`` are, as a reader writes it: ``= 3``, ``in (3, 4)``,
+    ``> 10``."""
+    whole = region // 2
+    if region == 2 * cap + 1:
+        return f"> {cap}"
+    return f"in ({whole}, {whole + 1})" if region % 2 else f"= {whole}"
 
 
 class RegionMachine:
@@ -116,10 +128,26 @@ class RegionMachine:
         self.accepting = np.isin(states, [index[s] for s in machine.accepting])
         self.initial = index[machine.initial] * self.regions
         self.state_of = states
+        #: (size, clocks) the region number of the clock in every configuration (no column
+        #: without a clock): the clock columns of the real-time face's observation.
+        self.clocks_of = (np.arange(self.size) % self.regions)[:, None][:, :len(machine.clocks)]
+        #: How many values each clock column of the observation takes.
+        self.clock_sizes = (self.regions,) * len(machine.clocks)
 
     def config(self, state: int, clock=None) -> int:
         """The configuration number of state index ``state`` with the clock at ``clock``."""
         return state * self.regions + (region_of(clock, self.cap) if clock is not None else 0)
+
+    def observed_config(self, state: int, clock_columns) -> int:
+        """The configuration number of state index ``state`` with the observed clock columns
+        ``clock_columns`` (the region number, or nothing without a clock)."""
+        return int(state) * self.regions + (int(clock_columns[0]) if len(clock_columns) else 0)
+
+    def clock_text(self, config: int) -> str:
+        """The clock of configuration ``config`` as a reader writes it (``x in (3, 4)``)."""
+        if not self.machine.clocks:
+            return ""
+        return f"{self.machine.clocks[0]} {region_text(int(config) % self.regions, self.cap)}"
 
 
 class RealTimeWorld:
