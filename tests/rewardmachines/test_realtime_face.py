@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import envzoo  # noqa: F401
+from envzoo.rewardmachines.learning import learning_curve
 from envzoo.rewardmachines.planning import ProductMDP, start_value, value_iteration
 from envzoo.rewardmachines.policies import Optimal
 from envzoo.rewardmachines.realtime import DELAY_CHOICES, RealTimeWorld, delay_for
@@ -102,3 +103,13 @@ def test_bad_semantics_and_two_clocks_are_refused(tmp_path):
     gymnasium.make("envzoo/DeliveryTRM-v0", spec=str(path))          # digital time takes two clocks
     with pytest.raises(ValueError, match="at most one clock"):
         gymnasium.make("envzoo/DeliveryTRM-v0", spec=str(path), semantics="real-time")
+
+
+def test_the_learners_take_the_faces_semantics():
+    env = gymnasium.make("envzoo/DeliveryTRMRealTime-v0")
+    params = env.unwrapped.params
+    mdp = ProductMDP(params, params.tables)
+    curve = learning_curve(env, True, 10, evaluate_every=10)
+    assert curve.optimum == pytest.approx(start_value(mdp, value_iteration(mdp, DISCOUNT)[0]))
+    with pytest.raises(ValueError, match="semantics='digital'"):
+        learning_curve(env, True, 1, semantics="digital")
