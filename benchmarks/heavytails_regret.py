@@ -16,8 +16,13 @@ Printed: the cumulative regret (mean ± 95 % t-interval over seeds), the mean re
 episode over the last tenth of the episodes, and how many seeds are *stuck* there (more than
 1 per episode, of V* = 3.4: a policy that has given up the far bank).
 
-Run: ``python benchmarks/heavytails_regret.py [--episodes 2000] [--seeds 20] [--processes 2]
-[--figure docs/images/heavytails_regret.png]`` (about 3 minutes on 2 busy cores at the defaults).
+``--id envzoo/GarnetHeavy-v0`` runs the same protocol on a registered id instead: its MDP,
+horizon and noise family (the registry's kwargs), v varied as above; ``--stuck`` then sets the
+threshold in that MDP's units (regret per episode).
+
+Run: ``python benchmarks/heavytails_regret.py [--id ID] [--episodes 2000] [--seeds 20]
+[--processes 2] [--figure docs/images/heavytails_regret.png]`` (about 3 minutes on 2 busy cores
+at the defaults).
 """
 
 from __future__ import annotations
@@ -34,13 +39,27 @@ from envzoo.heavytails.params import make_params
 
 V_VALUES = (1.0, 0.5, 0.2)
 EPSILONS = (30.0, 10.0, 3.0)
+#: The default protocol's MDP: RiverSwim, horizon 20, Lomax noise.
+RIVERSWIM = {"mdp": "riverswim", "horizon": 20, "noise": "lomax"}
 #: Regret per episode above which a seed counts as stuck (V* of the default RiverSwim is 3.4).
 STUCK = 1.0
 
 
+def protocol(env_id: str | None) -> dict:
+    """The MDP's keyword arguments (all but v): the id's registry kwargs, or RiverSwim's."""
+    if env_id is None:
+        return dict(RIVERSWIM)
+    import gymnasium
+
+    import envzoo  # noqa: F401  (registers the ids)
+    kwargs = dict(gymnasium.spec(env_id).kwargs)
+    kwargs.pop("v", None)
+    return kwargs
+
+
 def run(job):
-    v, episodes, seeds, bonus_scale, learner_args = job
-    params = make_params("riverswim", horizon=20, noise="lomax", v=v)
+    mdp_args, v, episodes, seeds, bonus_scale, learner_args = job
+    params = make_params(**mdp_args, v=v)
     return regret_curves(params, episodes, seeds, bonus_scale=bonus_scale, **learner_args)
 
 
@@ -49,12 +68,16 @@ def interval(values: np.ndarray) -> str:
     return f"{values.mean():.0f} ± {half:.0f}"
 
 
-def summary(regrets: np.ndarray) -> list[str]:
+def summary(regrets: np.ndarray, stuck: float) -> list[str]:
     tail = regrets[:, -max(regrets.shape[1] // 10, 1):].mean(axis=1)
-    return [interval(regrets.sum(axis=1)), f"{tail.mean():.2f}", f"{(tail > STUCK).sum()}/{len(tail)}"]
+    return [interval(regrets.sum(axis=1)), f"{tail.mean():.2f}", f"{(tail > stuck).sum()}/{len(tail)}"]
 
 
-def draw(path: str, by_v: dict, by_epsilon: dict) -> None:
+def describe(mdp_args: dict) -> str:
+    return f"{mdp_args['mdp']} (H = {mdp_args['horizon']}), {mdp_args['noise']} noise"
+
+
+def draw(path: str, by_v: dict, by_epsilon: dict, heading: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -82,7 +105,7 @@ def draw(path: str, by_v: dict, by_epsilon: dict) -> None:
         axis.set_xlabel("episodes")
         axis.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("cumulative regret (mean, 95 % CI)")
-    figure.suptitle("UCBVI on RiverSwim (H = 20) with Lomax reward noise, one bonus scale (0.01) for all", fontsize=10)
+    figure.suptitle(heading, fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     print(f"\nwrote {path}")
@@ -90,6 +113,8 @@ def draw(path: str, by_v: dict, by_epsilon: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--id", default=None, help="a registered heavy-tail id (default: RiverSwim, H = 20, Lomax)")
+    parser.add_argument("--stuck", type=float, default=STUCK, help="regret per episode that counts as stuck")
     parser.add_argument("--episodes", type=int, default=2000)
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--bonus-scale", type=float, default=0.01)
@@ -99,29 +124,34 @@ def main() -> None:
     args = parser.parse_args()
     by_v_keys = [(v, estimator) for v in V_VALUES for estimator in ESTIMATORS]
     by_epsilon_keys = [(epsilon, privacy) for epsilon in EPSILONS for privacy in ("ldp", "jdp")]
-    jobs = [(v, args.episodes, args.seeds, args.bonus_scale, {"estimator": estimator}) for v, estimator in by_v_keys]
-    jobs += [(0.5, args.episodes, args.seeds, args.bonus_scale, {"privacy": privacy, "epsilon": epsilon,
-                                                                 "clip": args.clip})
+    mdp_args = protocol(args.id)
+    jobs = [(mdp_args, v, args.episodes, args.seeds, args.bonus_scale, {"estimator": estimator})
+            for v, estimator in by_v_keys]
+    jobs += [(mdp_args, 0.5, args.episodes, args.seeds, args.bonus_scale,
+              {"privacy": privacy, "epsilon": epsilon, "clip": args.clip})
              for epsilon, privacy in by_epsilon_keys]
     start = time.perf_counter()
     with Pool(args.processes) as pool:
         results = pool.map(run, jobs)
     by_v = dict(zip(by_v_keys, results))
     by_epsilon = dict(zip(by_epsilon_keys, results[len(by_v_keys):]))
-    print(f"RiverSwim (H = 20), Lomax noise, bonus scale {args.bonus_scale}: {args.episodes} episodes, {args.seeds} "
-          f"seeds ({time.perf_counter() - start:.0f} s). Cells: cumulative regret (mean ± 95 % CI) / mean regret "
-          f"per episode in the last tenth / seeds stuck (> {STUCK} per episode there)\n")
+    v_star = make_params(**mdp_args).v_star[0, 0]
+    print(f"{args.id or 'RiverSwim'}: {describe(mdp_args)}, V* = {v_star:.3f}, bonus scale {args.bonus_scale}: "
+          f"{args.episodes} episodes, {args.seeds} seeds ({time.perf_counter() - start:.0f} s). Cells: cumulative "
+          f"regret (mean ± 95 % CI) / mean regret per episode in the last tenth / seeds stuck (> {args.stuck:g} per "
+          "episode there)\n")
     print("| v | " + " | ".join(ESTIMATORS) + " |\n|---|" + "---|" * len(ESTIMATORS))
     for v in V_VALUES:
-        print(f"| {v} | " + " | ".join(" / ".join(summary(by_v[(v, estimator)])) for estimator in ESTIMATORS) + " |")
+        print(f"| {v} | " + " | ".join(" / ".join(summary(by_v[(v, estimator)], args.stuck)) for estimator in ESTIMATORS) + " |")
     print(f"\nv = 0.5, rewards clipped at {args.clip:g} and privatized at the user (LDP) or released by the binary "
           "mechanism (JDP):\n")
     print("| epsilon | ldp | jdp |\n|---|---|---|")
     for epsilon in EPSILONS:
-        print(f"| {epsilon:g} | " + " | ".join(" / ".join(summary(by_epsilon[(epsilon, privacy)]))
+        print(f"| {epsilon:g} | " + " | ".join(" / ".join(summary(by_epsilon[(epsilon, privacy)], args.stuck))
                                           for privacy in ("ldp", "jdp")) + " |")
     if args.figure:
-        draw(args.figure, by_v, by_epsilon)
+        draw(args.figure, by_v, by_epsilon, f"UCBVI on {describe(mdp_args)}, one bonus scale ({args.bonus_scale:g}) "
+                                            "for all")
 
 
 if __name__ == "__main__":
