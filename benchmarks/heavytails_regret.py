@@ -142,7 +142,8 @@ def main() -> None:
           "episode there)\n")
     print("| v | " + " | ".join(ESTIMATORS) + " |\n|---|" + "---|" * len(ESTIMATORS))
     for v in V_VALUES:
-        print(f"| {v} | " + " | ".join(" / ".join(summary(by_v[(v, estimator)], args.stuck)) for estimator in ESTIMATORS) + " |")
+        cells = (" / ".join(summary(by_v[(v, estimator)], args.stuck)) for estimator in ESTIMATORS)
+        print(f"| {v} | " + " | ".join(cells) + " |")
     print(f"\nv = 0.5, rewards clipped at {args.clip:g} and privatized at the user (LDP) or released by the binary "
           "mechanism (JDP):\n")
     print("| epsilon | ldp | jdp |\n|---|---|---|")

@@ -2,7 +2,6 @@
 plays what :class:`RealTimeWorld` plays on exact fractions, and the optimal reference policy
 earns the region abstraction's exact value."""
 
-from fractions import Fraction
 
 import gymnasium
 import numpy as np
@@ -31,8 +30,8 @@ def discounted_returns(env, policy, episodes: int, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("make, episodes", [
-    (dict(id="envzoo/DeliveryTRMRealTime-v0"), 200),                       # deterministic, random start cells
-    (dict(id="envzoo/FrozenLakeTRM-v0", semantics="real-time"), 600),      # slips
+    ({"id": "envzoo/DeliveryTRMRealTime-v0"}, 200),                          # deterministic, random start cells
+    ({"id": "envzoo/FrozenLakeTRM-v0", "semantics": "real-time"}, 600),      # slips
 ])
 def test_the_optimal_policy_earns_the_exact_real_time_value(make, episodes):
     env = gymnasium.make(**make)
@@ -79,7 +78,8 @@ def test_the_spaces_and_the_text_name_the_delays_and_regions():
     env = gymnasium.make("envzoo/DeliveryTRMRealTime-v0", render_mode="ansi")
     assert env.action_space == gymnasium.spaces.Discrete(15)
     regions = env.unwrapped.params.tables.regions
-    assert list(env.observation_space.nvec) == [7, 9, 3, regions] and regions == 2 * 11 + 2   # the largest constant is 11
+    assert list(env.observation_space.nvec) == [7, 9, 3, regions]
+    assert regions == 2 * 11 + 2   # the largest constant is 11
     env.reset(seed=0)
     observation, *_ = env.step(3 * 4 + DELAY_CHOICES.index("past-integer"))   # wait half a unit, then wait
     assert observation[3] == 3 and "x in (1, 2)" in env.render()                # x = 3/2
