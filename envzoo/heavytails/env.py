@@ -1,4 +1,5 @@
-"""The heavy-tailed tabular faces: ``RiverSwimHeavy-v0`` and ``GarnetHeavy-v0``."""
+"""The heavy-tailed tabular faces: ``RiverSwimHeavy-v0``, ``ChainHeavy-v0``, ``GridHeavy-v0`` and
+``GarnetHeavy-v0``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The timed-reward-machine faces: the product face (``OfficeTRM-v0``, ``DeliveryTRM-v0``,
-``FrozenLakeTRM-v0``) and the non-Markovian one (``OfficeTRMHidden-v0``)."""
+``FrozenLakeTRM-v0``, ``DeliveryTRMRealTime-v0``) and the non-Markovian one (``OfficeTRMHidden-v0``)."""
 
 from __future__ import annotations
 
@@ -33,22 +33,40 @@ class TRMEnv(TaskEnv):
         carry_mail -> done on office reward 1
 
     The format (``envzoo.rewardmachines.machine``) is documented on the domain's page; a user's
-    own ``.trm`` file is passed as ``spec="path/to/task.trm"``. Clocks are digital (integers):
-    each is capped at its largest constant + 1, which changes no reward, so the product of the
-    grid and the machine is a finite MDP whose optimal values ``envzoo.rewardmachines.planning``
-    computes exactly.
+    own ``.trm`` file is passed as ``spec="path/to/task.trm"``.
+
+    **Semantics.** With ``semantics="digital"`` (the default) clocks are integers that every
+    step advances by 1: each is capped at its largest constant + 1, which changes no reward, so
+    the product of the grid and the machine is a finite MDP whose optimal values
+    ``envzoo.rewardmachines.planning`` computes exactly. With ``semantics="real-time"``
+    (``DeliveryTRMRealTime-v0``) clocks are real: with every move the agent also chooses a delay
+    d in [0, 1) that it waits before moving, and the step advances the clock by 1 + d; a guard
+    such as ``x > 10 and x < 11`` that no whole number of steps meets becomes reachable. The
+    delay is one of three choices relative to the clock's fractional part f: ``none`` (d = 0),
+    ``to-integer`` (d = 1 - f: the clock lands on the next integer) and ``past-integer``
+    (d = 1 - f/2, or 1/2 when f = 0: the clock passes the next integer). The clock's region
+    ({0}, (0, 1), {1}, ..., {C}, beyond C) decides every guard, and these three choices reach
+    every region a delay in [0, 1) reaches, so the region abstraction
+    (``envzoo.rewardmachines.realtime``) is exact: the env steps it, and its optimal values are
+    the real-time optimum. Real time handles machines with one clock at most.
 
     ## Action Space
 
-    ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait. A move into a wall stays put. With
-    ``slip`` > 0 a move goes sideways with probability ``slip`` (half to each side); waiting
-    never slips.
+    Digital: ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait. Real time:
+    ``Discrete(15)``: action ``3 * move + delay`` with ``move`` as above and ``delay`` 0
+    ``none``, 1 ``to-integer``, 2 ``past-integer`` (the delay is waited before the move). A move
+    into a wall stays put. With ``slip`` > 0 a move goes sideways with probability ``slip``
+    (half to each side); waiting never slips.
 
     ## Observation Space
 
-    The product state, ``MultiDiscrete([height, width, states, cap_1 + 1, ...])``: the agent's
-    row and column, the machine's state (its index: the initial state 0, the others numbered in
-    the order the edges first name them) and each clock's value (capped at its largest constant + 1).
+    The product state, ``MultiDiscrete([height, width, states, clocks...])``: the agent's row
+    and column, the machine's state (its index: the initial state 0, the others numbered in the
+    order the edges first name them) and a column per clock. Digital: the clock's value capped
+    at its largest constant C + 1 (``C + 2`` values). Real time: the clock's region index
+    (``2C + 2`` values): ``2k`` when the clock is exactly k, ``2k + 1`` when it is strictly
+    between k and k + 1, ``2C + 1`` when it is beyond C (its exact value, a fraction, is
+    not observed; the region is all a guard reads).
 
     ## Rewards
 
@@ -74,14 +92,16 @@ class TRMEnv(TaskEnv):
 
     ``world`` (``"office"``, ``"delivery"``, ``"frozenlake"``), ``spec`` (a specification shipped
     for the world, or a path to a ``.trm`` file), ``slip`` (None: the world's, 0 for office and
-    delivery, 0.2 for frozenlake), ``start`` (``"random"``, ``"fixed"``), ``render_mode`` (``"ansi"``, ``"rgb_array"``).
+    delivery, 0.2 for frozenlake), ``start`` (``"random"``, ``"fixed"``), ``semantics``
+    (``"digital"``, the default, or ``"real-time"``), ``render_mode`` (``"ansi"``, ``"rgb_array"``).
 
     Shipped specifications: office ``coffee-then-mail`` (coffee to the office within 12 steps
     of the pickup, then the mail), ``timely-coffee`` (1, 0.5 or 0.1 by the serving time, 0.01
     per step), ``coffee-and-mail`` (both in either order, then the office, within 24 steps),
     ``deliver-coffee`` (untimed); delivery ``pickup-deliver`` (A to D, 1 within 12 steps of the
     pickup, 0.2 later), ``two-rides`` (A to B, then C to D, each within 10 steps),
-    ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C); frozenlake
+    ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C), ``precise-drop``
+    (A to D strictly between 10 and 11 time units: only a real-time delay meets it); frozenlake
     ``goal-deadline`` (the goal within 20 steps), ``goal`` (untimed), ``goal-soon`` (1, 0.5,
     0.25 by the arrival time).
 
@@ -90,8 +110,9 @@ class TRMEnv(TaskEnv):
     Toro Icarte, Klassen, Valenzano, McIlraith. Using Reward Machines for High-Level Task
     Specification and Decomposition in Reinforcement Learning. ICML 2018. Toro Icarte et al.
     Reward Machines: Exploiting Reward Function Structure in Reinforcement Learning. JAIR 2022
-    (counterfactual reasoning, CRM). Timed reward machines: reward machines with clocks under
-    digital and real-time semantics.
+    (counterfactual reasoning, CRM). Majumdar, Raha, Roy, Parker, Kwiatkowska. About Time:
+    Model-free Reinforcement Learning with Timed Reward Machines. arXiv:2512.17637, 2025 (timed
+    reward machines under digital and real-time semantics).
 
     ## Version History
 
@@ -112,7 +133,8 @@ class HiddenMachineEnv(TaskEnv):
 
     ## Action Space
 
-    ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait.
+    ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait; with ``semantics="real-time"``
+    ``Discrete(15)``, a move with a delay choice, as on ``OfficeTRM-v0``.
 
     ## Observation Space
 
@@ -137,7 +159,7 @@ class HiddenMachineEnv(TaskEnv):
 
     ## Arguments
 
-    ``world``, ``spec``, ``slip``, ``start``, ``render_mode``, as on ``OfficeTRM-v0``.
+    ``world``, ``spec``, ``slip``, ``start``, ``semantics``, ``render_mode``, as on ``OfficeTRM-v0``.
 
     ## Version History
 

@@ -130,10 +130,12 @@ class TimedRewardMachine:
                 raise TRMFormatError(f"{self.name}: line {edge.line}: the event {edge.event!r} is no label of this "
                                      f"world; its labels are {sorted(labels)}, or 'any' / 'none'")
 
-    def fire(self, state: str, clocks: tuple[int, ...], label: str | None) -> tuple[str, tuple[int, ...], float]:
+    def fire(self, state: str, clocks: tuple, label: str | None, elapsed=1) -> tuple[str, tuple, float]:
         """One step from ``state`` with clock values ``clocks`` (before the step) onto a cell
-        labelled ``label`` (None: unlabelled): the next state, clock values and reward."""
-        advanced = tuple(value + 1 for value in clocks)
+        labelled ``label`` (None: unlabelled): the next state, clock values and reward. A step
+        takes ``elapsed`` time units: 1 over digital clocks, 1 + the agent's delay in real time
+        (:mod:`envzoo.rewardmachines.realtime`; clocks are then exact fractions)."""
+        advanced = tuple(value + elapsed for value in clocks)
         for edge in self.edges:
             if edge.source != state or not _matches(edge.event, label):
                 continue
@@ -364,6 +366,20 @@ class CompiledMachine:
         self.clocks_of = np.array([self.valuations[m % self.clock_values] for m in range(self.size)],
                                   dtype=np.int64).reshape(self.size, len(self.caps))
         self.state_of = states
+        #: How many values each clock column of the observation takes (capped values 0 .. cap).
+        self.clock_sizes = tuple(cap + 1 for cap in self.caps)
+
+    #: An action is a move only (the real-time tables add a delay choice).
+    delay_choices = 1
+
+    def observed_config(self, state: int, clock_columns) -> int:
+        """The configuration number of state index ``state`` with the observed (capped) clock
+        values ``clock_columns``."""
+        return self.config(state, clock_columns)
+
+    def clock_text(self, config: int) -> str:
+        """The clocks of configuration ``config`` as a reader writes them (``x=3 y=0``)."""
+        return " ".join(f"{name}={value}" for name, value in zip(self.machine.clocks, self.clocks_of[config]))
 
     def config(self, state: int, clocks) -> int:
         """The configuration number of state index ``state`` with (capped) clock values ``clocks``."""

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from envzoo.rewardmachines.machine import CompiledMachine, TimedRewardMachine, load_trm
+from envzoo.rewardmachines.realtime import RegionMachine
 from envzoo.rewardmachines.worlds import MAPS, GridWorld, make_world
+
+#: The clock semantics an env plays: ``digital`` (integer clocks, one time unit a step) or
+#: ``real-time`` (dense time, a delay chosen with every move; :mod:`envzoo.rewardmachines.realtime`).
+SEMANTICS = ("digital", "real-time")
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,6 +25,9 @@ class TRMParams:
         machine: the parsed machine; ``compiled`` the same over digital clocks.
         start: ``"random"`` (a free unlabelled cell drawn uniformly) or ``"fixed"`` (the map's).
         start_cells: the cells (row-major numbers) an episode may start on, equally likely.
+        semantics: ``"digital"`` or ``"real-time"`` (:data:`SEMANTICS`).
+        tables: the machine's tables the env plays: ``compiled`` in digital time, the
+            :class:`~envzoo.rewardmachines.realtime.RegionMachine` in real time.
     """
 
     world: GridWorld
@@ -27,10 +35,12 @@ class TRMParams:
     compiled: CompiledMachine
     start: str
     start_cells: np.ndarray
+    semantics: str
+    tables: CompiledMachine | RegionMachine
 
 
 def make_params(world: str = "office", spec: str = "coffee-then-mail", slip: float | None = None,
-                start: str = "random") -> TRMParams:
+                start: str = "random", semantics: str = "digital") -> TRMParams:
     """The parameters from the env's keyword arguments, checked.
 
     Args:
@@ -41,6 +51,8 @@ def make_params(world: str = "office", spec: str = "coffee-then-mail", slip: flo
             and delivery, 0.2 for frozenlake).
         start: ``"random"``: each episode starts on a free unlabelled cell drawn uniformly;
             ``"fixed"``: on the map's start cell.
+        semantics: ``"digital"`` (integer clocks: an action is a move) or ``"real-time"``
+            (real clocks: an action is a move and a delay choice; machines with one clock at most).
     """
     if not isinstance(world, str) or world not in MAPS:
         raise ValueError(f"world must be one of {sorted(MAPS)}, got {world!r}")
@@ -50,6 +62,10 @@ def make_params(world: str = "office", spec: str = "coffee-then-mail", slip: flo
         raise ValueError(f"spec must be a specification's name or a path to a .trm file, got {spec!r}")
     if start not in ("random", "fixed"):
         raise ValueError(f"start must be 'random' or 'fixed', got {start!r}")
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics must be one of {SEMANTICS}, got {semantics!r}")
     grid = make_world(world, slip)
     machine = load_trm(spec, world)
-    return TRMParams(grid, machine, CompiledMachine(machine, grid.labels), start, grid.start_cells(start))
+    compiled = CompiledMachine(machine, grid.labels)
+    tables = compiled if semantics == "digital" else RegionMachine(machine, grid.labels)
+    return TRMParams(grid, machine, compiled, start, grid.start_cells(start), semantics, tables)

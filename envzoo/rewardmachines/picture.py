@@ -53,6 +53,74 @@ def draw(canvas: Canvas, snapshots: list[dict], params: TRMParams, hidden: bool)
         mark = "> " if current else "  "
         kind = " +" if state in machine.machine.accepting else (" x" if state in machine.machine.rejecting else "")
         canvas.text(left, y, f"{mark}{state}{kind}"[:26])
+    if params.semantics != "digital":  # the clock's region: its exact value is real
+        if machine.machine.clocks:
+            canvas.text(left, y + 18, f"CLOCK {now['clock_text']}")
+        return
     for name, value, cap in zip(machine.machine.clocks, now["clocks"], machine.caps):
         y += 18
         canvas.text(left, y, f"CLOCK {name} = {value}" + ("+" if value == cap else ""))
+
+
+def machine_graph(machine, path: str) -> None:
+    """Draw the timed reward machine ``machine`` as a graph into the PNG file ``path``
+    (matplotlib, the ``plots`` extra): states in layers by their distance from the initial one
+    (accepting green with a double ring, rejecting red), each edge an arrow labelled with its
+    event, guard, resets and reward, the step rewards under the states and the clocks with
+    their largest constants in the title."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    depth = {machine.initial: 0}
+    frontier = [machine.initial]
+    while frontier:
+        state = frontier.pop(0)
+        for edge in machine.edges:
+            if edge.source == state and edge.target not in depth:
+                depth[edge.target] = depth[state] + 1
+                frontier.append(edge.target)
+    layers: dict[int, list[str]] = {}
+    for state in machine.states:
+        layers.setdefault(depth.get(state, max(depth.values()) + 1), []).append(state)
+    where = {state: (3.2 * d, 1.6 * (i - (len(group) - 1) / 2)) for d, group in layers.items()
+             for i, state in enumerate(group)}
+    figure, axes = plt.subplots(figsize=(2.8 + 3.2 * len(layers), 2.2 + 1.3 * max(map(len, layers.values()))))
+    discs = {}
+    for state, (x, y) in where.items():
+        color = "#b7e4b0" if state in machine.accepting else "#f4b6b6" if state in machine.rejecting else "#dde6f5"
+        discs[state] = axes.add_patch(plt.Circle((x, y), 0.55, fc=color, ec="0.2", zorder=3))
+        if state in machine.accepting:
+            axes.add_patch(plt.Circle((x, y), 0.47, fc="none", ec="0.2", zorder=4))
+        if state == machine.initial:
+            axes.annotate("", (x - 0.55, y), (x - 1.2, y), arrowprops={"arrowstyle": "-|>", "color": "0.1"})
+        axes.text(x, y, state.replace("_", "\n"), fontsize=7, ha="center", va="center", zorder=5)
+        if machine.step_rewards.get(state):
+            axes.text(x, y - 0.75, f"step {machine.step_rewards[state]:g}", fontsize=7, ha="center", color="0.3")
+    pairs: dict[tuple[str, str], int] = {}
+    for edge in machine.edges:
+        nth = pairs.get((edge.source, edge.target), 0)
+        pairs[(edge.source, edge.target)] = nth + 1
+        (x0, y0), (x1, y1) = where[edge.source], where[edge.target]
+        bend = 0.2 + 0.25 * nth
+        axes.add_patch(FancyArrowPatch((x0, y0), (x1, y1), patchA=discs[edge.source], patchB=discs[edge.target],
+                                       arrowstyle="-|>", mutation_scale=12, color="0.35", zorder=2,
+                                       connectionstyle=f"arc3,rad={bend}"))
+        guard = " and ".join(f"{t.clock}{t.op}{t.constant}" for t in edge.guard)
+        resets = f"\n{', '.join(edge.resets)}:=0" if edge.resets else ""
+        text = edge.event + (f"\n[{guard}]" if guard else "") + resets + (f"\nr={edge.reward:g}" if edge.reward else "")
+        # The middle of the arc: half-way to the control point of matplotlib's arc3.
+        mx, my, dx, dy = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
+        axes.text(mx + bend * dy / 2, my - bend * dx / 2, text, fontsize=7, ha="center", va="center", zorder=6,
+                  bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.8"})
+    clocks = ", ".join(f"{clock} (largest constant {cap - 1})" for clock, cap in zip(machine.clocks,
+                                                                                     machine.clock_caps()))
+    axes.set_title(f"{machine.name}: clocks {clocks or 'none'}", fontsize=9)
+    axes.set_aspect("equal")
+    axes.autoscale_view()
+    axes.margins(0.12)
+    axes.axis("off")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

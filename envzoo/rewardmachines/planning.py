@@ -20,28 +20,42 @@ class ProductMDP:
     """The product MDP of ``params`` as successor tables over (cell, configuration, action,
     outcome): ``cell[s, m, a, k]`` and ``config[s, m, a, k]`` of the k-th possible successor,
     ``probability``, ``reward``, and ``continues`` (0 where the successor is terminal). Cells are
-    numbered row-major (``row * width + column``)."""
+    numbered row-major (``row * width + column``).
 
-    def __init__(self, params: TRMParams):
-        world, machine = params.world, params.compiled
-        self.params, self.cells, self.configs, self.actions = params, world.cells, machine.size, len(ACTION_NAMES)
-        width = max(len(world.outcomes(a)) for a in range(self.actions))
+    ``machine`` is the machine's tables: ``params.compiled`` (digital clocks: an action is a
+    move) by default, or a :class:`envzoo.rewardmachines.realtime.RegionMachine` (real time: an
+    action is a move and a delay choice, numbered ``move * delay_choices + choice``).
+    """
+
+    def __init__(self, params: TRMParams, machine=None):
+        world = params.world
+        machine = params.compiled if machine is None else machine
+        choices = getattr(machine, "delay_choices", 1)
+        tables = machine.next.reshape(machine.size, choices, -1)
+        rewards = machine.reward.reshape(machine.size, choices, -1)
+        self.params, self.machine, self.cells, self.configs = params, machine, world.cells, machine.size
+        self.moves, self.delay_choices = len(ACTION_NAMES), choices
+        self.actions = self.moves * choices
+        width = max(len(world.outcomes(a)) for a in range(self.moves))
         cells = np.arange(world.cells)
         rows, cols = cells // world.width, cells % world.width
-        next_cell = np.repeat(cells[:, None, None], self.actions * width, axis=1).reshape(world.cells, self.actions,
-                                                                                           width)
-        probability = np.zeros((world.cells, self.actions, width))
-        for a in range(self.actions):
+        next_cell = np.repeat(cells[:, None, None], self.moves * width, axis=1).reshape(world.cells, self.moves, width)
+        probability = np.zeros((world.cells, self.moves, width))
+        for a in range(self.moves):
             for k, (direction, p) in enumerate(world.outcomes(a)):
                 to_rows, to_cols = world.moved(rows, cols, np.full(world.cells, direction))
                 next_cell[:, a, k] = to_rows * world.width + to_cols
                 probability[:, a, k] = p
+        # A delay choice changes the machine's step, never the move: repeat the moves over them.
+        next_cell = np.repeat(next_cell, choices, axis=1)                            # (S, A, K)
+        probability = np.repeat(probability, choices, axis=1)
+        choice = np.tile(np.arange(choices), self.moves)[None, :, None]              # (1, A, 1)
         labels = world.label.reshape(-1)[next_cell]                                  # (S, A, K)
         shape = (world.cells, machine.size, self.actions, width)
         self.cell = np.broadcast_to(next_cell[:, None], shape)
         self.probability = np.broadcast_to(probability[:, None], shape)
-        self.config = np.moveaxis(machine.next[:, labels], 0, 1)                    # (S, M, A, K)
-        self.reward = np.moveaxis(machine.reward[:, labels], 0, 1)
+        self.config = np.moveaxis(tables[:, choice, labels], 0, 1)                   # (S, M, A, K)
+        self.reward = np.moveaxis(rewards[:, choice, labels], 0, 1)
         self.continues = ~machine.terminal[self.config]
         self.terminal = machine.terminal
         #: The start cells (equally likely) and the initial configuration.
@@ -56,10 +70,10 @@ class ProductMDP:
         return q
 
     def state_index(self, observation) -> tuple[int, int]:
-        """(cell, configuration) of a product-face observation (row, column, state, clocks...)."""
-        world, machine = self.params.world, self.params.compiled
-        return int(observation[0]) * world.width + int(observation[1]), machine.config(observation[2],
-                                                                                          observation[3:])
+        """(cell, configuration) of a product-face observation (row, column, state, clocks...)
+        of this MDP's semantics (capped clock values in digital time, regions in real time)."""
+        cell = int(observation[0]) * self.params.world.width + int(observation[1])
+        return cell, self.machine.observed_config(observation[2], observation[3:])
 
 
 def value_iteration(mdp: ProductMDP, discount: float = 0.9, tolerance: float = 1e-12,

@@ -3,8 +3,12 @@ together with array operations.
 
 A step of every row: the move (sideways with the world's slip, drawn from the row's
 counter-based stream, :mod:`envzoo.core.rng`), then the machine reads the label of the new
-cell through the compiled tables (:class:`envzoo.rewardmachines.machine.CompiledMachine`): its
-next configuration (state and capped clocks) and the reward. :meth:`TRMSim.step_one` is the same
+cell through the params' tables: its next configuration and the reward. In digital time
+(:class:`envzoo.rewardmachines.machine.CompiledMachine`) an action is a move and a
+configuration is the state with capped clocks; in real time
+(:class:`envzoo.rewardmachines.realtime.RegionMachine`) an action is ``move * 3 + delay
+choice`` and a configuration the state with the region of the clock, which the region
+abstraction makes exact. :meth:`TRMSim.step_one` is the same
 step of one row in plain Python (the single env's), over the same tables and random numbers.
 """
 
@@ -26,6 +30,11 @@ class TRMSim:
         self.params = params
         self.batch = batch
         self.moves = params.world.move_table()
+        tables = params.tables
+        self.choices = tables.delay_choices
+        #: (configurations, delay choices, labels) the machine's next configuration and reward.
+        self.next = tables.next.reshape(tables.size, self.choices, -1)
+        self.reward = tables.reward.reshape(tables.size, self.choices, -1)
         self.cell_label = params.world.label.reshape(-1)
         self.keys = np.zeros(batch, dtype=np.uint64)
         self.draws = np.zeros(batch, dtype=np.uint64)
@@ -45,7 +54,7 @@ class TRMSim:
         pick = (rng.uniforms(self.keys[rows], self.draws[rows], (1,))[:, 0] * len(starts)).astype(np.int64)
         self.draws[rows] = 1
         self.cell[rows] = starts[pick]
-        self.config[rows] = self.params.compiled.initial
+        self.config[rows] = self.params.tables.initial
         self.steps[rows] = 0
         self.total[rows] = 0.0
 
@@ -63,18 +72,18 @@ class TRMSim:
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Move every row by ``actions`` (B,) and run its machine; the step's reward and whether
         the machine reached a terminal state, (B,) each."""
-        machine = self.params.compiled
-        self.cell = self.moves[self.cell, self.directions(np.asarray(actions, dtype=np.int64))]
+        moves, choices = np.divmod(np.asarray(actions, dtype=np.int64), self.choices)
+        self.cell = self.moves[self.cell, self.directions(moves)]
         label = self.cell_label[self.cell]
-        reward = machine.reward[self.config, label]
-        self.config = machine.next[self.config, label]
+        reward = self.reward[self.config, choices, label]
+        self.config = self.next[self.config, choices, label]
         self.steps += 1
         self.total += reward
-        return reward, machine.terminal[self.config]
+        return reward, self.params.tables.terminal[self.config]
 
     def step_one(self, action: int) -> tuple[float, bool]:
         """:meth:`step` of a one-row simulator with one action, in plain Python numbers."""
-        machine = self.params.compiled
+        action, choice = divmod(action, self.choices)
         direction, slip = action, self.params.world.slip
         if slip > 0.0:
             # directions() on one row: the same uniform by the compiled one-instance draw.
@@ -86,9 +95,9 @@ class TRMSim:
         cell = int(self.moves[self.cell[0], direction])
         label = self.cell_label[cell]
         config = int(self.config[0])
-        reward = float(machine.reward[config, label])
-        config = int(machine.next[config, label])
+        reward = float(self.reward[config, choice, label])
+        config = int(self.next[config, choice, label])
         self.cell[0], self.config[0] = cell, config
         self.steps[0] += 1
         self.total[0] += reward
-        return reward, bool(machine.terminal[config])
+        return reward, bool(self.params.tables.terminal[config])

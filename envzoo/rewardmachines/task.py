@@ -11,6 +11,7 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.rewardmachines import picture
 from envzoo.rewardmachines.params import TRMParams, make_params
+from envzoo.rewardmachines.realtime import DELAY_CHOICES
 from envzoo.rewardmachines.sim import TRMSim
 from envzoo.rewardmachines.worlds import ACTION_NAMES
 
@@ -23,15 +24,22 @@ class TRMTask(Task):
     def __init__(self, params: TRMParams, batch: int):
         super().__init__(params, batch)
         self.sim = TRMSim(params, batch)
-        world, machine = params.world, params.compiled
+        world, machine = params.world, params.tables
         self.observation_space = spaces.MultiDiscrete(self.observation_sizes(world, machine))
-        self.action_space = spaces.Discrete(len(ACTION_NAMES))
-        self.action_hint = "Actions: " + ", ".join(f"{i} {name}" for i, name in enumerate(ACTION_NAMES)) + "."
+        self.action_space = spaces.Discrete(len(ACTION_NAMES) * machine.delay_choices)
+        self.action_hint = "Actions: " + ", ".join(f"{i} {name}" for i, name in enumerate(self.action_names())) + "."
+
+    def action_names(self) -> list[str]:
+        """The actions' names by index: the moves, or in real time each move with each delay choice."""
+        if self.params.semantics == "digital":
+            return list(ACTION_NAMES)
+        return [f"{move} with delay {choice}" for move in ACTION_NAMES for choice in DELAY_CHOICES]
 
     @staticmethod
     def observation_sizes(world, machine) -> list[int]:
-        """The observation's columns: row, column, machine state, each clock (capped)."""
-        return [world.height, world.width, len(machine.machine.states), *(cap + 1 for cap in machine.caps)]
+        """The observation's columns: row, column, machine state, each clock (its capped value
+        in digital time, its region in real time)."""
+        return [world.height, world.width, len(machine.machine.states), *machine.clock_sizes]
 
     def reset(self, rows, generators, options) -> dict:
         self.sim.reset(rows, keys_from(generators))
@@ -43,7 +51,7 @@ class TRMTask(Task):
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         """One step of the single env in plain Python (the batch's step, row 0, the same numbers)."""
-        sim, machine = self.sim, self.params.compiled
+        sim, machine = self.sim, self.params.tables
         reward, terminated = sim.step_one(int(action))
         config = int(sim.config[0])
         accepting = bool(machine.accepting[config])
@@ -53,18 +61,18 @@ class TRMTask(Task):
 
     def observe(self) -> np.ndarray:
         """(row, column, machine state, clock values...) of every row, int64."""
-        sim, machine = self.sim, self.params.compiled
+        sim, machine = self.sim, self.params.tables
         rows, cols = np.divmod(sim.cell, self.params.world.width)
         return np.column_stack([rows, cols, machine.state_of[sim.config], machine.clocks_of[sim.config]])
 
     def metrics(self) -> dict[str, np.ndarray]:
-        sim, machine = self.sim, self.params.compiled
+        sim, machine = self.sim, self.params.tables
         return {"success": machine.accepting[sim.config].astype(np.float64),
                 "failure": (machine.terminal[sim.config] & ~machine.accepting[sim.config]).astype(np.float64),
                 "episode_return": sim.total.copy(), "steps": sim.steps.astype(np.float64)}
 
     def render_text(self, row: int = 0) -> str:
-        sim, world, machine = self.sim, self.params.world, self.params.compiled
+        sim, world, machine = self.sim, self.params.world, self.params.tables
         letters = {i: name[0] for i, name in enumerate(world.labels)}
         agent_row, agent_col = divmod(int(sim.cell[row]), world.width)
         lines = []
@@ -75,16 +83,16 @@ class TRMTask(Task):
                 cells[agent_col] = "@"
             lines.append("".join(cells))
         config = int(sim.config[row])
-        clocks = " ".join(f"{name}={value}" for name, value in zip(machine.machine.clocks, machine.clocks_of[config]))
+        clocks = machine.clock_text(config)
         state = machine.machine.states[machine.state_of[config]]
         return "\n".join(lines) + f"\nstep {sim.steps[row]} machine {state} {clocks} return {sim.total[row]:.2f}\n"
 
     def snapshot(self, row: int = 0) -> dict:
-        sim, machine = self.sim, self.params.compiled
+        sim, machine = self.sim, self.params.tables
         config = int(sim.config[row])
         return {"cell": divmod(int(sim.cell[row]), self.params.world.width), "state": int(machine.state_of[config]),
-                "clocks": tuple(int(v) for v in machine.clocks_of[config]), "total": float(sim.total[row]),
-                "steps": int(sim.steps[row])}
+                "clocks": tuple(int(v) for v in machine.clocks_of[config]), "clock_text": machine.clock_text(config),
+                "total": float(sim.total[row]), "steps": int(sim.steps[row])}
 
     def draw(self, canvas, snapshots) -> None:
         picture.draw(canvas, snapshots, self.params, hidden=False)

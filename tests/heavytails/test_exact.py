@@ -32,11 +32,35 @@ def enumerated_optimum(P, R, horizon, start=0):
     return best
 
 
-@pytest.mark.parametrize("mdp", [riverswim(3), chain(3), garnet(3, 2, 2, seed=4)])
-def test_backward_induction_is_the_best_of_all_deterministic_policies(mdp):
+@pytest.mark.parametrize("mdp, horizon", [(riverswim(3), 3), (chain(3), 3), (garnet(3, 2, 2, seed=4), 3),
+                                          (grid(2), 2)])
+def test_backward_induction_is_the_best_of_all_deterministic_policies(mdp, horizon):
     P, R = mdp
-    V, Q = backward_induction(P, R, 3)
-    assert V[0, 0] == pytest.approx(enumerated_optimum(P, R, 3), abs=1e-12)
+    V, Q = backward_induction(P, R, horizon)
+    assert V[0, 0] == pytest.approx(enumerated_optimum(P, R, horizon), abs=1e-12)
+
+
+@pytest.mark.parametrize("env_id, states, actions", [
+    ("envzoo/ChainHeavy-v0", 5, 2), ("envzoo/GridHeavy-v0", 16, 4), ("envzoo/GarnetHeavy-v0", 10, 3)])
+def test_the_registered_ids_carry_their_mdps_exact_optimum(env_id, states, actions):
+    env = gymnasium.make(env_id)
+    params = env.unwrapped.params
+    assert (params.states, params.actions) == (states, actions) and env.action_space.n == actions
+    assert params.v_star[0, 0] == pytest.approx(backward_induction(params.P, params.R, params.horizon)[0][0, 0])
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(0)
+        done = terminated or truncated
+    assert info["metrics"]["optimal_value"] == pytest.approx(params.v_star[0, 0])
+
+
+def test_the_grid_optimum_in_closed_form_without_slips():
+    # Without slips the 2 x 2 grid's corner is 2 moves away; it pays 1 and sends back to the
+    # start: over 6 steps that is 2 visits (steps 3 and 6), so V* = 2.
+    P, R = grid(2, slip=0.0)
+    assert backward_induction(P, R, 6)[0][0, 0] == pytest.approx(2.0)
+    assert backward_induction(P, R, 5)[0][0, 0] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("mdp", [riverswim(), chain(), grid(), garnet()])
@@ -52,7 +76,8 @@ def test_riverswim_rewards_the_swim_against_the_current():
     assert (policy[0] == 1).all() and params.v_star[0, 0] > 20 * 0.005
 
 
-@pytest.mark.parametrize("env_id, action", [("envzoo/RiverSwimHeavy-v0", 0), ("envzoo/GarnetHeavy-v0", 1)])
+@pytest.mark.parametrize("env_id, action", [("envzoo/RiverSwimHeavy-v0", 0), ("envzoo/GarnetHeavy-v0", 1),
+                                             ("envzoo/ChainHeavy-v0", 1), ("envzoo/GridHeavy-v0", 1)])
 def test_the_regret_meter_averages_to_the_exact_regret_and_mean_rewards_to_the_value(env_id, action):
     env = gymnasium.make(env_id)
     params = env.unwrapped.params

@@ -1,6 +1,7 @@
 """The TRM text format: every shipped specification parses, the semantics of a step, and each
 kind of fault is an error naming the line and what is wrong."""
 
+import numpy as np
 import pytest
 
 from envzoo.rewardmachines.machine import (CompiledMachine, TRMFormatError, load_trm, parse_trm,
@@ -106,3 +107,17 @@ def test_a_users_file_is_read_and_a_missing_one_named(tmp_path):
         load_trm(str(tmp_path / "nothere.trm"), "office")
     with pytest.raises(ValueError, match="neither a specification of the 'office' world"):
         load_trm("coffee-then-mial", "office")
+
+
+def test_the_machine_graph_is_a_png_with_every_state(tmp_path):
+    from PIL import Image
+
+    from envzoo.rewardmachines.picture import machine_graph
+
+    path = tmp_path / "machine.png"
+    machine_graph(load_trm("coffee-then-mail", "office"), str(path))
+    image = Image.open(path)
+    assert image.format == "PNG" and image.width > image.height > 200
+    # Five states: five discs of the three state colours (light blue, green, red) are drawn.
+    pixels = set(map(tuple, np.asarray(image.convert("RGB")).reshape(-1, 3)[::7]))
+    assert {(0xdd, 0xe6, 0xf5), (0xb7, 0xe4, 0xb0), (0xf4, 0xb6, 0xb6)} <= pixels
