@@ -1,6 +1,7 @@
 """Drawing for ``render_mode="rgb_array"``: a :class:`Canvas` of H x W x 3 uint8 pixels with the
-few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, a tiny bitmap
-font, time series and bar panels), in plain numpy: no window, no plotting library, fast enough to
+few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, text in a
+shipped TrueType face, charts with axes, legends), in numpy (each string set once by Pillow, then
+cached): no window, no plotting library, fast enough to
 record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
 
 Coordinates are pixels, x to the right and y downwards from the top-left corner; shapes are
@@ -9,7 +10,11 @@ clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1,
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 WIDTH, HEIGHT = 600, 400  # every domain's frame
 
@@ -29,40 +34,39 @@ CYAN = (23, 190, 207)
 #: Colours of the series of one chart, in order (those of matplotlib's default cycle).
 CYCLE = (BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK, OLIVE, CYAN, GREY)
 
-# A 3 x 5 bitmap font: five rows of three pixels per character, top row first.
-_GLYPHS = {
-    "0": "111 101 101 101 111", "1": "010 110 010 010 111", "2": "111 001 111 100 111",
-    "3": "111 001 111 001 111", "4": "101 101 111 001 001", "5": "111 100 111 001 111",
-    "6": "111 100 111 101 111", "7": "111 001 001 001 001", "8": "111 101 111 101 111",
-    "9": "111 101 111 001 111", "A": "010 101 111 101 101", "B": "110 101 110 101 110",
-    "C": "011 100 100 100 011", "D": "110 101 101 101 110", "E": "111 100 110 100 111",
-    "F": "111 100 110 100 100", "G": "011 100 101 101 011", "H": "101 101 111 101 101",
-    "I": "111 010 010 010 111", "J": "001 001 001 101 010", "K": "101 101 110 101 101",
-    "L": "100 100 100 100 111", "M": "101 111 111 101 101", "N": "110 101 101 101 101",
-    "O": "010 101 101 101 010", "P": "110 101 110 100 100", "Q": "010 101 101 110 011",
-    "R": "110 101 110 101 101", "S": "011 100 010 001 110", "T": "111 010 010 010 010",
-    "U": "101 101 101 101 111", "V": "101 101 101 101 010", "W": "101 101 111 111 101",
-    "X": "101 101 010 101 101", "Y": "101 101 010 010 010", "Z": "111 001 010 100 111",
-    ".": "000 000 000 000 010", "-": "000 000 111 000 000", "+": "000 010 111 010 000",
-    ":": "000 010 000 010 000", "/": "001 001 010 100 100", "%": "101 001 010 100 101",
-    "=": "000 111 000 111 000", "_": "000 000 000 000 111", "(": "010 100 100 100 010",
-    ")": "010 001 001 001 010", " ": "000 000 000 000 000", ",": "000 000 000 010 100",
-    # for the transcripts of the text environments
-    "?": "111 001 010 000 010", "!": "010 010 010 000 010", "'": "010 010 000 000 000",
-    '"': "101 101 000 000 000", "[": "110 100 100 100 110", "]": "011 001 001 001 011",
-    "|": "010 010 010 010 010", ">": "100 010 001 010 100", "<": "001 010 100 010 001",
-    "#": "101 111 101 111 101", "*": "101 010 111 010 101", ";": "000 010 000 010 100",
-    "{": "011 010 110 010 011", "}": "110 010 011 010 110",
-}
-_FONT = {char: np.array([[bit == "1" for bit in row] for row in rows.split()]) for char, rows in _GLYPHS.items()}
-_SCALED: dict[tuple[str, int], np.ndarray] = {}  # (char, scale): the glyph's pixels, made once
+#: The typefaces shipped beside this module (DejaVu, its licence in fonts/LICENSE): proportional
+#: for labels, monospaced for transcripts.
+FONTS = Path(__file__).resolve().parent / "fonts"
+SANS, MONO = "DejaVuSans.ttf", "DejaVuSansMono.ttf"
 _BLANK: dict[tuple, np.ndarray] = {}  # (height, width, background): a blank frame to copy
 
 
-def _glyph(char: str, scale: int) -> np.ndarray:
-    if (char, scale) not in _SCALED:
-        _SCALED[char, scale] = np.kron(_FONT.get(char, _FONT["_"]), np.ones((scale, scale), dtype=bool))
-    return _SCALED[char, scale]
+def font_size(scale: int) -> int:
+    """The typeface's size in pixels for a text ``scale`` (1: small print, 2: labels, 3: titles)."""
+    return {1: 9, 2: 12, 3: 16}.get(int(scale), 6 * int(scale))
+
+
+@functools.lru_cache(maxsize=None)
+def _font(size: int, face: str):
+    return ImageFont.truetype(str(FONTS / face), size)
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_mask(string: str, size: int, face: str) -> np.ndarray:
+    """The coverage (0-255) of ``string`` set in ``face`` at ``size`` px, one line from the top of
+    its ascender: rendered by Pillow's FreeType once per string, then only blended (a frame's
+    labels repeat from frame to frame, so the cache makes text nearly free)."""
+    font = _font(size, face)
+    ascent, descent = font.getmetrics()
+    width = int(np.ceil(font.getlength(string))) + 1
+    image = Image.new("L", (max(width, 1), ascent + descent))
+    ImageDraw.Draw(image).text((0, 0), string, fill=255, font=font)
+    return np.asarray(image, dtype=np.uint16)
+
+
+def text_width(string: str, scale: int = 2, mono: bool = False) -> int:
+    """The width in pixels of ``string`` as :meth:`Canvas.text` writes it."""
+    return _text_mask(str(string), font_size(scale), MONO if mono else SANS).shape[1]
 
 
 class Canvas:
@@ -166,18 +170,22 @@ class Canvas:
         dy = np.arange(top, bottom)[:, None] - cy
         self.pixels[top:bottom, left:right][dx * dx + dy * dy <= radius * radius] = color
 
-    def text(self, x, y, string: str, color=BLACK, scale: int = 2) -> int:
-        """Write ``string`` (digits, letters: shown upper case, ``.-+:/%=_(),?!'"[]|<>#*;{}``) with its top-left
-        corner at (x, y), each font pixel ``scale`` pixels wide. Returns the x after the text."""
+    def text(self, x, y, string: str, color=BLACK, scale: int = 2, mono: bool = False) -> int:
+        """Write ``string`` in the shipped typeface (DejaVu Sans, or Sans Mono with ``mono``) at
+        :func:`font_size` (``scale``) pixels, anti-aliased, the top of its line at y. Returns the x
+        after the text."""
         x, y = int(x), int(y)
-        for char in str(string).upper():
-            block = _glyph(char, scale)
-            h = min(block.shape[0], self.height - y)
-            w = min(block.shape[1], self.width - x)
-            if h > 0 and w > 0 and x >= 0 and y >= 0:
-                self.pixels[y:y + h, x:x + w][block[:h, :w]] = color
-            x += 4 * scale
-        return x
+        mask = _text_mask(str(string), font_size(scale), MONO if mono else SANS)
+        top, left = max(y, 0), max(x, 0)
+        bottom, right = min(y + mask.shape[0], self.height), min(x + mask.shape[1], self.width)
+        if top < bottom and left < right:
+            cover = mask[top - y:bottom - y, left - x:right - x]
+            region = self.pixels[top:bottom, left:right]
+            inked = cover > 0
+            alpha = cover[inked][:, None]
+            # Integer blending: the same bytes on every machine.
+            region[inked] = ((region[inked] * (255 - alpha) + np.asarray(color, np.uint16) * alpha + 127) // 255)
+        return x + mask.shape[1]
 
     # ------------------------------------------------------------------ charts
     def series(self, box, values, color, lo=None, hi=None, length: int | None = None, width: int = 2) -> None:

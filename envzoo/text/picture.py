@@ -9,7 +9,8 @@ import numpy as np
 
 from envzoo.core.draw import BLACK, GREEN, WHITE, Canvas
 
-SCALE = 2  # font pixels per glyph pixel: 8 px per character, 12 px per line
+SCALE = 2  # 12 px monospaced type: about 7 px per character
+LINE = 12  # pixels per line of the terminal
 COLUMNS = 72
 TERMINAL = (0, 18, 600, 294)
 CHART = (4, 316, 596, 396)
@@ -35,10 +36,10 @@ class TextPicture:
         canvas.text(8, 4, f"{self.picture_title}  STEP {now['steps']:.0f}  PROGRESS {now['progress']:.0f}%")
         canvas.rect(TERMINAL, BLACK)
         lines = transcript_lines(snapshot["text"] for snapshot in snapshots)
-        rows = (TERMINAL[3] - TERMINAL[1] - 8) // (6 * SCALE)
+        rows = (TERMINAL[3] - TERMINAL[1] - 8) // LINE
         for i, line in enumerate(lines[-rows:]):
-            canvas.text(TERMINAL[0] + 6, TERMINAL[1] + 6 + i * 6 * SCALE, line, WHITE if i < rows - 1 else GREEN,
-                        SCALE)
+            canvas.text(TERMINAL[0] + 6, TERMINAL[1] + 4 + i * LINE, line, WHITE if i < rows - 1 else GREEN,
+                        SCALE, mono=True)
         canvas.panel(CHART, "PROGRESS")
         canvas.series(CHART, np.array([s["progress"] for s in snapshots]), GREEN, 0.0, 100.0)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from envzoo.core.contract import Task, render_frame
-from envzoo.core.draw import BLACK, RED, WHITE, Canvas, value_range
+from envzoo.core.draw import BLACK, RED, WHITE, Canvas, font_size, text_width, value_range
 
 
 def painted(canvas: Canvas) -> np.ndarray:
@@ -42,10 +42,24 @@ def test_disk_area_is_pi_r_squared():
     assert abs(painted(canvas).sum() - np.pi * 400) < 60
 
 
-def test_text_advances_four_font_pixels_per_character():
-    canvas = Canvas(100, 20)
-    assert canvas.text(2, 2, "PC 1E-5", scale=2) == 2 + 7 * 8
-    assert painted(canvas).any() and not painted(canvas)[:, 60:].any()
+def test_text_is_set_in_the_shipped_typeface_anti_aliased_and_returns_its_end():
+    canvas = Canvas(200, 30)
+    end = canvas.text(2, 2, "Mean response 12 min", scale=2)
+    assert end == 2 + text_width("Mean response 12 min")
+    columns = np.flatnonzero(painted(canvas).any(axis=0))
+    assert 2 <= columns.min() <= 4 and end - 4 <= columns.max() < end
+    rows = np.flatnonzero(painted(canvas).any(axis=1))
+    assert 2 <= rows.min() and rows.max() < 2 + font_size(2) + 4  # one line of 12 px type
+    greys = {tuple(p) for p in canvas.pixels.reshape(-1, 3)} - {WHITE, BLACK}
+    assert len(greys) > 10  # anti-aliased edges, not a bitmap
+    assert text_width("WWW") > text_width("iii")  # proportional
+    assert text_width("WWW", mono=True) == text_width("iii", mono=True)  # and monospaced for transcripts
+
+
+def test_text_is_clipped_at_the_canvas_edges():
+    canvas = Canvas(40, 10)
+    canvas.text(-5, -4, "clipped text", scale=3)
+    assert painted(canvas).any()
 
 
 def test_series_spans_its_box_from_low_to_high():
