@@ -227,7 +227,70 @@ class Canvas:
         self.rect(box, (248, 248, 248))
         self.outline(box, GREY)
         if title:
-            self.text(box[0], box[1] - 12, title, BLACK, 2)
+            self.text(box[0], box[1] - 15, title, BLACK, 2)
+
+    def chart(self, box, title: str, lo: float, hi: float, x_label: str = "step",
+              x_range: tuple[float, float] | None = None) -> tuple[int, int, int, int]:
+        """A chart's frame with axes in ``box``: ``title`` above it (the quantity and its unit,
+        "Queue (calls)"), ticks with values from ``lo`` to ``hi`` up the left, light grid lines, and
+        along the bottom ``x_label`` between the values at the ends of ``x_range`` (the first and
+        last of the series' positions). Returns the plot's box, for :meth:`series` and
+        :meth:`bars` with the same ``lo`` and ``hi``."""
+        x0, y0, x1, y1 = (int(v) for v in box)
+        ticks = nice_ticks(lo, hi)
+        labels = [tick_label(t) for t in ticks]
+        left = x0 + max(text_width(label, 1) for label in labels) + 5
+        bottom = y1 - (13 if x_label or x_range else 0)
+        plot = (left, y0, x1, bottom)
+        self.panel(plot)
+        self.text(x0, y0 - 15, title, BLACK, 2)
+        for tick, label in zip(ticks, labels):
+            y = bottom - 3 - (tick - lo) / (hi - lo) * (bottom - y0 - 6)
+            if y0 + 1 < y < bottom - 1:
+                self.line(left + 1, y, x1 - 2, y, LIGHT)
+            self.line(left - 3, y, left - 1, y, GREY)
+            self.text(left - 4 - text_width(label, 1), y - 6, label, BLACK, 1)
+        if x_range is not None:
+            first, last = (tick_label(v) for v in x_range)
+            self.text(left + 1, bottom + 1, first, BLACK, 1)
+            self.text(x1 - text_width(last, 1), bottom + 1, last, BLACK, 1)
+        if x_label:
+            self.text((left + x1 - text_width(x_label, 1)) // 2, bottom + 1, x_label, GREY, 1)
+        return plot
+
+    def legend(self, x, y, entries, columns: int = 1, right: bool = False) -> tuple[int, int, int, int]:
+        """A boxed key with its top-left corner (top-right with ``right``) at (x, y): each entry
+        ``(mark, colour, label)`` a mark (``"square"``, ``"disk"``, ``"ring"``, ``"line"`` or
+        ``"dot"``) in its colour before its label, in ``columns`` columns, row by row. Returns
+        the legend's box."""
+        entries = list(entries)
+        rows = -(-len(entries) // columns)
+        width = max((text_width(label, 1) for _, _, label in entries), default=0) + 22
+        left = int(x) - (columns * width + 4 if right else 0)
+        box = (left, int(y), left + columns * width + 4, int(y) + rows * 14 + 6)
+        self.rect(box, WHITE)
+        self.outline(box, LIGHT)
+        for i, (mark, color, label) in enumerate(entries):
+            left, top = box[0] + 4 + (i % columns) * width, box[1] + 4 + (i // columns) * 14
+            self.mark(left + 6, top + 6, mark, color)
+            self.text(left + 15, top, label, BLACK, 1)
+        return box
+
+    def mark(self, cx, cy, mark: str, color, size: int = 5) -> None:
+        """One legend glyph centred at (cx, cy): the way a picture draws the thing it names."""
+        if mark == "square":
+            self.rect((cx - size, cy - size, cx + size, cy + size), color)
+        elif mark == "disk":
+            self.disk(cx, cy, size, color)
+        elif mark == "ring":
+            self.disk(cx, cy, size, color)
+            self.disk(cx, cy, size - 2, WHITE)
+        elif mark == "line":
+            self.line(cx - size - 1, cy, cx + size + 1, cy, color, 2)
+        elif mark == "dot":
+            self.disk(cx, cy, 2, color)
+        else:
+            raise ValueError(f"unknown legend mark {mark!r}: use square, disk, ring, line or dot")
 
     def to_array(self) -> np.ndarray:
         return self.pixels
@@ -243,6 +306,24 @@ def value_range(values, lo=None, hi=None) -> tuple[float, float]:
         pad = max(abs(lo) * 0.05, 1e-9)
         lo, hi = lo - pad, hi + pad
     return lo, hi
+
+
+def nice_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten apart) from ``lo`` to ``hi``, at most ``most``."""
+    span = max(float(hi) - float(lo), 1e-12)
+    power = 10.0 ** np.floor(np.log10(span / most))
+    step = next(f * power for f in (1, 2, 5, 10) if span / (f * power) <= most)
+    first = np.ceil(lo / step - 1e-9) * step
+    return [float(round(v / step) * step) + 0.0 for v in np.arange(first, hi + step * 1e-9, step)]
+
+
+def tick_label(value: float) -> str:
+    """A tick's value, short: 3 significant digits, thousands as k and millions as M."""
+    value = float(value)
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}" if value else "0"
 
 
 def grid_boxes(box, n: int, columns: int | None = None, gap: int = 18) -> list[tuple]:
