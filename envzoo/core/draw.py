@@ -238,7 +238,7 @@ class Canvas:
         :meth:`bars` with the same ``lo`` and ``hi``."""
         x0, y0, x1, y1 = (int(v) for v in box)
         ticks = nice_ticks(lo, hi)
-        labels = [tick_label(t) for t in ticks]
+        labels = tick_labels(ticks)
         left = x0 + max(text_width(label, 1) for label in labels) + 5
         bottom = y1 - (13 if x_label or x_range else 0)
         plot = (left, y0, x1, bottom)
@@ -318,12 +318,22 @@ def nice_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
 
 
 def tick_label(value: float) -> str:
-    """A tick's value, short: 3 significant digits, thousands as k and millions as M."""
+    """A value at an axis's end, short: 3 significant digits, thousands as k and millions as M."""
     value = float(value)
     for scale, suffix in ((1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:.3g}{suffix}"
     return f"{value:.3g}" if value else "0"
+
+
+def tick_labels(ticks: list[float]) -> list[str]:
+    """The labels of evenly spaced ``ticks``: as many decimals as their spacing needs (so that
+    10020 and 10025 differ), thousands as k where the spacing is whole thousands."""
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else max(abs(ticks[0]), 1.0) if ticks else 1.0
+    if step >= 1000 and all(abs(t) % 1000 == 0 for t in ticks):
+        return [f"{t / 1000:.0f}k" if t else "0" for t in ticks]
+    decimals = max(0, int(-np.floor(np.log10(step) + 1e-9)))
+    return [f"{t:.{decimals}f}" for t in ticks]
 
 
 def grid_boxes(box, n: int, columns: int | None = None, gap: int = 18) -> list[tuple]:

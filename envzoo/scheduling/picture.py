@@ -5,7 +5,7 @@ queue lengths now; with a legend."""
 
 from __future__ import annotations
 
-from envzoo.core.draw import BLACK, CYCLE, GREY, RED, Canvas, nice_ticks, text_width, tick_label
+from envzoo.core.draw import BLACK, CYCLE, GREY, RED, Canvas, nice_ticks, text_width, tick_labels
 from envzoo.scheduling.params import SchedulingParams
 
 WINDOW = 40
@@ -39,9 +39,10 @@ def draw(canvas: Canvas, snapshots: list[dict], params: SchedulingParams) -> Non
         canvas.rect((x(r["start"]), top + lane * 0.25, max(x(r["end"]), x(r["start"]) + 2), top + lane * 0.75), color)
         canvas.outline((x(r["start"]), top + lane * 0.25, max(x(r["end"]), x(r["start"]) + 2), top + lane * 0.75), BLACK)
     canvas.line(x(now["now"]), y0, x(now["now"]), y1, RED, 2)
-    for tick in nice_ticks(lo, hi):  # the time axis under the lanes
+    ticks = nice_ticks(lo, hi)
+    for tick, label in zip(ticks, tick_labels(ticks)):  # the time axis under the lanes
         canvas.line(x(tick), y1, x(tick), y1 + 3, GREY)
-        canvas.text(x(tick) - text_width(tick_label(tick), 1) / 2, y1 + 4, tick_label(tick), BLACK, 1)
+        canvas.text(x(tick) - text_width(label, 1) / 2, y1 + 4, label, BLACK, 1)
     canvas.text((x0 + x1 - text_width("time", 1)) / 2, y1 + 16, "time", GREY, 1)
     key = [("square", CYCLE[p % len(CYCLE)], f"task, priority {p}") for p in range(params.priorities)]
     canvas.legend(x0, 362, key + [("line", GREY, "waiting"), ("line", RED, "now")], columns=4)
