@@ -57,7 +57,7 @@ import numpy as np
 import yaml
 
 import envzoo
-from envzoo.tools.animation import record, write_gif
+from envzoo.tools.animation import gallery_ids, record, write_gif, write_still
 from envzoo.core.errors import EnvzooError
 from envzoo.tools.rollout import EpisodeResult, FirstEventSummary, evaluate, mean_and_std, run_episode, summarize
 from envzoo.tools.throughput import bench
@@ -605,6 +605,7 @@ def _write_report(path: str, entries: list, runs: list, args) -> None:
 ANIMATION_STEPS = 360  # at most this many steps of an episode per animation
 #: Where ``animate --docs`` writes: the docs pages' GIFs and their captions (index.yaml).
 DOCS_ANIMATIONS = Path("docs") / "animations"
+DOCS_GALLERY = Path("docs") / "images" / "gallery"  # the home page's stills, one per domain
 
 
 def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> dict[str, tuple[float, int]]:
@@ -652,6 +653,8 @@ def cmd_animate(args) -> int:
         folder = DOCS_ANIMATIONS if args.docs else Path(args.out)
         path = folder / f"{entry.id.split('/', 1)[1]}.gif"
         size, frames = write_gif(pictures, path, args.fps, args.scale, max_bytes=args.max_kb * 1024)
+        if args.docs and entry.id in gallery_ids(envzoo.list_envs()).values():
+            write_still(pictures[-1], DOCS_GALLERY / f"{entry.id.split('/', 1)[1]}.png")
         if args.docs:
             whole = played < steps or played == entry.max_episode_steps
             _note_animation(folder, entry.id, {"policy": policy, "steps": played, "seed": args.seed,
@@ -852,7 +855,8 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--out", default=".", help="folder of the GIFs (the current folder)")
     where.add_argument("--docs", action="store_true",
                        help=f"write the docs pages' GIFs: into {DOCS_ANIMATIONS}/, with what each shows in its "
-                            "index.yaml (run from the source checkout)")
+                            f"index.yaml, and each domain's gallery still into {DOCS_GALLERY}/ (run from the "
+                            "source checkout)")
     animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps, oracles left out)")
     animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
                          help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")
