@@ -492,9 +492,10 @@ def cmd_leaderboard(args) -> int:
         print(table.markdown() if args.markdown else f"{table.title}\n" + _table(list(table.columns), table.rows))
         print()
     if args.plot:
-        from envzoo.leaderboard.plots import write_all
+        from envzoo.leaderboard.plots import write_all, write_report
 
-        for path in write_all(results, args.plot, ids, args.reps):
+        written = write_all(results, args.plot, ids, args.reps)
+        for path in [*written, write_report(args.plot, ids, tables, written)]:
             print(f"wrote {path}")
     return 0
 
@@ -586,18 +587,19 @@ def _save_plot(path: str, entry: EnvEntry, runs: list, seed: int) -> None:
 def _write_report(path: str, entries: list, runs: list, args) -> None:
     """``tour --report``: every id's figure and KPI table in one self-contained HTML file."""
     from envzoo.core.extras import require
-    from envzoo.tools.plots import png_bytes, report_html, table_html
+    from envzoo.tools.plots import ReportSection, png_bytes, report_html, table_html
 
     require("plots", "matplotlib")
     sections = []
     for entry in entries:
         mine = [(policy, results, kpis) for e, policy, kpis, results in runs if e is entry]
         if mine:
-            sections.append((entry.id, entry.summary, png_bytes(_figure(entry, mine, args.seed)),
-                             table_html(mine, _mean_std)))
-    title = (f"envzoo tour: reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
-             f"(seeds from {args.seed})")
-    Path(path).write_text(report_html(title, sections), encoding="utf-8")
+            sections.append(ReportSection(entry.id, entry.summary, [png_bytes(_figure(entry, mine, args.seed))],
+                                          [table_html(mine, _mean_std)], entry.domain))
+    subtitle = (f"{args.episodes} episode(s) of at most {args.max_steps} steps per policy, seeds from {args.seed}; "
+                "KPIs as mean ± std over the episodes")
+    Path(path).write_text(report_html("envzoo tour: the reference policies of every id", sections, subtitle),
+                          encoding="utf-8")
     print(f"report: {path}", file=sys.stderr)
 
 
@@ -846,7 +848,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also tabulate these episode metrics per entrant and reference policy, e.g. "
                             "mean_response_min p90_response_min (the id's registry entry lists its metrics)")
     board.add_argument("--plot", metavar="DIR",
-                       help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
+                       help="also write PNG plots (curves, intervals, profiles) and report.html, the tables and "
+                            "plots on one page (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
 
     animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy")

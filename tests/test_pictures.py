@@ -121,7 +121,10 @@ def test_tour_report_is_one_file_with_every_policy(capsys, tmp_path, monkeypatch
     text = (tmp_path / "r.html").read_text(encoding="utf-8")
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 1 and base64.b64decode(images[0]).startswith(b"\x89PNG")
-    assert "src=\"http" not in text and "href=" not in text  # nothing outside the file
+    assert "src=\"http" not in text and "<link" not in text  # nothing outside the file
+    links = re.findall(r'href="([^"]*)"', text)
+    assert links == ["#envzoo-marketmakingas-v1"] and 'id="envzoo-marketmakingas-v1"' in text  # the navigation
+    assert "<nav>" in text and "<style>" in text and "marketmaking" in text
     for ref in only["envzoo/MarketMakingAS-v1"].policies:
         assert f"<th>{ref.name}</th>" in text
 
