@@ -237,6 +237,7 @@ class Canvas:
         last of the series' positions). Returns the plot's box, for :meth:`series` and
         :meth:`bars` with the same ``lo`` and ``hi``."""
         x0, y0, x1, y1 = (int(v) for v in box)
+        lo, hi = value_range((), lo, hi)  # widened as series() widens it where lo == hi
         ticks = nice_ticks(lo, hi)
         labels = tick_labels(ticks)
         left = x0 + max(text_width(label, 1) for label in labels) + 5
