@@ -40,6 +40,19 @@ def test_every_id_has_its_docs_animation():
         assert notes[env_id]["policy"] in {ref.name for ref in envzoo.env_info(env_id).policies}
 
 
+def test_every_domain_has_its_gallery_still():
+    from envzoo.tools.animation import gallery_ids
+
+    gallery = ANIMATIONS.parent / "images" / "gallery"
+    wanted = {f"{env_id.split('/', 1)[1]}.png" for env_id in gallery_ids(list(envzoo.registry.entries().values())).values()}
+    present = {path.name for path in gallery.glob("*.png")}
+    assert wanted <= present, f"no gallery still for {sorted(wanted - present)}: run `python -m envzoo animate ID --docs`"
+    assert present <= wanted, f"stills of no domain's first id: {sorted(present - wanted)}"
+    for name in wanted:
+        with Image.open(gallery / name) as still:
+            assert still.size == (600, 400) and still.mode == "RGB"
+
+
 def test_animate_writes_only_the_gif_into_the_current_folder_and_the_same_bytes_twice(capsys, tmp_path,
                                                                                        monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -82,6 +95,9 @@ def test_animate_docs_writes_the_docs_pages_gif_and_caption(capsys, tmp_path, mo
     assert code == 0
     folder = tmp_path / "docs" / "animations"
     assert sorted(p.name for p in folder.iterdir()) == ["MarketMakingAS-v1.gif", "index.yaml"]
+    # MarketMakingAS-v1 is the first id of its domain: its last frame is the gallery's still.
+    gallery = tmp_path / "docs" / "images" / "gallery"
+    assert [p.name for p in gallery.iterdir()] == ["MarketMakingAS-v1.png"]
     notes = yaml.safe_load((folder / "index.yaml").read_text(encoding="utf-8"))
     policy = notes["envzoo/MarketMakingAS-v1"]
     assert policy["steps"] == 12 and policy["seed"] == 3 and f"under {policy['policy']}," in out

@@ -238,10 +238,10 @@ class Canvas:
         :meth:`bars` with the same ``lo`` and ``hi``."""
         x0, y0, x1, y1 = (int(v) for v in box)
         lo, hi = value_range((), lo, hi)  # widened as series() widens it where lo == hi
-        ticks = nice_ticks(lo, hi)
+        bottom = y1 - (13 if x_label or x_range else 0)
+        ticks = nice_ticks(lo, hi, most=min(5, max(2, (bottom - y0) // 18)))  # 18 px or more apart
         labels = tick_labels(ticks)
         left = x0 + max(text_width(label, 1) for label in labels) + 5
-        bottom = y1 - (13 if x_label or x_range else 0)
         plot = (left, y0, x1, bottom)
         self.panel(plot)
         self.text(x0, y0 - 15, title, BLACK, 2)
@@ -315,7 +315,8 @@ def nice_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
     power = 10.0 ** np.floor(np.log10(span / most))
     step = next(f * power for f in (1, 2, 5, 10) if span / (f * power) <= most)
     first = np.ceil(lo / step - 1e-9) * step
-    return [float(round(v / step) * step) + 0.0 for v in np.arange(first, hi + step * 1e-9, step)]
+    ticks = [float(round(v / step) * step) + 0.0 for v in np.arange(first, hi + step * 1e-9, step)]
+    return ticks or [float(lo)]  # (a range narrower than its one round step)
 
 
 def tick_label(value: float) -> str:
@@ -333,7 +334,7 @@ def tick_labels(ticks: list[float]) -> list[str]:
     step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else max(abs(ticks[0]), 1.0) if ticks else 1.0
     if step >= 1000 and all(abs(t) % 1000 == 0 for t in ticks):
         return [f"{t / 1000:.0f}k" if t else "0" for t in ticks]
-    decimals = max(0, int(-np.floor(np.log10(step) + 1e-9)))
+    decimals = min(max(0, int(-np.floor(np.log10(step) + 1e-9))), 6) if step > 0 else 3
     return [f"{t:.{decimals}f}" for t in ticks]
 
 

@@ -40,7 +40,7 @@ class TextPicture:
         for i, line in enumerate(lines[-rows:]):
             canvas.text(TERMINAL[0] + 6, TERMINAL[1] + 4 + i * LINE, line, WHITE if i < rows - 1 else GREEN,
                         SCALE, mono=True)
-        canvas.legend(TERMINAL[2] - 4, TERMINAL[1] + 4, [("square", WHITE, "transcript"), ("square", GREEN, "newest line")],
+        canvas.legend(TERMINAL[2] - 4, TERMINAL[1] + 4, [("square", BLACK, "transcript"), ("square", GREEN, "newest line")],
                       columns=2, right=True)
         plot = canvas.chart(CHART, "Progress (%)", 0.0, 100.0, "turn", (0, len(snapshots) - 1))
         canvas.series(plot, np.array([s["progress"] for s in snapshots]), GREEN, 0.0, 100.0)

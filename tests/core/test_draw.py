@@ -81,3 +81,31 @@ def test_a_task_without_a_picture_says_what_to_add():
     with pytest.raises(NotImplementedError, match="snapshot.*draw"):
         render_frame(Pictureless(None, 1), [{}])
     assert render_frame(Pictureless(None, 1), []) is None  # before the first reset
+
+
+def test_chart_ticks_are_round_within_range_and_labelled_apart():
+    from envzoo.core.draw import nice_ticks, tick_labels
+
+    assert nice_ticks(0.0, 37.5) == [0.0, 10.0, 20.0, 30.0]
+    assert nice_ticks(0.0, 100.0, most=3) == [0.0, 50.0, 100.0]
+    assert tick_labels(nice_ticks(10003.0, 10030.0)) == ["10010", "10020", "10030"]  # not three "10k"
+    assert tick_labels(nice_ticks(0.93, 1.07)) == ["0.95", "1.00", "1.05"]
+    assert tick_labels(nice_ticks(0.0, 40000.0)) == ["0", "10k", "20k", "30k", "40k"]
+    assert nice_ticks(5.0, 5.0 + 1e-12)  # never empty
+
+
+def test_chart_returns_the_plot_box_beside_its_tick_labels():
+    canvas = Canvas(300, 200)
+    plot = canvas.chart((0, 20, 300, 200), "Queue (calls)", 0.0, 40.0, "step", (0, 99))
+    assert plot[0] > 10 and plot[1:] == (20, 300, 187)  # room for the labels left, and the x axis below
+    assert painted(Canvas(300, 200)).sum() == 0 and painted(canvas)[:, :plot[0]].any()
+
+
+def test_legend_box_holds_a_row_per_entry():
+    canvas = Canvas(300, 200)
+    box = canvas.legend(10, 10, [("square", RED, "busy"), ("disk", BLACK, "free"), ("line", RED, "road")])
+    assert box[:2] == (10, 10) and box[3] == 10 + 3 * 14 + 6
+    right = canvas.legend(290, 100, [("ring", RED, "target")], right=True)
+    assert right[2] == 290
+    with pytest.raises(ValueError, match="unknown legend mark"):
+        canvas.legend(0, 0, [("star", RED, "x")])
