@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import argparse
 import base64
+import fcntl
 import functools
 import http.server
 import json
 import os
 import shutil
-import subprocess
+import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
@@ -75,20 +77,19 @@ class Browser:
     """A headless Chromium with one tab, driven over the DevTools protocol on a pipe."""
 
     def __init__(self, chromium: str | None = None, width: int = WIDTH, height: int = HEIGHT):
-        to_browser, self._to_browser = os.pipe()  # Chromium reads commands on its fd 3
-        self._from_browser, from_browser = os.pipe()  # and writes answers on its fd 4
-
-        def pipes_on_3_and_4():
-            os.dup2(to_browser, 3)
-            os.dup2(from_browser, 4)
-
-        self._process = subprocess.Popen(
-            [chromium or find_chromium(), "--headless", "--remote-debugging-pipe", "--no-sandbox",
-             "--disable-gpu", "--no-first-run", "--hide-scrollbars", "--mute-audio", f"--window-size={width},{height}",
-             "about:blank"],
-            pass_fds=(3, 4), preexec_fn=pipes_on_3_and_4, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(to_browser)
-        os.close(from_browser)
+        # Chromium reads commands on its fd 3 and writes answers on its fd 4: the pipes' far ends
+        # are moved above 4 first, so that placing one cannot overwrite the other.
+        to_browser, self._to_browser = os.pipe()
+        self._from_browser, from_browser = os.pipe()
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser, from_browser)]
+        arguments = [chromium or find_chromium(), "--headless", "--remote-debugging-pipe", "--no-sandbox",
+                     "--disable-gpu", "--no-first-run", "--hide-scrollbars", "--mute-audio",
+                     f"--window-size={width},{height}", "about:blank"]
+        self._pid = os.posix_spawn(arguments[0], arguments, dict(os.environ), file_actions=[
+            (os.POSIX_SPAWN_DUP2, high[0], 3), (os.POSIX_SPAWN_DUP2, high[1], 4),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+        for fd in (to_browser, from_browser, *high):
+            os.close(fd)
         self._reader = os.fdopen(self._from_browser, "rb")
         self._next_id, self._events, self._buffer = 0, [], b""
         target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -143,10 +144,15 @@ class Browser:
         return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
 
     def close(self) -> None:
-        self._process.terminate()
-        self._process.wait(timeout=10)
-        self._reader.close()
+        """End Chromium (it quits when its DevTools pipe closes; SIGTERM if it has not in 10 s)."""
         os.close(self._to_browser)
+        self._reader.close()
+        for _ in range(100):
+            if os.waitpid(self._pid, os.WNOHANG)[0]:
+                return
+            time.sleep(0.1)
+        os.kill(self._pid, signal.SIGTERM)
+        os.waitpid(self._pid, 0)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -222,7 +228,7 @@ def take_screenshots(site: str | Path, folder: str | Path, pages=SCREENSHOT_PAGE
         for page in pages:
             browser.load(base + page)
             browser.evaluate(PAGE_FACTS)  # the images loaded
-            name = "home" if page == "index.html" else page.split("/")[-2]
+            name = "home" if page == "index.html" else Path(page).parent.name or Path(page).stem
             path = folder / f"{name}.png"
             path.write_bytes(browser.screenshot())
             written.append(path)
