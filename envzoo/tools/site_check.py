@@ -49,13 +49,14 @@ PAGE_FACTS = """(async () => {
     }
     return false;
   };
-  const wide = [...document.querySelectorAll("body *")]
+  const overflow = Math.max(root.scrollWidth - root.clientWidth, 0);
+  const wide = !overflow ? [] : [...document.querySelectorAll("body *")]  // (slow: only to name the culprits)
     .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1 && !scrolls(e))
     .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ")[0] : ""));
   return {
     broken_images: images.filter(image => !(image.complete && image.naturalWidth > 0))
       .map(image => image.getAttribute("src")),
-    overflow: root.scrollWidth > root.clientWidth ? root.scrollWidth - root.clientWidth : 0,
+    overflow: overflow,
     wide: wide,
     links: [...document.querySelectorAll("a[href]")].map(a => a.href),
     ids: [...document.querySelectorAll("[id]")].map(e => e.id),
