@@ -60,7 +60,10 @@ def _text_mask(string: str, size: int, face: str) -> np.ndarray:
     ascent, descent = font.getmetrics()
     width = int(np.ceil(font.getlength(string))) + 1
     image = Image.new("L", (max(width, 1), ascent + descent))
-    ImageDraw.Draw(image).text((0, 0), string, fill=255, font=font)
+    draw = ImageDraw.Draw(image)
+    if face == MONO:  # a terminal's text crisp, not anti-aliased: its GIFs stay small
+        draw.fontmode = "1"
+    draw.text((0, 0), string, fill=255, font=font)
     return np.asarray(image, dtype=np.uint16)
 
 

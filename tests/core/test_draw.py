@@ -54,6 +54,9 @@ def test_text_is_set_in_the_shipped_typeface_anti_aliased_and_returns_its_end():
     assert len(greys) > 10  # anti-aliased edges, not a bitmap
     assert text_width("WWW") > text_width("iii")  # proportional
     assert text_width("WWW", mono=True) == text_width("iii", mono=True)  # and monospaced for transcripts
+    terminal = Canvas(200, 30)
+    terminal.text(2, 2, "> open the fridge", mono=True)
+    assert {tuple(p) for p in terminal.pixels.reshape(-1, 3)} == {WHITE, BLACK}  # crisp, as a terminal
 
 
 def test_text_is_clipped_at_the_canvas_edges():
