@@ -1,6 +1,7 @@
 """The docs site's browser check (``python -m envzoo.tools.site_check``) on a small site made here:
-it names a missing image, a broken link, a broken anchor and a page wider than the window, and
-nothing else (content that scrolls inside its own box is fine). Needs Chromium (CI installs
+it names a missing image, a broken link, a broken anchor, a code block that hides its end and a
+page wider than the window, and nothing else (other content that scrolls inside its own box is
+fine). Needs Chromium (CI installs
 Debian's); skipped where there is none."""
 
 from __future__ import annotations
@@ -25,16 +26,21 @@ def small_site(root):
         '<a href="https://example.org/">outside</a></body></html>', encoding="utf-8")
     (root / "sub" / "index.html").write_text(
         '<html><body style="margin:0"><h1 id="there">t</h1><div style="width:1500px">wide</div>'
-        '<div style="overflow-x:auto"><div style="width:3000px">scrolls in its box</div></div></body></html>',
+        '<div style="overflow-x:auto"><div style="width:3000px">scrolls in its box</div></div>'
+        '<pre><code style="display:block;width:300px;overflow-x:auto;white-space:pre">' + "x" * 200 +
+        '</code></pre></body></html>',
         encoding="utf-8")
     return root
 
 
 def test_the_check_names_each_kind_of_problem_and_nothing_else(tmp_path):
     problems = check_site(small_site(tmp_path))
+    hidden = int(problems["sub/index.html"][0].split("hides ")[1].split(" px")[0])
+    assert hidden > 1000  # 200 characters in a 300 px box
     assert problems == {
         "index.html": ["image did not load: missing.png", "broken link: /nowhere/", "broken anchor: /sub/#gone"],
-        "sub/index.html": ["100 px wider than the 1400 px window (widest: div)"],
+        "sub/index.html": [f"scrolls sideways: code hides {hidden} px: " + "x" * 60,
+                           "100 px wider than the 1400 px window (widest: div)"],
     }
 
 

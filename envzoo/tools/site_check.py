@@ -1,7 +1,8 @@
 """``python -m envzoo.tools.site_check SITE``: every page of the built docs site (``mkdocs build``'s
 folder) loaded in headless Chromium at 1,400 px wide; exits with status 1 naming each page with
-an image that did not load, a link to a page or anchor of the site that does not exist, or
-content wider than the window (the page scrolls sideways). Links outside the site are not
+an image that did not load, a link to a page or anchor of the site that does not exist, content
+wider than the window (the page scrolls sideways), or a code block or table too wide for its
+column (it would hide its end behind a scroll bar). Links outside the site are not
 followed (nothing is fetched from the network).
 
 ``--screenshots DIR`` also writes the home page and a few environment pages as PNGs
@@ -53,7 +54,12 @@ PAGE_FACTS = """(async () => {
   const wide = !overflow ? [] : [...document.querySelectorAll("body *")]  // (slow: only to name the culprits)
     .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1 && !scrolls(e))
     .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ")[0] : ""));
+  const clipped = [...document.querySelectorAll("pre > code, .md-typeset__table, table")]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.tagName.toLowerCase() + " hides " + (e.scrollWidth - e.clientWidth) + " px: "
+              + e.textContent.trim().split("\\n")[0].slice(0, 60));
   return {
+    clipped: clipped,
     broken_images: images.filter(image => !(image.complete && image.naturalWidth > 0))
       .map(image => image.getAttribute("src")),
     overflow: overflow,
@@ -199,6 +205,7 @@ def check_site(site: str | Path, browser: Browser | None = None) -> dict[str, li
     ids = {page: set(found["ids"]) for page, found in facts.items()}
     for page, found in facts.items():
         mine = [f"image did not load: {src}" for src in found["broken_images"]]
+        mine += [f"scrolls sideways: {what}" for what in found["clipped"]]
         if found["overflow"]:
             mine.append(f"{found['overflow']} px wider than the {WIDTH} px window (widest: "
                         f"{', '.join(found['wide']) or 'unknown'})")
