@@ -1,8 +1,7 @@
 """Drawing for ``render_mode="rgb_array"``: a :class:`Canvas` of H x W x 3 uint8 pixels with the
 few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, text in a
 shipped TrueType face, charts with axes, legends), in numpy (each string set once by Pillow, then
-cached): no window, no plotting library, fast enough to
-record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
+cached): no window, no plotting library, fast enough to record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
 
 Coordinates are pixels, x to the right and y downwards from the top-left corner; shapes are
 clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1, y0 <= y < y1.
@@ -174,9 +173,9 @@ class Canvas:
         self.pixels[top:bottom, left:right][dx * dx + dy * dy <= radius * radius] = color
 
     def text(self, x, y, string: str, color=BLACK, scale: int = 2, mono: bool = False) -> int:
-        """Write ``string`` in the shipped typeface (DejaVu Sans, or Sans Mono with ``mono``) at
-        :func:`font_size` (``scale``) pixels, anti-aliased, the top of its line at y. Returns the x
-        after the text."""
+        """Write ``string`` in the shipped typeface (DejaVu Sans anti-aliased, or DejaVu Sans Mono
+        crisp with ``mono``) at :func:`font_size` (``scale``) pixels, the top of its line at y.
+        Returns the x after the text."""
         x, y = int(x), int(y)
         mask = _text_mask(str(string), font_size(scale), MONO if mono else SANS)
         top, left = max(y, 0), max(x, 0)
