@@ -1,7 +1,8 @@
 """Drawing for ``render_mode="rgb_array"``: a :class:`Canvas` of H x W x 3 uint8 pixels with the
 few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, text in a
 shipped TrueType face, charts with axes, legends), in numpy (each string set once by Pillow, then
-cached): no window, no plotting library, fast enough to record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
+cached): no window, no plotting library, fast enough to record videos during training
+(``benchmarks/render_rate.py`` prints the frames per second).
 
 Coordinates are pixels, x to the right and y downwards from the top-left corner; shapes are
 clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1, y0 <= y < y1.
