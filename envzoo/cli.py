@@ -58,7 +58,7 @@ import numpy as np
 import yaml
 
 import envzoo
-from envzoo.tools.animation import record, write_gif
+from envzoo.tools.animation import gallery_ids, record, write_gif, write_still
 from envzoo.core.errors import EnvzooError
 from envzoo.tools.rollout import (EpisodeResult, FirstEventSummary, evaluate, evaluate_policy, make_env, mean_and_std,
                                   policy_env_kwargs, run_episode, summarize)
@@ -461,9 +461,10 @@ def cmd_leaderboard(args) -> int:
         print(table.markdown() if args.markdown else f"{table.title}\n" + _table(list(table.columns), table.rows))
         print()
     if args.plot:
-        from envzoo.leaderboard.plots import write_all
+        from envzoo.leaderboard.plots import write_all, write_report
 
-        for path in write_all(results, args.plot, ids, args.reps):
+        written = write_all(results, args.plot, ids, args.reps)
+        for path in [*written, write_report(args.plot, ids, tables, written)]:
             print(f"wrote {path}")
     return 0
 
@@ -567,18 +568,19 @@ def _save_plot(path: str, entry: EnvEntry, runs: list, seed: int) -> None:
 def _write_report(path: str, entries: list, runs: list, args) -> None:
     """``tour --report``: every id's figure and KPI table in one self-contained HTML file."""
     from envzoo.core.extras import require
-    from envzoo.tools.plots import png_bytes, report_html, table_html
+    from envzoo.tools.plots import ReportSection, png_bytes, report_html, table_html
 
     require("plots", "matplotlib")
     sections = []
     for entry in entries:
         mine = [(policy, results, kpis) for e, policy, kpis, results in runs if e is entry]
         if mine:
-            sections.append((entry.id, entry.summary, png_bytes(_figure(entry, mine, args.seed)),
-                             table_html(mine, _mean_std)))
-    title = (f"envzoo tour: reference policies, {args.episodes} episode(s) of at most {args.max_steps} steps "
-             f"(seeds from {args.seed})")
-    Path(path).write_text(report_html(title, sections), encoding="utf-8")
+            sections.append(ReportSection(entry.id, entry.summary, [png_bytes(_figure(entry, mine, args.seed))],
+                                          [table_html(mine, _mean_std)], entry.domain))
+    subtitle = (f"{args.episodes} episode(s) of at most {args.max_steps} steps per policy, seeds from {args.seed}; "
+                "KPIs as mean ± std over the episodes")
+    Path(path).write_text(report_html("envzoo tour: the reference policies of every id", sections, subtitle),
+                          encoding="utf-8")
     print(f"report: {path}", file=sys.stderr)
 
 
@@ -586,6 +588,7 @@ def _write_report(path: str, entries: list, runs: list, args) -> None:
 ANIMATION_STEPS = 360  # at most this many steps of an episode per animation
 #: Where ``animate --docs`` writes: the docs pages' GIFs and their captions (index.yaml).
 DOCS_ANIMATIONS = Path("docs") / "animations"
+DOCS_GALLERY = Path("docs") / "images" / "gallery"  # the home page's stills, one per domain
 
 
 def _clip_runs(entry: EnvEntry, policies: list[str], steps: int, seed: int) -> dict[str, tuple[float, int]]:
@@ -633,6 +636,8 @@ def cmd_animate(args) -> int:
         folder = DOCS_ANIMATIONS if args.docs else Path(args.out)
         path = folder / f"{entry.id.split('/', 1)[1]}.gif"
         size, frames = write_gif(pictures, path, args.fps, args.scale, max_bytes=args.max_kb * 1024)
+        if args.docs and entry.id in gallery_ids(envzoo.list_envs()).values():
+            write_still(pictures[-1], DOCS_GALLERY / f"{entry.id.split('/', 1)[1]}.png")
         if args.docs:
             whole = played < steps or played == entry.max_episode_steps
             _note_animation(folder, entry.id, {"policy": policy, "steps": played, "seed": args.seed,
@@ -825,7 +830,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also tabulate these episode metrics per entrant and reference policy, e.g. "
                             "mean_response_min p90_response_min (the id's registry entry lists its metrics)")
     board.add_argument("--plot", metavar="DIR",
-                       help="also write PNG plots: curves, intervals, profiles (extra `plots`)")
+                       help="also write PNG plots (curves, intervals, profiles) and report.html, the tables and "
+                            "plots on one page (extra `plots`)")
     board.set_defaults(run=cmd_leaderboard)
 
     animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy")
@@ -834,7 +840,8 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--out", default=".", help="folder of the GIFs (the current folder)")
     where.add_argument("--docs", action="store_true",
                        help=f"write the docs pages' GIFs: into {DOCS_ANIMATIONS}/, with what each shows in its "
-                            "index.yaml (run from the source checkout)")
+                            f"index.yaml, and each domain's gallery still into {DOCS_GALLERY}/ (run from the "
+                            "source checkout)")
     animate.add_argument("--policy", help="this reference policy (default: the highest return over the clip's steps, oracles left out)")
     animate.add_argument("--steps", type=_positive, default=ANIMATION_STEPS,
                          help=f"steps of the episode shown, at most the id's horizon ({ANIMATION_STEPS})")

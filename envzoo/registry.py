@@ -148,13 +148,16 @@ class EnvEntry(_NeedsExtra):
 
     @property
     def is_multi_agent(self) -> bool:
+        """Whether the id is a PettingZoo parallel environment (several agents)."""
         return self.kind in PARALLEL_KINDS
 
     @property
     def is_multi_objective(self) -> bool:
+        """Whether the id's reward is a vector (an MO-Gymnasium or MOMAland face)."""
         return self.kind in MULTI_OBJECTIVE_KINDS
 
     def policy(self, name: str) -> PolicyRef:
+        """The reference policy called ``name``; a ``RegistryError`` naming the known ones if none is."""
         for ref in self.policies:
             if ref.name == name:
                 return ref
@@ -162,6 +165,7 @@ class EnvEntry(_NeedsExtra):
         raise RegistryError(f"{self.id} has no reference policy {name!r}; known: {known}")
 
     def require_extra(self) -> None:
+        """Raise ``MissingExtraError`` (with the install command) unless the id's extra is installed."""
         missing = missing_packages(self.extra)
         if missing:
             system = install_command(self.extra) if self.extra in SYSTEM_EXTRAS else None

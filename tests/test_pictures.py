@@ -40,6 +40,19 @@ def test_every_id_has_its_docs_animation():
         assert notes[env_id]["policy"] in {ref.name for ref in envzoo.env_info(env_id).policies}
 
 
+def test_every_domain_has_its_gallery_still():
+    from envzoo.tools.animation import gallery_ids
+
+    gallery = ANIMATIONS.parent / "images" / "gallery"
+    wanted = {f"{env_id.split('/', 1)[1]}.png" for env_id in gallery_ids(list(envzoo.registry.entries().values())).values()}
+    present = {path.name for path in gallery.glob("*.png")}
+    assert wanted <= present, f"no gallery still for {sorted(wanted - present)}: run `python -m envzoo animate ID --docs`"
+    assert present <= wanted, f"stills of no domain's first id: {sorted(present - wanted)}"
+    for name in wanted:
+        with Image.open(gallery / name) as still:
+            assert still.size == (600, 400) and still.mode == "RGB"
+
+
 def test_animate_writes_only_the_gif_into_the_current_folder_and_the_same_bytes_twice(capsys, tmp_path,
                                                                                        monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -82,6 +95,9 @@ def test_animate_docs_writes_the_docs_pages_gif_and_caption(capsys, tmp_path, mo
     assert code == 0
     folder = tmp_path / "docs" / "animations"
     assert sorted(p.name for p in folder.iterdir()) == ["MarketMakingAS-v1.gif", "index.yaml"]
+    # MarketMakingAS-v1 is the first id of its domain: its last frame is the gallery's still.
+    gallery = tmp_path / "docs" / "images" / "gallery"
+    assert [p.name for p in gallery.iterdir()] == ["MarketMakingAS-v1.png"]
     notes = yaml.safe_load((folder / "index.yaml").read_text(encoding="utf-8"))
     policy = notes["envzoo/MarketMakingAS-v1"]
     assert policy["steps"] == 12 and policy["seed"] == 3 and f"under {policy['policy']}," in out
@@ -122,7 +138,10 @@ def test_tour_report_is_one_file_with_every_policy(capsys, tmp_path, monkeypatch
     text = (tmp_path / "r.html").read_text(encoding="utf-8")
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 1 and base64.b64decode(images[0]).startswith(b"\x89PNG")
-    assert "src=\"http" not in text and "href=" not in text  # nothing outside the file
+    assert "src=\"http" not in text and "<link" not in text  # nothing outside the file
+    links = re.findall(r'href="([^"]*)"', text)
+    assert links == ["#envzoo-marketmakingas-v1"] and 'id="envzoo-marketmakingas-v1"' in text  # the navigation
+    assert "<nav>" in text and "<style>" in text and "marketmaking" in text
     for ref in only["envzoo/MarketMakingAS-v1"].policies:
         assert f"<th>{ref.name}</th>" in text
 

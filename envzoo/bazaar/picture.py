@@ -21,24 +21,27 @@ def snapshot(market, score: dict) -> dict:
 
 def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
-    scenario = "THE CRASH" if now["crash"] else "LEMON MARKET"
-    canvas.text(8, 4, f"{scenario}  ROUND {now['round']}  EAS {now['eas']:.2f}")
-    box = (4, 34, canvas.width - 4, 226)
-    canvas.panel(box, "POSTED PRICES" + ("  (TICK: COST)" if now["crash"] else "  (RED: SYBIL)"))
+    scenario = "The Crash" if now["crash"] else "Lemon market"
+    canvas.text(8, 4, f"{scenario}   round {now['round']}   EAS {now['eas']:.2f}")
     n = len(now["price"])
+    hi = max(float(now["price"].max()) * 1.15, 1e-3)
+    plot = canvas.chart((4, 40, canvas.width - 4, 226), "Posted price per seller identity", 0.0, hi, "")
     colors = [GREY if not active else RED if sybil else BLUE
               for active, sybil in zip(now["active"], now["sybil"])]
-    hi = max(float(now["price"].max()) * 1.15, 1e-3)
-    canvas.bars(box, now["price"], colors, 0.0, hi)
+    canvas.bars(plot, now["price"], colors, 0.0, hi)
+    key = [("square", BLUE, "seller"), ("square", RED, "Sybil identity"), ("square", GREY, "bankrupt")]
     if now["cost"] is not None:  # a tick at each firm's unit cost, over its bar
-        x0, y0, x1, y1 = box
+        key.append(("line", BLACK, "unit cost"))
+        x0, y0, x1, y1 = plot
         for i, cost in enumerate(now["cost"]):  # the bars' geometry (Canvas.bars)
             y = y1 - (y1 - y0) * min(cost / hi, 1.0)
             canvas.line(x0 + (x1 - x0) * i / n + 1, y, x0 + (x1 - x0) * (i + 1) / n - 2, y, BLACK, 2)
+    canvas.legend(canvas.width - 4, 2, key, columns=len(key), right=True)
     history = {key: np.array([s[key] for s in snapshots]) for key in ("market_price", "trades", "eas")}
-    charts = (("MARKET PRICE", history["market_price"], ORANGE, None),
-              ("TRADES", history["trades"], GREEN, None), ("EAS", history["eas"], BLUE, (0.0, 1.0)))
-    for (title, values, color, bounds), chart in zip(charts, grid_boxes((0, 240, canvas.width, canvas.height), 3)):
-        canvas.panel(chart, title)
+    charts = (("Market price", history["market_price"], ORANGE, None),
+              ("Trades per round", history["trades"], GREEN, None), ("EAS (0-1)", history["eas"], BLUE, (0.0, 1.0)))
+    rounds = (snapshots[0]["round"], now["round"])
+    for (title, values, color, bounds), box in zip(charts, grid_boxes((0, 240, canvas.width, canvas.height), 3)):
         lo, hi = bounds or (0.0, max(float(values.max()) * 1.1, 1e-3))
-        canvas.series(chart, values, color, lo, hi)
+        plot = canvas.chart(box, title, lo, hi, "round", rounds)
+        canvas.series(plot, values, color, lo, hi)

@@ -244,10 +244,12 @@ class AgentsTask(Task):
 
     @property
     def agent_observation_spaces(self) -> list[spaces.Space]:
+        """Each agent's observation space, in agent order (the shared one repeated if the task has one)."""
         return list(getattr(self, "observation_spaces", None) or [self.observation_space] * len(self.agents))
 
     @property
     def agent_action_spaces(self) -> list[spaces.Space]:
+        """Each agent's action space, in agent order (the shared one repeated if the task has one)."""
         return list(getattr(self, "action_spaces", None) or [self.action_space] * len(self.agents))
 
     def start(self, generator: np.random.Generator, options: dict) -> dict:

@@ -1,7 +1,8 @@
 """Drawing for ``render_mode="rgb_array"``: a :class:`Canvas` of H x W x 3 uint8 pixels with the
-few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, a tiny bitmap
-font, time series and bar panels), in plain numpy: no window, no plotting library, fast enough to
-record videos during training (``benchmarks/render_rate.py`` prints the frames per second).
+few shapes the domains' pictures need (rectangles, lines, filled polygons, disks, text in a
+shipped TrueType face, charts with axes, legends), in numpy (each string set once by Pillow, then
+cached): no window, no plotting library, fast enough to record videos during training
+(``benchmarks/render_rate.py`` prints the frames per second).
 
 Coordinates are pixels, x to the right and y downwards from the top-left corner; shapes are
 clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1, y0 <= y < y1.
@@ -9,7 +10,11 @@ clipped to the canvas. A *box* is ``(x0, y0, x1, y1)``, the pixels x0 <= x < x1,
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 WIDTH, HEIGHT = 600, 400  # every domain's frame
 
@@ -29,40 +34,42 @@ CYAN = (23, 190, 207)
 #: Colours of the series of one chart, in order (those of matplotlib's default cycle).
 CYCLE = (BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK, OLIVE, CYAN, GREY)
 
-# A 3 x 5 bitmap font: five rows of three pixels per character, top row first.
-_GLYPHS = {
-    "0": "111 101 101 101 111", "1": "010 110 010 010 111", "2": "111 001 111 100 111",
-    "3": "111 001 111 001 111", "4": "101 101 111 001 001", "5": "111 100 111 001 111",
-    "6": "111 100 111 101 111", "7": "111 001 001 001 001", "8": "111 101 111 101 111",
-    "9": "111 101 111 001 111", "A": "010 101 111 101 101", "B": "110 101 110 101 110",
-    "C": "011 100 100 100 011", "D": "110 101 101 101 110", "E": "111 100 110 100 111",
-    "F": "111 100 110 100 100", "G": "011 100 101 101 011", "H": "101 101 111 101 101",
-    "I": "111 010 010 010 111", "J": "001 001 001 101 010", "K": "101 101 110 101 101",
-    "L": "100 100 100 100 111", "M": "101 111 111 101 101", "N": "110 101 101 101 101",
-    "O": "010 101 101 101 010", "P": "110 101 110 100 100", "Q": "010 101 101 110 011",
-    "R": "110 101 110 101 101", "S": "011 100 010 001 110", "T": "111 010 010 010 010",
-    "U": "101 101 101 101 111", "V": "101 101 101 101 010", "W": "101 101 111 111 101",
-    "X": "101 101 010 101 101", "Y": "101 101 010 010 010", "Z": "111 001 010 100 111",
-    ".": "000 000 000 000 010", "-": "000 000 111 000 000", "+": "000 010 111 010 000",
-    ":": "000 010 000 010 000", "/": "001 001 010 100 100", "%": "101 001 010 100 101",
-    "=": "000 111 000 111 000", "_": "000 000 000 000 111", "(": "010 100 100 100 010",
-    ")": "010 001 001 001 010", " ": "000 000 000 000 000", ",": "000 000 000 010 100",
-    # for the transcripts of the text environments
-    "?": "111 001 010 000 010", "!": "010 010 010 000 010", "'": "010 010 000 000 000",
-    '"': "101 101 000 000 000", "[": "110 100 100 100 110", "]": "011 001 001 001 011",
-    "|": "010 010 010 010 010", ">": "100 010 001 010 100", "<": "001 010 100 010 001",
-    "#": "101 111 101 111 101", "*": "101 010 111 010 101", ";": "000 010 000 010 100",
-    "{": "011 010 110 010 011", "}": "110 010 011 010 110",
-}
-_FONT = {char: np.array([[bit == "1" for bit in row] for row in rows.split()]) for char, rows in _GLYPHS.items()}
-_SCALED: dict[tuple[str, int], np.ndarray] = {}  # (char, scale): the glyph's pixels, made once
+#: The typefaces shipped beside this module (DejaVu, its licence in fonts/LICENSE): proportional
+#: for labels, monospaced for transcripts.
+FONTS = Path(__file__).resolve().parent / "fonts"
+SANS, MONO = "DejaVuSans.ttf", "DejaVuSansMono.ttf"
 _BLANK: dict[tuple, np.ndarray] = {}  # (height, width, background): a blank frame to copy
 
 
-def _glyph(char: str, scale: int) -> np.ndarray:
-    if (char, scale) not in _SCALED:
-        _SCALED[char, scale] = np.kron(_FONT.get(char, _FONT["_"]), np.ones((scale, scale), dtype=bool))
-    return _SCALED[char, scale]
+def font_size(scale: int) -> int:
+    """The typeface's size in pixels for a text ``scale`` (1: small print, 2: labels, 3: titles)."""
+    return {1: 9, 2: 12, 3: 16}.get(int(scale), 6 * int(scale))
+
+
+@functools.lru_cache(maxsize=None)
+def _font(size: int, face: str):
+    return ImageFont.truetype(str(FONTS / face), size)
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_mask(string: str, size: int, face: str) -> np.ndarray:
+    """The coverage (0-255) of ``string`` set in ``face`` at ``size`` px, one line from the top of
+    its ascender: rendered by Pillow's FreeType once per string, then only blended (a frame's
+    labels repeat from frame to frame, so the cache makes text nearly free)."""
+    font = _font(size, face)
+    ascent, descent = font.getmetrics()
+    width = int(np.ceil(font.getlength(string))) + 1
+    image = Image.new("L", (max(width, 1), ascent + descent))
+    draw = ImageDraw.Draw(image)
+    if face == MONO:  # a terminal's text crisp, not anti-aliased: its GIFs stay small
+        draw.fontmode = "1"
+    draw.text((0, 0), string, fill=255, font=font)
+    return np.asarray(image, dtype=np.uint16)
+
+
+def text_width(string: str, scale: int = 2, mono: bool = False) -> int:
+    """The width in pixels of ``string`` as :meth:`Canvas.text` writes it."""
+    return _text_mask(str(string), font_size(scale), MONO if mono else SANS).shape[1]
 
 
 class Canvas:
@@ -166,18 +173,22 @@ class Canvas:
         dy = np.arange(top, bottom)[:, None] - cy
         self.pixels[top:bottom, left:right][dx * dx + dy * dy <= radius * radius] = color
 
-    def text(self, x, y, string: str, color=BLACK, scale: int = 2) -> int:
-        """Write ``string`` (digits, letters: shown upper case, ``.-+:/%=_(),?!'"[]|<>#*;{}``) with its top-left
-        corner at (x, y), each font pixel ``scale`` pixels wide. Returns the x after the text."""
+    def text(self, x, y, string: str, color=BLACK, scale: int = 2, mono: bool = False) -> int:
+        """Write ``string`` in the shipped typeface (DejaVu Sans anti-aliased, or DejaVu Sans Mono
+        crisp with ``mono``) at :func:`font_size` (``scale``) pixels, the top of its line at y.
+        Returns the x after the text."""
         x, y = int(x), int(y)
-        for char in str(string).upper():
-            block = _glyph(char, scale)
-            h = min(block.shape[0], self.height - y)
-            w = min(block.shape[1], self.width - x)
-            if h > 0 and w > 0 and x >= 0 and y >= 0:
-                self.pixels[y:y + h, x:x + w][block[:h, :w]] = color
-            x += 4 * scale
-        return x
+        mask = _text_mask(str(string), font_size(scale), MONO if mono else SANS)
+        top, left = max(y, 0), max(x, 0)
+        bottom, right = min(y + mask.shape[0], self.height), min(x + mask.shape[1], self.width)
+        if top < bottom and left < right:
+            cover = mask[top - y:bottom - y, left - x:right - x]
+            region = self.pixels[top:bottom, left:right]
+            inked = cover > 0
+            alpha = cover[inked][:, None]
+            # Integer blending: the same bytes on every machine.
+            region[inked] = ((region[inked] * (255 - alpha) + np.asarray(color, np.uint16) * alpha + 127) // 255)
+        return x + mask.shape[1]
 
     # ------------------------------------------------------------------ charts
     def series(self, box, values, color, lo=None, hi=None, length: int | None = None, width: int = 2) -> None:
@@ -219,7 +230,71 @@ class Canvas:
         self.rect(box, (248, 248, 248))
         self.outline(box, GREY)
         if title:
-            self.text(box[0], box[1] - 12, title, BLACK, 2)
+            self.text(box[0], box[1] - 15, title, BLACK, 2)
+
+    def chart(self, box, title: str, lo: float, hi: float, x_label: str = "step",
+              x_range: tuple[float, float] | None = None) -> tuple[int, int, int, int]:
+        """A chart's frame with axes in ``box``: ``title`` above it (the quantity and its unit,
+        "Queue (calls)"), ticks with values from ``lo`` to ``hi`` up the left, light grid lines, and
+        along the bottom ``x_label`` between the values at the ends of ``x_range`` (the first and
+        last of the series' positions). Returns the plot's box, for :meth:`series` and
+        :meth:`bars` with the same ``lo`` and ``hi``."""
+        x0, y0, x1, y1 = (int(v) for v in box)
+        lo, hi = value_range((), lo, hi)  # widened as series() widens it where lo == hi
+        bottom = y1 - (13 if x_label or x_range else 0)
+        ticks = nice_ticks(lo, hi, most=min(5, max(2, (bottom - y0) // 18)))  # 18 px or more apart
+        labels = tick_labels(ticks)
+        left = x0 + max(text_width(label, 1) for label in labels) + 5
+        plot = (left, y0, x1, bottom)
+        self.panel(plot)
+        self.text(x0, y0 - 15, title, BLACK, 2)
+        for tick, label in zip(ticks, labels):
+            y = bottom - 3 - (tick - lo) / (hi - lo) * (bottom - y0 - 6)
+            if y0 + 1 < y < bottom - 1:
+                self.line(left + 1, y, x1 - 2, y, LIGHT)
+            self.line(left - 3, y, left - 1, y, GREY)
+            self.text(left - 4 - text_width(label, 1), y - 6, label, BLACK, 1)
+        if x_range is not None:
+            first, last = (tick_label(v) for v in x_range)
+            self.text(left + 1, bottom + 1, first, BLACK, 1)
+            self.text(x1 - text_width(last, 1), bottom + 1, last, BLACK, 1)
+        if x_label:
+            self.text((left + x1 - text_width(x_label, 1)) // 2, bottom + 1, x_label, GREY, 1)
+        return plot
+
+    def legend(self, x, y, entries, columns: int = 1, right: bool = False) -> tuple[int, int, int, int]:
+        """A boxed key with its top-left corner (top-right with ``right``) at (x, y): each entry
+        ``(mark, colour, label)`` a mark (``"square"``, ``"disk"``, ``"ring"``, ``"line"`` or
+        ``"dot"``) in its colour before its label, in ``columns`` columns, row by row. Returns
+        the legend's box."""
+        entries = list(entries)
+        rows = -(-len(entries) // columns)
+        width = max((text_width(label, 1) for _, _, label in entries), default=0) + 22
+        left = int(x) - (columns * width + 4 if right else 0)
+        box = (left, int(y), left + columns * width + 4, int(y) + rows * 14 + 6)
+        self.rect(box, WHITE)
+        self.outline(box, LIGHT)
+        for i, (mark, color, label) in enumerate(entries):
+            left, top = box[0] + 4 + (i % columns) * width, box[1] + 4 + (i // columns) * 14
+            self.mark(left + 6, top + 6, mark, color)
+            self.text(left + 15, top, label, BLACK, 1)
+        return box
+
+    def mark(self, cx, cy, mark: str, color, size: int = 5) -> None:
+        """One legend glyph centred at (cx, cy): the way a picture draws the thing it names."""
+        if mark == "square":
+            self.rect((cx - size, cy - size, cx + size, cy + size), color)
+        elif mark == "disk":
+            self.disk(cx, cy, size, color)
+        elif mark == "ring":
+            self.disk(cx, cy, size, color)
+            self.disk(cx, cy, size - 2, WHITE)
+        elif mark == "line":
+            self.line(cx - size - 1, cy, cx + size + 1, cy, color, 2)
+        elif mark == "dot":
+            self.disk(cx, cy, 2, color)
+        else:
+            raise ValueError(f"unknown legend mark {mark!r}: use square, disk, ring, line or dot")
 
     def to_array(self) -> np.ndarray:
         return self.pixels
@@ -235,6 +310,35 @@ def value_range(values, lo=None, hi=None) -> tuple[float, float]:
         pad = max(abs(lo) * 0.05, 1e-9)
         lo, hi = lo - pad, hi + pad
     return lo, hi
+
+
+def nice_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten apart) from ``lo`` to ``hi``, at most ``most``."""
+    span = max(float(hi) - float(lo), 1e-12)
+    power = 10.0 ** np.floor(np.log10(span / most))
+    step = next(f * power for f in (1, 2, 5, 10) if span / (f * power) <= most)
+    first = np.ceil(lo / step - 1e-9) * step
+    ticks = [float(round(v / step) * step) + 0.0 for v in np.arange(first, hi + step * 1e-9, step)]
+    return ticks or [float(lo)]  # (a range narrower than its one round step)
+
+
+def tick_label(value: float) -> str:
+    """A value at an axis's end, short: 3 significant digits, thousands as k and millions as M."""
+    value = float(value)
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}" if value else "0"
+
+
+def tick_labels(ticks: list[float]) -> list[str]:
+    """The labels of evenly spaced ``ticks``: as many decimals as their spacing needs (so that
+    10020 and 10025 differ), thousands as k where the spacing is whole thousands."""
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else max(abs(ticks[0]), 1.0) if ticks else 1.0
+    if step >= 1000 and all(abs(t) % 1000 == 0 for t in ticks):
+        return [f"{t / 1000:.0f}k" if t else "0" for t in ticks]
+    decimals = min(max(0, int(-np.floor(np.log10(step) + 1e-9))), 6) if step > 0 else 3
+    return [f"{t:.{decimals}f}" for t in ticks]
 
 
 def grid_boxes(box, n: int, columns: int | None = None, gap: int = 18) -> list[tuple]:

@@ -142,19 +142,23 @@ def draw(canvas, snapshots: list[dict], params) -> None:
     x0, y0 = 8, 8
     canvas.pixels[y0:y0 + picture.shape[0], x0:x0 + picture.shape[1]] = picture.astype(np.uint8)
     left = x0 + picture.shape[1] + 12
-    canvas.text(left, 8, f"STEP {now['step']}  DAY {now['daylight']:.2f}")
-    y = 28
+    canvas.text(left, 6, f"Step {now['step']}   daylight {now['daylight']:.2f}")
+    y = 26
     for a, inventory in enumerate(now["inventory"]):
         color = BLACK if now["alive"][a] else RED
-        canvas.text(left, y, f"P{a} H{inventory[0]} F{inventory[1]} D{inventory[2]} E{inventory[3]}", color)
+        canvas.text(left, y, f"P{a}  health {inventory[0]} food {inventory[1]} drink {inventory[2]} "
+                             f"energy {inventory[3]}" + ("" if now["alive"][a] else " dead"), color, 1)
         short = ("sa", "wo", "st", "co", "ir", "di")  # sapling, wood, stone, coal, iron, diamond
         held = " ".join(f"{name}{count}" for name, count in zip(short, inventory[4:10]) if count)
         tools = sum(int(count > 0) for count in inventory[10:])
-        canvas.text(left, y + 12, f"  {held} T{tools}"[:24], GREY if not held else BLACK)
-        y += 28
-        if y > 230:
+        canvas.text(left + 14, y + 12, f"{held or 'nothing'}, {tools} tools"[:34], GREY, 1)
+        y += 26
+        if y > 150:
             break
+    key = [("square", _MARK[name][1], name.replace("_", " ")) for name in ("player", "other_player", "cow",
+                                                                           "zombie", "tree", "water")]
+    y = canvas.legend(left, max(y, 150), key, columns=2)[3] + 8
     unlocked = [name for name, done in zip(rules.ACHIEVEMENTS, now["achievements"]) if done]
-    canvas.text(left, max(y, 250), f"ACHIEVEMENTS {len(unlocked)}/{len(rules.ACHIEVEMENTS)}")
-    for i, name in enumerate(unlocked[-9:]):
-        canvas.text(left, max(y, 250) + 14 + 12 * i, name.replace("_", " ")[:22], GREY, 1)
+    canvas.text(left, y, f"Achievements {len(unlocked)}/{len(rules.ACHIEVEMENTS)}")
+    for i, name in enumerate(unlocked[-(canvas.height - y - 20) // 12:]):
+        canvas.text(left, y + 16 + 12 * i, name.replace("_", " ")[:30], GREY, 1)

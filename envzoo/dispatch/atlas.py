@@ -52,12 +52,15 @@ class Atlas:
         xy: (N, 2) node coordinates in metres (the network's projection).
         travel_s: (N, N) float64, shortest free-flow travel time by road from row node to column node (s).
         source: where the network came from (a shipped name or a file path).
+        roads: (E, 2) int, the node pairs joined by a road (either way, each pair once, lower index
+            first): what the picture draws.
     """
 
     node_ids: tuple[str, ...]
     xy: np.ndarray
     travel_s: np.ndarray
     source: str
+    roads: np.ndarray
 
     @property
     def size(self) -> int:
@@ -109,16 +112,18 @@ def _load_atlas(path: str, mtime_ns: int, speed_factor: float, folder: str | Non
     if folder is None:
         return build_atlas(*read_network(path, speed_factor), source)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    cached = Path(folder) / f"atlas-{digest}-{speed_factor!r}.npz"
+    # "v2": the layout with the roads (an older envzoo's files beside it lack them).
+    cached = Path(folder) / f"atlas-v2-{digest}-{speed_factor!r}.npz"
 
     def build():  # one process builds, others wait for its file (building takes seconds)
         atlas = build_atlas(*read_network(path, speed_factor), source)
         with write_atomically(cached, suffix=".npz") as partial:
-            np.savez(partial, node_ids=np.asarray(atlas.node_ids), xy=atlas.xy, travel_s=atlas.travel_s)
+            np.savez(partial, node_ids=np.asarray(atlas.node_ids), xy=atlas.xy, travel_s=atlas.travel_s,
+                     roads=atlas.roads)
 
     build_once(cached, cached.is_file, build)
     with np.load(cached, allow_pickle=False) as stored:
-        return Atlas(tuple(stored["node_ids"].tolist()), stored["xy"], stored["travel_s"], source)
+        return Atlas(tuple(stored["node_ids"].tolist()), stored["xy"], stored["travel_s"], source, stored["roads"])
 
 
 def read_network(path: str | os.PathLike, speed_factor: float = 1.0) -> tuple[list[str], np.ndarray, list]:
@@ -191,4 +196,6 @@ def build_atlas(node_ids, xy, arcs, source: str = "") -> Atlas:
         raise ValueError(f"the network {source} has no two junctions that reach each other by road")
     graph = graph[keep][:, keep]
     travel_s = dijkstra(graph, directed=True)
-    return Atlas(tuple(node_ids[i] for i in keep), xy[keep], travel_s, source)
+    ends = np.sort(np.stack(graph.nonzero(), axis=1), axis=1)
+    roads = np.unique(ends, axis=0).astype(np.int64).reshape(-1, 2)
+    return Atlas(tuple(node_ids[i] for i in keep), xy[keep], travel_s, source, roads)

@@ -32,7 +32,7 @@ def snapshot(observations: list, caught: list[float], step: int) -> dict:
 
 def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
-    canvas.text(8, 6, f"CHASE  STEP {now['step']}  CAUGHT {' '.join(f'{c:.0f}' for c in now['caught'])}")
+    canvas.text(8, 5, f"Chase   step {now['step']}   catches per agent {' '.join(f'{c:.0f}' for c in now['caught'])}")
     x0, y0 = ORIGIN
     canvas.rect((x0, y0, x0 + BOARD * CELL, y0 + BOARD * CELL), WHITE)
     for i in range(BOARD + 1):
@@ -44,12 +44,15 @@ def draw(canvas: Canvas, snapshots: list[dict]) -> None:
         canvas.disk(cx, cy, CELL * 0.28, WHITE)
     for k, (ax, ay) in enumerate(now["agents"]):
         canvas.disk(x0 + (ax + 0.5) * CELL, y0 + (ay + 0.5) * CELL, CELL * 0.35, CYCLE[k % len(CYCLE)])
-    chart = (x0 + BOARD * CELL + 40, y0, canvas.width - 16, y0 + BOARD * CELL)
-    canvas.panel(chart, "CATCHES")
+    agents = len(now["agents"])
+    key = [("disk", CYCLE[k % len(CYCLE)], f"agent {k}") for k in range(agents)] + [("ring", GREY, "target")]
+    canvas.legend(x0, y0 + BOARD * CELL + 10, key, columns=min(len(key), 5))
+    chart = (x0 + BOARD * CELL + 30, y0, canvas.width - 16, y0 + BOARD * CELL)
     history = np.array([s["caught"] for s in snapshots])
     hi = max(float(history.max()), 1.0)
+    plot = canvas.chart(chart, "Catches (targets reached)", 0.0, hi, "step", (snapshots[0]["step"], now["step"]))
     for k in range(history.shape[1]):
-        canvas.series(chart, history[:, k], CYCLE[k % len(CYCLE)], 0.0, hi)
+        canvas.series(plot, history[:, k], CYCLE[k % len(CYCLE)], 0.0, hi)
 
 
 class ChaseFrames:

@@ -98,3 +98,32 @@ def write_all(results: list[RunResult], folder: Path, env_ids: list[str], reps: 
     if len(env_ids) > 1 or len({entrant(r) for r in selected}) > 1:
         written += [intervals(selected, folder / "intervals.png", reps), profiles(selected, folder / "profiles.png")]
     return written
+
+
+def write_report(folder: Path, env_ids: list[str], tables: list, written: list[Path]) -> Path:
+    """``folder/report.html``: the leaderboard on one self-contained page (the tables of
+    :mod:`envzoo.leaderboard.report` and the plots :func:`write_all` wrote, inlined), a section
+    per id under its domain, then the comparisons across ids."""
+    from envzoo.registry import env_info
+    from envzoo.tools.plots import ReportSection, report_html, rows_html
+
+    def html_table(table) -> str:
+        return rows_html(table.columns, table.rows, table.title)
+
+    def of_id(table) -> str | None:  # an id's own tables' titles start with the id
+        return next((env_id for env_id in env_ids if table.title.startswith(f"{env_id}:")), None)
+
+    by_name = {path.name: path.read_bytes() for path in written}
+    sections = []
+    for env_id in env_ids:
+        entry = env_info(env_id)
+        sections.append(ReportSection(env_id, entry.summary, [by_name[f"curves-{env_id.split('/', 1)[1]}.png"]],
+                                      [html_table(t) for t in tables if of_id(t) == env_id], entry.domain))
+    across = [t for t in tables if of_id(t) is None]
+    images = [by_name[name] for name in ("intervals.png", "profiles.png") if name in by_name]
+    if across or images:
+        sections.append(ReportSection("Across ids", "normalized scores over every id selected, with bootstrap "
+                                      "intervals", images, [html_table(t) for t in across], "comparisons"))
+    path = Path(folder) / "report.html"
+    path.write_text(report_html("envzoo leaderboard", sections, f"{len(env_ids)} id(s)"), encoding="utf-8")
+    return path

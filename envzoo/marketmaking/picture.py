@@ -36,33 +36,36 @@ def draw(canvas: Canvas, snapshots: list[dict], length: int | None = None) -> No
     inventory = np.array([s["inventory"] for s in snapshots])
     pnl = np.array([s["pnl"] for s in snapshots])
     length = max(length or 0, len(snapshots))
-    header = f"{now['label']}  MID {now['mid']:.6g}"
+    header = f"{now['label']}   mid {now['mid']:.6g}"
     if makers == 1:
-        header += f"  INV {now['inventory'][0]:+.4g}  PNL {now['pnl'][0]:+.4g}"
-    canvas.text(8, 6, header, scale=2)
+        header += f"   inventory {now['inventory'][0]:+.4g}   PnL {now['pnl'][0]:+.4g}"
+    canvas.text(8, 5, header)
+    steps = (0, length - 1)
+    key = [("line", BLACK, "mid")]
+    key += ([("line", GREEN, "bid quote"), ("line", RED, "ask quote")] if makers == 1 else
+            [("line", CYCLE[m % len(CYCLE)], f"maker {m}") for m in range(makers)])
+    key += [("square", BID_TINT, "book bids"), ("square", ASK_TINT, "book asks")]
+    canvas.legend(canvas.width - 4, 22, key, columns=len(key), right=True)
 
-    box = (8, 40, 404, 236)
-    canvas.panel(box, "MID AND QUOTES")
     lo, hi = value_range(np.concatenate([mid, quotes.ravel()]))
+    plot = canvas.chart((8, 56, 404, 240), "Mid and quotes (price)", lo, hi, "step", steps)
     for m in range(makers):
         for side in (0, 1):
-            canvas.series(box, quotes[:, m, side], _colors(m, makers)[side], lo, hi, length, width=1)
-    canvas.series(box, mid, BLACK, lo, hi, length)
+            canvas.series(plot, quotes[:, m, side], _colors(m, makers)[side], lo, hi, length, width=1)
+    canvas.series(plot, mid, BLACK, lo, hi, length)
 
-    box = (416, 40, 592, 236)
-    canvas.panel(box, "BOOK NOW")
+    box = (416, 56, 592, 240)
+    canvas.panel(box, "Book now (size by price)")
     _book(canvas, box, now)
 
-    box = (8, 258, 296, 392)
-    canvas.panel(box, "INVENTORY")
     lo, hi = value_range(np.append(inventory.ravel(), 0.0))
+    plot = canvas.chart((8, 262, 296, 392), "Inventory (units)", lo, hi, "step", steps)
     for m in range(makers):
-        canvas.series(box, inventory[:, m], CYCLE[m % len(CYCLE)], lo, hi, length)
-    box = (304, 258, 592, 392)
-    canvas.panel(box, "PNL")
+        canvas.series(plot, inventory[:, m], CYCLE[m % len(CYCLE)], lo, hi, length)
     lo, hi = value_range(np.append(pnl.ravel(), 0.0))
+    plot = canvas.chart((304, 262, 592, 392), "PnL (cash + inventory at mid)", lo, hi, "step", steps)
     for m in range(makers):
-        canvas.series(box, pnl[:, m], CYCLE[m % len(CYCLE)], lo, hi, length)
+        canvas.series(plot, pnl[:, m], CYCLE[m % len(CYCLE)], lo, hi, length)
 
 
 def _book(canvas: Canvas, box, now: dict) -> None:
@@ -95,5 +98,5 @@ def _book(canvas: Canvas, box, now: dict) -> None:
             if np.isfinite(price):
                 y, x = y_of(price), x0 + 4 + 6 * m
                 canvas.rect((x, y - 3, x + 20, y + 3), _colors(m, makers)[side])
-    canvas.text(x1 - 30, y0 + 4, "ASK", RED, 2)
-    canvas.text(x1 - 30, y1 - 14, "BID", GREEN, 2)
+    canvas.text(x1 - 30, y0 + 4, "asks", RED, 1)
+    canvas.text(x1 - 30, y1 - 14, "bids", GREEN, 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.draw import BLACK, CYCLE, RED, Canvas, grid_boxes, value_range
+from envzoo.core.draw import BLACK, CYCLE, GREY, LIGHT, RED, Canvas, grid_boxes, text_width, value_range
 
 CIRCLE = np.linspace(0.0, 2.0 * np.pi, 48)
 
@@ -60,30 +60,36 @@ def _encounter_plane(canvas: Canvas, box, miss, sigmas, hard_body_radius: float,
 def draw(canvas: Canvas, snapshots: list[dict], hard_body_radius: float, n_steps: int) -> None:
     now = snapshots[-1]
     n = len(now["pc"])
-    canvas.text(8, 6, f"T {now['time'] / 3600:.2f}H  MAX PC {now['pc'].max():.1E}", scale=2)
-    boxes = grid_boxes((160, 24, canvas.width, 250), n, columns=min(n, 3) if n > 1 else 1)
+    canvas.text(8, 5, f"t = {now['time'] / 3600:.2f} h   highest Pc {now['pc'].max():.1e}")
+    boxes = grid_boxes((160, 44, canvas.width, 250), n, columns=min(n, 3) if n > 1 else 1)
     for k, box in enumerate(boxes):
-        title = f"PC {now['pc'][k]:.1E} TCA {now['lead'][k] / 60:+.0f}M" if n == 1 else f"SAT{k} PC {now['pc'][k]:.0E}"
+        title = (f"Encounter plane: Pc {now['pc'][k]:.1e}, TCA in {now['lead'][k] / 60:+.0f} min" if n == 1
+                 else f"sat {k}: Pc {now['pc'][k]:.0e}")
         canvas.panel(box, title)
         _encounter_plane(canvas, box, now["miss"][k], now["sigmas"][k], hard_body_radius, CYCLE[k % len(CYCLE)])
-    box = (8, 42, 150, 246)
-    canvas.panel(box, "SLOT R/T")
+    canvas.legend(canvas.width - 4, 2, [("disk", RED, "hard body"), ("dot", BLACK, "debris miss"),
+                                        ("ring", CYCLE[0], "1 sigma"), ("square", (200, 215, 235), "3 sigma")],
+                  columns=4, right=True)
+    box = (8, 62, 150, 246)
+    canvas.panel(box, "Offset from slot (m)")
     slots = np.array([s["slot"] for s in snapshots])  # (T, n, 2): radial, along-track
     reach = max(float(np.abs(slots).max()) * 1.1, 10.0)
     cx, cy, scale = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (box[2] - box[0] - 8) / (2 * reach)
-    canvas.line(box[0] + 3, cy, box[2] - 4, cy, (225, 225, 225))
+    canvas.line(box[0] + 3, cy, box[2] - 4, cy, LIGHT)
+    canvas.line(cx, box[1] + 3, cx, box[3] - 4, LIGHT)
+    canvas.text(box[2] - 4 - text_width(f"along +{reach:.0f}", 1), box[3] - 14, f"along +{reach:.0f}", GREY, 1)
+    canvas.text(cx + 3, box[1] + 2, f"radial +{reach:.0f}", GREY, 1)
     for k in range(n):
         canvas.polyline(cx + slots[:, k, 1] * scale, cy - slots[:, k, 0] * scale, CYCLE[k % len(CYCLE)])
         canvas.disk(cx + slots[-1, k, 1] * scale, cy - slots[-1, k, 0] * scale, 3, CYCLE[k % len(CYCLE)])
     length = max(n_steps + 1, len(snapshots))
+    steps = (0, length - 1)
     pc = np.log10(np.maximum(np.array([s["pc"] for s in snapshots]), 1e-12))
-    box = (8, 272, 296, 392)
-    canvas.panel(box, "LOG10 PC")
+    plot = canvas.chart((8, 272, 296, 392), "Collision probability (log10 Pc)", -12.0, 0.0, "step", steps)
     for k in range(n):
-        canvas.series(box, pc[:, k], CYCLE[k % len(CYCLE)], -12.0, 0.0, length)
+        canvas.series(plot, pc[:, k], CYCLE[k % len(CYCLE)], -12.0, 0.0, length)
     delta_v = np.array([s["delta_v"] for s in snapshots])
-    box = (304, 272, 592, 392)
-    canvas.panel(box, "DV USED M/S")
     lo, hi = value_range(np.append(delta_v.ravel(), [0.0, 0.01]))
+    plot = canvas.chart((304, 272, 592, 392), "Delta-v used (m/s)", lo, hi, "step", steps)
     for k in range(n):
-        canvas.series(box, delta_v[:, k], CYCLE[k % len(CYCLE)], lo, hi, length)
+        canvas.series(plot, delta_v[:, k], CYCLE[k % len(CYCLE)], lo, hi, length)

@@ -10,8 +10,8 @@ import numpy as np
 from envzoo.core.draw import BLACK, BLUE, CYAN, GREEN, GREY, OLIVE, ORANGE, PURPLE, RED, Canvas
 
 #: The device markers: kind, colour, legend label.
-MARKERS = (("building", ORANGE, "BUILDING"), ("pv", OLIVE, "PV"), ("battery", PURPLE, "BATTERY"),
-           ("ev", CYAN, "EV"))
+MARKERS = (("building", ORANGE, "building"), ("pv", OLIVE, "PV"), ("battery", PURPLE, "battery"),
+           ("ev", CYAN, "EV charger"))
 FEEDER_BOX = (10, 34, 590, 232)
 
 
@@ -65,8 +65,8 @@ def draw(canvas: Canvas, params, snapshots: list[dict]) -> None:
     now = snapshots[-1]
     hour = (params.start_hour + params.dt_h * now["step"]) % 24.0
     magnitude = now["magnitude"]
-    canvas.text(8, 6, f"{params.feeder.name}  {int(hour):02d}:{int(round(hour % 1 * 60)):02d}  "
-                      f"V {magnitude.min():.3f}-{magnitude.max():.3f}  LOSSES {now['losses_kw']:.0f} KW")
+    canvas.text(8, 5, f"{params.feeder.name}   {int(hour):02d}:{int(round(hour % 1 * 60)):02d}   "
+                      f"voltage {magnitude.min():.3f}-{magnitude.max():.3f} p.u.   losses {now['losses_kw']:.0f} kW")
     canvas.panel(FEEDER_BOX, "")
     xs, ys = bus_positions(params.feeder.parent, FEEDER_BOX)
     for bus in range(1, params.feeder.n_buses):
@@ -79,32 +79,26 @@ def draw(canvas: Canvas, params, snapshots: list[dict]) -> None:
         x, y = xs[agent.bus], ys[agent.bus]
         for k, (_, colour, _) in enumerate(m for m in MARKERS if m[0] in agent.devices()):
             canvas.rect((x - 9 + 7 * k, y + 8, x - 4 + 7 * k, y + 13), colour)
-        canvas.text(x - 6, y - 14, params.feeder.bus_names[agent.bus], GREY, 1)
+        canvas.text(x - 6, y - 15, params.feeder.bus_names[agent.bus], GREY, 1)
     _legend(canvas, params)
-    box = (40, 282, 290, 388)
-    canvas.panel(box, "VOLTAGE MIN/MAX")
+    hours = (params.start_hour, params.start_hour + params.dt_h * params.steps)
     history = np.array([[s["magnitude"].min(), s["magnitude"].max()] for s in snapshots])
     lo, hi = min(params.v_min - 0.02, history.min()), max(params.v_max + 0.01, history.max())
+    plot = canvas.chart((8, 286, 290, 392), "Lowest (red), highest (blue) voltage (p.u.)", lo, hi, "hour", hours)
     for level in (params.v_min, params.v_max):
-        canvas.series(box, [level, level], GREY, lo, hi, width=1)
-    canvas.series(box, history[:, 0], RED, lo, hi, length=params.steps + 1)
-    canvas.series(box, history[:, 1], BLUE, lo, hi, length=params.steps + 1)
-    box = (330, 282, 590, 388)
-    canvas.panel(box, "SUBSTATION / AGENTS KW")
+        canvas.series(plot, [level, level], GREY, lo, hi, width=1)
+    canvas.series(plot, history[:, 0], RED, lo, hi, length=params.steps + 1)
+    canvas.series(plot, history[:, 1], BLUE, lo, hi, length=params.steps + 1)
     power = np.array([[s["substation_kw"], s["net_kw"]] for s in snapshots])
-    top = max(power.max(), 1.0)
-    bottom = min(power.min(), 0.0)
-    canvas.series(box, power[:, 0], BLACK, bottom, top, length=params.steps + 1)
-    canvas.series(box, power[:, 1], ORANGE, bottom, top, length=params.steps + 1)
+    top, bottom = max(power.max(), 1.0), min(power.min(), 0.0)
+    plot = canvas.chart((310, 286, 590, 392), "Substation (black), agents net (kW)", bottom, top, "hour", hours)
+    canvas.series(plot, power[:, 0], BLACK, bottom, top, length=params.steps + 1)
+    canvas.series(plot, power[:, 1], ORANGE, bottom, top, length=params.steps + 1)
 
 
 def _legend(canvas: Canvas, params) -> None:
-    x, y = 10, 244
-    for label, v in ((f"{params.v_min:.2f}", params.v_min), ("1.00", 1.0), (f"{params.v_max:.2f}", params.v_max)):
-        canvas.disk(x + 5, y + 5, 5, voltage_colour(v, params.v_min, params.v_max))
-        x = canvas.text(x + 14, y + 1, label) + 10
-    canvas.rect((x, y, x + 10, y + 10), BLACK)
-    x = canvas.text(x + 14, y + 1, "SUBSTATION") + 10
-    for _, colour, label in MARKERS:
-        canvas.rect((x, y + 2, x + 7, y + 9), colour)
-        x = canvas.text(x + 11, y + 1, label) + 10
+    key = [("disk", voltage_colour(v, params.v_min, params.v_max), f"bus at {v:.2f} p.u.")
+           for v in (params.v_min, 1.0, params.v_max)]
+    key += [("square", BLACK, "substation"), ("line", GREY, "feeder line")]
+    key += [("square", colour, label) for _, colour, label in MARKERS]
+    canvas.legend(FEEDER_BOX[0], FEEDER_BOX[3] + 4, key, columns=5)

@@ -21,19 +21,22 @@ def snapshot(task, row: int) -> dict:
 
 def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
-    canvas.text(8, 4, f"PERIOD {now['period']}  RETENTION {now['retention']:.2f}  SPEND {now['spend']:.0f}"
-                      f"/{now['budget']:.0f}")
-    box = (4, 34, canvas.width - 4, 220)
-    canvas.panel(box, "ACTIVITY PER USER  (COLOUR: LAST BONUS LEVEL)")
+    canvas.text(8, 4, f"Period {now['period']}   retention {now['retention']:.2f}   spend {now['spend']:.0f}"
+                      f" of budget {now['budget']:.0f}")
+    plot = canvas.chart((4, 58, canvas.width - 4, 222), "Activity per user (0-1)", 0.0, 1.0, "")
     colors = [LEVEL_COLORS[min(int(level), len(LEVEL_COLORS) - 1)] for level in now["level"]]
-    canvas.bars(box, now["activity"], colors, 0.0, 1.0)
+    canvas.bars(plot, now["activity"], colors, 0.0, 1.0)
+    levels = [("square", color, "no bonus" if level == 0 else f"bonus level {level}")
+              for level, color in enumerate(LEVEL_COLORS)]
+    canvas.legend(canvas.width - 4, 2, levels, columns=3, right=True)
     history = {key: np.array([s[key] for s in snapshots]) for key in ("retention", "spend", "budget", "survival")}
-    charts = grid_boxes((0, 230, canvas.width, canvas.height), 3)
-    canvas.panel(charts[0], "RETENTION")
-    canvas.series(charts[0], history["retention"], GREEN, 0.0, 1.0)
-    canvas.panel(charts[1], "SPEND / BUDGET")
+    boxes = grid_boxes((0, 236, canvas.width, canvas.height), 3)
+    periods = (snapshots[0]["period"], now["period"])
+    plot = canvas.chart(boxes[0], "Retention (share)", 0.0, 1.0, "period", periods)
+    canvas.series(plot, history["retention"], GREEN, 0.0, 1.0)
     hi = max(float(history["budget"].max()), float(history["spend"].max()), 1.0)
-    canvas.series(charts[1], history["budget"], GREY, 0.0, hi)
-    canvas.series(charts[1], history["spend"], ORANGE, 0.0, hi)
-    canvas.panel(charts[2], "FIRST COHORT SURVIVAL")
-    canvas.series(charts[2], history["survival"], BLUE, 0.0, 1.0)
+    plot = canvas.chart(boxes[1], "Spend (orange), budget", 0.0, hi, "period", periods)
+    canvas.series(plot, history["budget"], GREY, 0.0, hi)
+    canvas.series(plot, history["spend"], ORANGE, 0.0, hi)
+    plot = canvas.chart(boxes[2], "First cohort surviving", 0.0, 1.0, "period", periods)
+    canvas.series(plot, history["survival"], BLUE, 0.0, 1.0)

@@ -28,38 +28,28 @@ def draw(canvas: Canvas, snapshots: list[dict], params: TRMParams, hidden: bool)
     canvas.disk(x0 + col * size + half, y0 + row * size + half, size * 0.15, WHITE)
 
     left = x0 + world.width * size + 16
-    canvas.text(left, 10, f"STEP {now['steps']}  RETURN {now['total']:.2f}")
-    y = 36
-    canvas.text(left, y, "LABELS")
-    for i, name in enumerate(world.labels):
-        y += 16
-        canvas.rect((left, y, left + 10, y + 10), colors[i])
-        canvas.text(left + 16, y, name)
+    canvas.text(left, 8, f"Step {now['steps']}   return {now['total']:.2f}")
+    key = [("square", colors[i], name) for i, name in enumerate(world.labels)]
+    key += [("square", BLACK, "wall"), ("disk", PURPLE, "agent"), ("line", GREY, "recent path")]
+    y = canvas.legend(left, 30, key, columns=2)[3] + 10
+    canvas.text(left, y, "Reward machine" + (" (hidden)" if hidden else ""))
     y += 16
-    canvas.rect((left, y, left + 10, y + 10), BLACK)
-    canvas.text(left + 16, y, "wall")
-    y += 16
-    canvas.disk(left + 5, y + 5, 5, PURPLE)
-    canvas.text(left + 16, y, "agent")
-    y += 28
-    canvas.text(left, y, "MACHINE" + (" (HIDDEN FROM AGENT)" if hidden else ""))
-    y += 14
-    canvas.text(left, y, "+ ACCEPTING  X REJECTING", GREY)
+    canvas.text(left, y, "> current state   + accepting   x rejecting", GREY, 1)
     for i, state in enumerate(machine.machine.states):
         y += 16
         current = i == now["state"]
         if current:
-            canvas.rect((left - 2, y - 2, left + 200, y + 12), LIGHT)
-        mark = "> " if current else "  "
+            canvas.rect((left - 2, y - 2, left + 200, y + 14), LIGHT)
+        mark = "> " if current else "   "
         kind = " +" if state in machine.machine.accepting else (" x" if state in machine.machine.rejecting else "")
-        canvas.text(left, y, f"{mark}{state}{kind}"[:26])
+        canvas.text(left, y, f"{mark}{state}{kind}"[:30])
     if params.semantics != "digital":  # the clock's region: its exact value is real
         if machine.machine.clocks:
-            canvas.text(left, y + 18, f"CLOCK {now['clock_text']}")
+            canvas.text(left, y + 18, f"clock {now['clock_text']}")
         return
     for name, value, cap in zip(machine.machine.clocks, now["clocks"], machine.caps):
         y += 18
-        canvas.text(left, y, f"CLOCK {name} = {value}" + ("+" if value == cap else ""))
+        canvas.text(left, y, f"clock {name} = {value}" + ("+ (capped)" if value == cap else ""))
 
 
 def machine_graph(machine, path: str) -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envzoo.core.draw import BLACK, CYCLE, GREY, LIGHT, RED, Canvas
+from envzoo.core.draw import BLACK, CYCLE, GREY, RED, Canvas
 from envzoo.routing.instance import routes_of
 
 MAP = (10, 30, 380, 390)  # the square the unit square is drawn in (x0, y0, x1, y1)
 LEGEND = (395, 30, 592, 230)
-CHART = (395, 260, 592, 390)
+CHART = (395, 250, 592, 390)
 
 
 def snapshot(task, row: int) -> dict:
@@ -32,7 +32,7 @@ def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
     problem, tour = now["problem"], now["tour"]
     xs, ys = _to_pixels(now["coords"])
-    canvas.text(8, 6, f"{problem.upper()}  STEP {now['steps']}  LENGTH {now['length']:.4G}", scale=2)
+    canvas.text(8, 5, f"{problem.upper()}   step {now['steps']}   length {now['length']:.4g}")
     canvas.panel(MAP)
     back = int(tour[0]) if problem == "tsp" else 0  # where a finished tour closes
     path = list(tour) + ([back] if now["done"] and tour[-1] != back else [])
@@ -49,26 +49,23 @@ def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     canvas.disk(xs[here], ys[here], 6, CYCLE[4])
     _legend(canvas, now, len(routes_of(tour)))
     lengths = [s["length"] for s in snapshots]
-    canvas.panel(CHART, "LENGTH")
-    canvas.series(CHART, lengths, CYCLE[0], 0.0, max(max(lengths), 1e-9) * 1.1)
+    hi = max(max(lengths), 1e-9) * 1.1
+    plot = canvas.chart(CHART, "Length travelled (unit square)", 0.0, hi, "step", (0, len(snapshots) - 1))
+    canvas.series(plot, lengths, CYCLE[0], 0.0, hi)
 
 
 def _legend(canvas: Canvas, now: dict, routes: int) -> None:
-    canvas.panel(LEGEND, "LEGEND")
-    x, y = LEGEND[0] + 8, LEGEND[1] + 10
-    canvas.rect((x, y, x + 10, y + 10), RED)
-    canvas.text(x + 16, y + 2, "DEPOT" if now["problem"] != "tsp" else "START")
-    canvas.points([x + 5], [y + 25], BLACK, 7)
-    canvas.text(x + 16, y + 22, "VISITED")
-    canvas.points([x + 5], [y + 45], GREY, 7)
-    canvas.text(x + 16, y + 42, "TO VISIT")
-    canvas.disk(x + 5, y + 65, 6, CYCLE[4])
-    canvas.text(x + 16, y + 62, "VEHICLE")
-    canvas.line(x, y + 85, x + 12, y + 85, CYCLE[0], width=2)
-    canvas.text(x + 16, y + 82, f"ROUTES {routes}" if now["problem"] == "cvrp" else "TOUR")
-    if now["problem"] == "cvrp":
-        canvas.text(x, y + 110, f"LOAD LEFT {now['remaining']:.3G}/{now['capacity']:.3G}")
-    if now["problem"] == "op":
-        canvas.text(x, y + 110, f"PRIZE {now['prize']:.3G}")
-        canvas.text(x, y + 128, f"BUDGET LEFT {now['remaining']:.3G}")
-    canvas.line(LEGEND[0] + 4, LEGEND[3] - 6, LEGEND[2] - 4, LEGEND[3] - 6, LIGHT)
+    x, y = LEGEND[0], LEGEND[1]
+    problem = now["problem"]
+    key = [("square", RED, "depot" if problem != "tsp" else "start"), ("square", BLACK, "visited"),
+           ("square", GREY, "to visit"), ("disk", CYCLE[4], "vehicle"),
+           ("line", CYCLE[0], f"route 1 of {routes}" if problem == "cvrp" else "tour")]
+    if problem == "cvrp" and routes > 1:
+        key.append(("line", CYCLE[1], "route 2, ..."))
+    box = canvas.legend(x, y, key)
+    y = box[3] + 8
+    if problem == "cvrp":
+        canvas.text(x, y, f"Load left {now['remaining']:.3g} of {now['capacity']:.3g}")
+    if problem == "op":
+        canvas.text(x, y, f"Prize collected {now['prize']:.3g}")
+        canvas.text(x, y + 16, f"Budget left {now['remaining']:.3g}")

@@ -1,5 +1,6 @@
 """The ``rgb_array`` frame of the serverless faces: each function's pods (ready, starting) and
-queue as blocks, side by side, over charts of pods, queue and latency through the episode."""
+requests (in service, queued) as blocks, one square each, side by side with a legend, over charts
+of pods, queue and latency through the episode (one line per function)."""
 
 from __future__ import annotations
 
@@ -31,17 +32,24 @@ def _blocks(canvas: Canvas, box, counts_colors, size: int = 9) -> None:
         first += i.size
 
 
+LEGEND = (("square", GREEN, "pod ready"), ("square", ORANGE, "pod starting"),
+          ("square", BLUE, "request in service"), ("square", RED, "request queued"))
+
+
 def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
     n = len(now["ready"])
     pods = now["ready"] + now["starting"]
-    header = f"T {now['time']:.0f}S  PODS {pods.sum():.0f}"
+    header = f"t = {now['time']:.0f} s   pods {pods.sum():.0f}"
     if now["capacity"] is not None:
-        header += f"/{now['capacity']}"
-    canvas.text(8, 6, header, scale=2)
-    for f, box in enumerate(grid_boxes((0, 16, canvas.width, 200), n)):
+        header += f" of {now['capacity']}"
+    header += f"   queued {now['queue'].sum():.0f}"
+    canvas.text(8, 5, header)
+    canvas.legend(canvas.width - 4, 2, LEGEND, columns=2, right=True)
+    for f, box in enumerate(grid_boxes((0, 36, canvas.width, 212), n)):
         limit = int(now["limits"][f])
-        canvas.panel(box, f"FN{f} LIMIT {limit or 'NONE'}" if n > 1 else f"LIMIT {limit or 'NONE'}")
+        limit_text = f"limit {limit} requests/pod" if limit else "no limit"
+        canvas.panel(box, f"fn{f}: {limit_text}" if n > 1 else f"Pods (left), requests (right): {limit_text}")
         middle = (box[0] + box[2]) // 2
         _blocks(canvas, (box[0], box[1], middle, box[3]),
                 [(now["ready"][f], GREEN), (now["starting"][f], ORANGE)], 7 if n > 1 else 9)
@@ -49,11 +57,11 @@ def draw(canvas: Canvas, snapshots: list[dict]) -> None:
                 [(now["serving"][f], BLUE), (now["queue"][f], RED)], 5 if n > 1 else 7)
         canvas.line(middle, box[1] + 2, middle, box[3] - 3, LIGHT)
     history = {key: np.array([s[key] for s in snapshots]) for key in ("ready", "starting", "queue", "latency")}
-    charts = (("PODS", history["ready"] + history["starting"]), ("QUEUE", history["queue"]),
-              ("LATENCY S", history["latency"]))
-    for (title, values), box in zip(charts, grid_boxes((0, 210, canvas.width, canvas.height), 3)):
-        canvas.panel(box, title)
+    charts = (("Pods", history["ready"] + history["starting"]), ("Queue (requests)", history["queue"]),
+              ("Mean latency (s)", history["latency"]))
+    span = (snapshots[0]["time"], now["time"])
+    for (title, values), box in zip(charts, grid_boxes((0, 226, canvas.width, canvas.height), 3)):
         hi = max(float(values.max()) * 1.1, 1e-3)
+        plot = canvas.chart(box, title, 0.0, hi, "time (s)", span)
         for f in range(n):
-            canvas.series(box, values[:, f], CYCLE[f % len(CYCLE)],
-                          0.0, hi)
+            canvas.series(plot, values[:, f], CYCLE[f % len(CYCLE)], 0.0, hi)

@@ -13,8 +13,8 @@ from envzoo.swarm.sim import FOOTPRINT, SQ_DIST, SQ_VEL
 TYPE_COLOURS = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=float)
 BINS = 8
 #: The score charted for each scenario: (title, mean-field feature).
-SCORE = {"rendezvous": ("DISAGREEMENT", SQ_DIST), "flocking": ("VELOCITY DISAGREEMENT", SQ_VEL),
-         "coverage": ("FOOTPRINT OVERLAP", FOOTPRINT)}
+SCORE = {"rendezvous": ("Disagreement (mean sq. distance)", SQ_DIST),
+         "flocking": ("Velocity disagreement", SQ_VEL), "coverage": ("Footprint overlap", FOOTPRINT)}
 
 
 def type_colour(type_value: float) -> tuple[int, int, int]:
@@ -35,7 +35,7 @@ def snapshot(params, step, types, position, velocity, mean_field, learner: bool)
 
 def draw(canvas: Canvas, snapshots: list[dict]) -> None:
     now = snapshots[-1]
-    canvas.text(8, 6, f"{now['scenario']} N {len(now['types'])} STEP {now['step']}", scale=2)
+    canvas.text(8, 5, f"{now['scenario'].capitalize()}   {len(now['types'])} robots   step {now['step']}")
     box = (10, 28, 372, 390)  # the arena, square
     canvas.panel(box)
     scale = (box[2] - box[0] - 8) / (2 * now["arena"])
@@ -56,21 +56,23 @@ def draw(canvas: Canvas, snapshots: list[dict]) -> None:
         canvas.disk(xs[0], ys[0], size + 3, RED)
         canvas.disk(xs[0], ys[0], size - 1, type_colour(now["types"][0]))
     _legend(canvas, (392, 40, 590, 120), now["learner"])
-    chart = (392, 160, 590, 390)
-    canvas.panel(chart, now["score_title"][:24])
-    canvas.series(chart, [s["score"] for s in snapshots], BLUE, 0.0, None)
+    scores = np.array([s["score"] for s in snapshots])
+    hi = max(float(scores.max()) * 1.1, 1e-9)
+    plot = canvas.chart((392, 176, 590, 390), now["score_title"], 0.0, hi, "step",
+                        (snapshots[0]["step"], now["step"]))
+    canvas.series(plot, scores, BLUE, 0.0, hi)
 
 
 def _legend(canvas: Canvas, box, learner: bool) -> None:
+    """The type colour bar (types 0 to 1), then the marks of a robot's velocity and the learner."""
     x0, y0, x1, _ = box
-    canvas.text(x0, y0 - 8, "TYPE", BLACK, 2)
+    canvas.text(x0, y0 - 14, "Robot type (colour)", BLACK, 2)
     steps = 40
     width = (x1 - x0) / steps
     for k in range(steps):
-        canvas.rect((x0 + k * width, y0 + 10, x0 + (k + 1) * width + 1, y0 + 26), type_colour((k + 0.5) / steps))
-    canvas.outline((x0, y0 + 10, x1, y0 + 27), LIGHT)
-    canvas.text(x0, y0 + 32, "0", BLACK, 2)
-    canvas.text(x1 - 8, y0 + 32, "1", BLACK, 2)
-    if learner:
-        canvas.disk(x0 + 6, y0 + 62, 6, RED)
-        canvas.text(x0 + 18, y0 + 56, "LEARNER", BLACK, 2)
+        canvas.rect((x0 + k * width, y0 + 6, x0 + (k + 1) * width + 1, y0 + 22), type_colour((k + 0.5) / steps))
+    canvas.outline((x0, y0 + 6, x1, y0 + 23), LIGHT)
+    canvas.text(x0, y0 + 25, "0", BLACK, 1)
+    canvas.text(x1 - 6, y0 + 25, "1", BLACK, 1)
+    key = [("line", GREY, "velocity")] + ([("ring", RED, "learner")] if learner else [])
+    canvas.legend(x0, y0 + 42, key, columns=2)

@@ -105,6 +105,7 @@ class ChatEnv:
         self.done = True
 
     def reset(self, seed: int | None = None) -> list[dict]:
+        """Start an episode; returns the opening messages (the system prompt, if any, and the first observation)."""
         observation, info = self.env.reset(seed=seed)
         self.info, self.done = info, False
         system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
@@ -113,6 +114,7 @@ class ChatEnv:
         return list(self.messages)
 
     def step(self, reply):
+        """Play the command in the model's ``reply``; returns ``(new messages, reward, terminated, truncated, info)``."""
         if self.done:
             raise RuntimeError("the episode is over: call reset() for a new conversation")
         command = command_from_reply(reply)
@@ -134,6 +136,7 @@ class ChatEnv:
         return new, state
 
     def is_completed(self, messages: list[dict], state: dict) -> bool:
+        """Whether the episode is over (verifiers' shape; the arguments are not needed)."""
         return self.done
 
 
@@ -147,18 +150,22 @@ class TextArenaView:
         self.total = 0.0
 
     def reset(self, num_players: int = 1, seed: int | None = None) -> None:
+        """Start an episode of the one player (``num_players`` must be 1)."""
         if num_players != 1:
             raise ValueError(f"text envs have one player, got num_players={num_players}")
         self.chat.reset(seed)
         self.total = 0.0
 
     def get_observation(self) -> tuple[int, str]:
+        """``(player id, the newest observation's text)``; the player is always 0."""
         return 0, self.chat.messages[-1]["content"]
 
     def step(self, action) -> tuple[bool, dict]:
+        """Play the model's reply ``action``; returns ``(done, info)``."""
         _, reward, _, _, info = self.chat.step(action)
         self.total += reward
         return self.chat.done, info
 
     def close(self) -> dict[int, float]:
+        """The episode's return by player: ``{0: return}``."""
         return {0: self.total}

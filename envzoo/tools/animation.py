@@ -1,6 +1,8 @@
 """Short animations of an env under a policy: the ``rgb_array`` frames of one episode (or its
 first steps), sampled evenly, written as an animated GIF (Pillow). What ``envzoo animate``
-writes (``envzoo animate --docs``: the docs pages' ``docs/animations/<Name>-vN.gif``)."""
+writes (``envzoo animate --docs``: the docs pages' ``docs/animations/<Name>-vN.gif``, and the
+last frame of each domain's first id as the docs home page's gallery still,
+``docs/images/gallery/<Name>-vN.png``)."""
 
 from __future__ import annotations
 
@@ -71,6 +73,29 @@ def write_gif(pictures: list[np.ndarray], path: str | Path, fps: float, scale: f
     with write_atomically(path) as partial:
         partial.write_bytes(encoded)
     return len(encoded), len(pictures)
+
+
+def gallery_ids(entries) -> dict[str, str]:
+    """The id that shows each domain in the docs home page's gallery: its first in the registry."""
+    return {domain: next(e.id for e in entries if e.domain == domain) for domain in dict.fromkeys(e.domain for e in entries)}
+
+
+def write_still(picture: np.ndarray, path: str | Path) -> int:
+    """Write one frame as a PNG (left as it is where the file already shows the same pixels);
+    returns its size in bytes."""
+    from PIL import Image
+
+    path = Path(path)
+    if path.is_file():
+        with Image.open(path) as kept:
+            if kept.convert("RGB").tobytes() == picture.tobytes() and kept.size == picture.shape[1::-1]:
+                return path.stat().st_size
+    path.parent.mkdir(parents=True, exist_ok=True)
+    encoded = io.BytesIO()
+    Image.fromarray(picture).save(encoded, format="PNG", optimize=True)
+    with write_atomically(path) as partial:
+        partial.write_bytes(encoded.getvalue())
+    return len(encoded.getvalue())
 
 
 def _shown(gif) -> tuple[list[int], bytes]:

@@ -7,6 +7,8 @@ from the checkout's sources, never by hand:
   extra, summary);
 - ``domains``: one line per domain, from the registry and the first paragraph of the domain
   package's docstring;
+- ``gallery``: one still per domain (``envzoo animate --docs`` makes them), each linking to the
+  page of the domain's first id;
 - ``extras``: the core dependencies and every extra of ``pyproject.toml``, with the comment lines
   right above the extra there and the ids and reference policies that need it;
 - ``layout``: the ``envzoo/`` tree, from the registry's domains and each package's docstring.
@@ -26,12 +28,13 @@ from pathlib import Path
 
 from envzoo.core.extras import SYSTEM_EXTRAS
 from envzoo.registry import REGISTRY_PATH, NATIVE, SUBPROCESS, EnvEntry, parse_registry
+from envzoo.tools.animation import gallery_ids
 
 PACKAGE = Path(__file__).resolve().parents[1]  # envzoo/
 ROOT = PACKAGE.parent
 COMMAND = "python -m envzoo.tools.docs_tables"
 #: The generated regions of each file, relative to the checkout's root.
-REGIONS = {"README.md": ("ids", "extras", "layout"), "docs/index.md": ("domains", "extras")}
+REGIONS = {"README.md": ("ids", "extras", "layout"), "docs/index.md": ("gallery", "domains", "extras")}
 
 _REGION = re.compile(r"(<!-- generated: (\w+)[^\n]*-->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 _ROLE = re.compile(r":(?:py:)?\w+:`~?\.?([^`]+)`")
@@ -125,6 +128,14 @@ def domains_list(entries: list[EnvEntry], link_pages: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gallery_block(entries: list[EnvEntry]) -> str:
+    """A grid of the domains' stills (the site's stylesheet lays it out), each linking to its page."""
+    cells = [f"[![{domain}: {_short(env_id)}](images/gallery/{_short(env_id)}.png){{ loading=lazy }}<br>"
+             f"**{domain}** · `{_short(env_id)}`](environments/{_short(env_id)}.md)"
+             for domain, env_id in gallery_ids(entries).items()]
+    return '<div class="gallery" markdown>\n\n' + "\n".join(f"<p markdown>{cell}</p>" for cell in cells) + "\n\n</div>\n"
+
+
 def _requirement_names(requirements: list[str]) -> tuple[list[str], list[str]]:
     """The distributions a list of requirements names, and the envzoo extras it includes."""
     names, included = [], []
@@ -200,7 +211,7 @@ def layout_block(entries: list[EnvEntry]) -> str:
 
 
 def render(name: str, entries: list[EnvEntry]) -> str:
-    renderers = {"ids": ids_table, "domains": domains_list, "extras": extras_table, "layout": layout_block}
+    renderers = {"ids": ids_table, "domains": domains_list, "gallery": gallery_block, "extras": extras_table, "layout": layout_block}
     if name not in renderers:
         raise SystemExit(f"unknown generated region {name!r}; known: {sorted(renderers)}")
     return renderers[name](entries)

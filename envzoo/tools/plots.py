@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -89,18 +90,97 @@ def png_bytes(figure) -> bytes:
     return buffer.getvalue()
 
 
-def report_html(title: str, sections: list[tuple[str, str, bytes, str]]) -> str:
-    """One HTML file: ``sections`` is ``[(heading, text, png, table_html), ...]``."""
-    body = [f"<h1>{html.escape(title)}</h1>"]
-    for heading, text, png, table in sections:
-        image = base64.b64encode(png).decode("ascii")
-        body.append(f"<h2>{html.escape(heading)}</h2><p>{html.escape(text)}</p>"
-                    f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{image}">{table}')
-    style = ("body{font-family:sans-serif;max-width:1400px;margin:2em auto}img{max-width:100%}"
-             "table{border-collapse:collapse;font-size:13px}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+@dataclass
+class ReportSection:
+    """One part of a report page: a heading (its anchor in the navigation), a line of text, PNG
+    images and HTML tables; ``group`` is the navigation's group it is listed under (a domain)."""
+
+    heading: str
+    text: str = ""
+    images: list[bytes] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    group: str = ""
+
+
+#: The reports' one stylesheet: a navigation column by group, cards, tables that scroll inside
+#: their card rather than widen the page, and a single column on a narrow screen.
+REPORT_STYLE = """
+:root{--ink:#1f2933;--muted:#616e7c;--line:#e4e7eb;--accent:#00897b;--paper:#f5f7fa}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--ink);
+background:var(--paper)}
+header{background:var(--accent);color:#fff;padding:14px 28px}
+header h1{margin:0;font-size:20px;font-weight:600}
+header p{margin:4px 0 0;opacity:.9;font-size:13px}
+.layout{display:grid;grid-template-columns:230px minmax(0,1fr);gap:24px;max-width:1400px;margin:0 auto;padding:20px}
+nav{position:sticky;top:12px;align-self:start;max-height:calc(100vh - 24px);overflow-y:auto;font-size:13px}
+nav h2{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:14px 0 4px}
+nav a{display:block;color:var(--ink);text-decoration:none;padding:2px 8px;border-radius:4px;
+overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+nav a:hover{background:var(--line)}
+main{min-width:0}
+section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin-bottom:20px}
+section h2{margin:0 0 4px;font-size:17px}
+section .group{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.06em}
+section p{margin:4px 0 12px;color:var(--muted)}
+img{display:block;max-width:100%;height:auto;margin:8px 0}
+.table{overflow-x:auto;margin:8px 0}
+table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:right;white-space:nowrap}
+th{background:var(--paper);font-weight:600}
+th:first-child,td:first-child{text-align:left}
+tr:nth-child(even) td{background:#fafbfc}
+caption{text-align:left;font-weight:600;padding:4px 0}
+@media (max-width:900px){.layout{grid-template-columns:1fr}nav{position:static;max-height:none}}
+"""
+
+
+def _anchor(text: str, taken: set) -> str:
+    base = "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "section"
+    anchor, n = base, 1
+    while anchor in taken:
+        n += 1
+        anchor = f"{base}-{n}"
+    taken.add(anchor)
+    return anchor
+
+
+def report_html(title: str, sections: list[ReportSection], subtitle: str = "") -> str:
+    """One self-contained HTML page (``tour --report``, ``leaderboard --plot``): a header, a
+    navigation column listing the sections by group, and each section as a card with its images
+    inlined as PNG data URIs; nothing on the page refers outside the file."""
+    taken: set = set()
+    anchors = [_anchor(section.heading, taken) for section in sections]
+    nav = []
+    for group in dict.fromkeys(section.group for section in sections):
+        nav.append(f"<h2>{html.escape(group or 'contents')}</h2>")
+        nav += [f'<a href="#{anchor}">{html.escape(section.heading)}</a>'
+                for section, anchor in zip(sections, anchors) if section.group == group]
+    cards = []
+    for section, anchor in zip(sections, anchors):
+        parts = [f'<section id="{anchor}">']
+        if section.group:
+            parts.append(f'<div class="group">{html.escape(section.group)}</div>')
+        parts.append(f"<h2>{html.escape(section.heading)}</h2>")
+        if section.text:
+            parts.append(f"<p>{html.escape(section.text)}</p>")
+        parts += [f'<img alt="{html.escape(section.heading)}" src="data:image/png;base64,'
+                  f'{base64.b64encode(png).decode("ascii")}">' for png in section.images]
+        parts += [f'<div class="table">{table}</div>' for table in section.tables]
+        cards.append("".join(parts) + "</section>")
+    head = f"<h1>{html.escape(title)}</h1>" + (f"<p>{html.escape(subtitle)}</p>" if subtitle else "")
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
+            f"<style>{REPORT_STYLE}</style></head><body><header>{head}</header><div class='layout'>"
+            f"<nav>{''.join(nav)}</nav><main>{''.join(cards)}</main></div></body></html>\n")
+
+
+def rows_html(columns, rows, caption: str = "") -> str:
+    """A table of strings: ``columns`` the header, ``rows`` the cells, ``caption`` its title."""
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    caption = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{caption}<tr>{head}</tr>{body}</table>"
 
 
 def table_html(runs: list[tuple[str, list, dict]], formatter) -> str:

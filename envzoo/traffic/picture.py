@@ -15,6 +15,8 @@ MAP = (8, 24, 392, 392)
 LEVELS = 8  # lane colours: queue levels from empty to full
 #: A lane's colour from empty (grey) through half full (orange) to full of halted vehicles (red).
 QUEUE_COLORS = np.array([(170, 170, 170), (255, 160, 30), (215, 25, 30)], dtype=float)
+LEGEND = (("line", (170, 170, 170), "lane, no queue"), ("line", (215, 25, 30), "lane full, halted"),
+          ("square", GREEN, "signal green"), ("square", (240, 200, 0), "signal yellow"), ("square", RED, "signal red"))
 SIGNAL_COLORS = {"G": GREEN, "g": (120, 200, 120), "y": (240, 200, 0), "Y": (240, 200, 0), "r": RED, "R": RED,
                  "u": (240, 200, 0), "s": RED, "o": BLACK, "O": BLACK}
 
@@ -64,7 +66,7 @@ def snapshot(sim) -> dict:
 
 def draw(canvas: Canvas, snapshots: list[dict], geometry: Geometry, lights: list[str], length: int) -> None:
     now = snapshots[-1]
-    canvas.text(8, 6, f"T {now['time']:.0f}S  HALTED {now['halting'].sum():.0f}", scale=2)
+    canvas.text(8, 5, f"t = {now['time']:.0f} s   halted vehicles {now['halting'].sum():.0f}")
     canvas.panel(MAP)
     # Lanes of one queue level (of LEVELS) in one call, their shapes separated by NaN points.
     levels = np.minimum((np.clip(now["fill"], 0.0, 1.0) * LEVELS).astype(int), LEVELS - 1)
@@ -79,11 +81,19 @@ def draw(canvas: Canvas, snapshots: list[dict], geometry: Geometry, lights: list
     for signal in np.unique(signals):
         where = spots[signals == signal]
         canvas.points(where[:, 0], where[:, 1], SIGNAL_COLORS.get(str(signal), BLACK), 5)
-    box = (404, 42, 592, 200)
-    canvas.panel(box, "HALTED")
+    canvas.legend(MAP[0] + 2, MAP[3] - 2 - 3 * 14 - 6, LEGEND, columns=2)
     total = np.array([s["halting"].sum() for s in snapshots])
-    canvas.series(box, total, BLUE, 0.0, max(float(total.max()) * 1.1, 1.0), max(length, len(snapshots)))
-    box = (404, 222, 592, 392)
-    canvas.panel(box, "QUEUE PER LIGHT")
+    hi = max(float(total.max()) * 1.1, 1.0)
+    length = max(length, len(snapshots))
+    plot = canvas.chart((404, 42, 592, 200), "Halted vehicles", 0.0, hi, "decision", (0, length - 1))
+    canvas.series(plot, total, BLUE, 0.0, hi, length)
     queues = now["light_queue"]
-    canvas.bars(box, queues, CYCLE, 0.0, max(float(queues.max()) * 1.1, 1.0), horizontal=True)
+    hi = max(float(queues.max()) * 1.1, 1.0)
+    canvas.text(404, 212, "Halted per light now", BLACK, 2)
+    box = (404, 230, 592, 392)
+    canvas.panel(box)
+    canvas.bars(box, queues, CYCLE, 0.0, hi, horizontal=True)
+    for i, (light, queue) in enumerate(zip(lights, queues)):  # each bar's light and count
+        top = box[1] + (box[3] - box[1]) * i / len(queues)
+        if (box[3] - box[1]) / len(queues) >= 12:
+            canvas.text(box[0] + 3, top + 1, f"{light} {queue:.0f}", BLACK, 1)

@@ -1,6 +1,8 @@
 """`envzoo leaderboard --plot`: the curves, intervals and profiles are written as real pictures."""
 
+import base64
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -34,6 +36,16 @@ def test_plots_of_two_entrants_on_two_ids(tmp_path, capsys):
         image = _pixels(tmp_path / "plots" / name)
         assert image.ndim == 3 and image.shape[0] >= 250 and np.std(image) > 0.05  # drawn, not blank
     assert "sb3-ppo" in capsys.readouterr().out
+    page = (tmp_path / "plots" / "report.html").read_text(encoding="utf-8")
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(images) == 4 and all(base64.b64decode(image).startswith(b"\x89PNG") for image in images)
+    links = re.findall(r'href="([^"]*)"', page)
+    assert links and all(link.startswith("#") for link in links)  # navigation within the page only
+    for anchor in links:
+        assert f'id="{anchor[1:]}"' in page
+    for heading in ("envzoo/MarketMakingAS-v1", "envzoo/Serverless-v1", "Across ids", "marketmaking", "serverless"):
+        assert heading in page
+    assert page.count("<table>") >= 4 and "<caption>envzoo/Serverless-v1: " in page
 
 
 def test_an_entrant_on_one_id_only_is_aggregated_over_its_own_ids(tmp_path, capsys):

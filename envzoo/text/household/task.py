@@ -22,7 +22,7 @@ MAX_OBSERVATION_LENGTH = 4096
 class HouseholdTask(TextPicture, Task):
     """B household games; see ``Household-v0``'s docstring."""
 
-    picture_title = "HOUSEHOLD"
+    picture_title = "Household"
 
     def __init__(self, params: HouseholdParams, batch: int):
         super().__init__(params, batch)

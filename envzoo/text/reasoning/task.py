@@ -23,7 +23,7 @@ METRICS = ("success", "attempts", "unparsed_rate")
 class ReasoningTask(TextPicture, Task):
     """B questions; see ``Reasoning-v0``'s docstring."""
 
-    picture_title = "REASONING"
+    picture_title = "Reasoning"
     picture_progress = ("success", 100.0)
     picture_steps = "attempts"
 

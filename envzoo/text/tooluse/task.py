@@ -30,7 +30,7 @@ def tool_listing(tools) -> str:
 class ToolUseTask(TextPicture, Task):
     """B tool-use scenarios; see ``ToolUse-v0``'s docstring."""
 
-    picture_title = "TOOL USE"
+    picture_title = "Tool use"
     picture_progress = ("completeness", 100.0)
     picture_steps = "calls"
 

@@ -23,7 +23,7 @@ MAX_OBSERVATION_LENGTH = 16384
 class TextWorldTask(GameTask):
     """B TextWorld games; see ``TextWorld-v1``'s docstring."""
 
-    picture_title = "TEXTWORLD"
+    picture_title = "TextWorld"
 
     def __init__(self, params: TextWorldParams, batch: int):
         if missing_packages("text"):

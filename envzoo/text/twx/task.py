@@ -22,7 +22,7 @@ MAX_OBSERVATION_LENGTH = 8192
 class ExpressTask(GameTask):
     """B TextWorldExpress games; see ``TextWorldExpress-v0``'s docstring."""
 
-    picture_title = "TEXTWORLDEXPRESS"
+    picture_title = "TextWorld Express"
 
     def __init__(self, params: ExpressParams, batch: int):
         if missing_packages("text"):
