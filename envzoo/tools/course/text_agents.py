@@ -50,7 +50,8 @@ def check_agent(answer) -> str:
     successes, steps = [], []
     for seed in SEEDS:
         agent = answer()
-        messages, done = chat.reset(seed=seed), False
+        chat.reset(seed=seed)
+        done = False
         while not done:
             _, _, terminated, truncated, info = chat.step(agent(list(chat.messages)))
             done = terminated or truncated
