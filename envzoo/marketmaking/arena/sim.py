@@ -32,41 +32,9 @@ import numpy as np
 from envzoo.core.compiled import kernel
 from envzoo.marketmaking.accounting import (
     BUY,
-    CASH,
-    FEES,
-    INVENTORY,
-    MARK_EQUITY,
-    MARK_FEES,
-    MARK_INVENTORY,
-    MARK_REALIZED,
-    MARK_SPREAD,
     N_ACCOUNT_FIELDS,
     N_STEP_FIELDS,
-    REALIZED,
-    REFUSED,
-    REJECTED,
     SELL,
-    SPREAD_CAPTURED,
-    STEP_DT,
-    STEP_END,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_INVENTORY_PREV,
-    STEP_MAKER_BOUGHT,
-    STEP_MAKER_BUY,
-    STEP_MAKER_SELL,
-    STEP_MAKER_SOLD,
-    STEP_MID,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-    STEP_REALIZED,
-    STEP_SPREAD_CAPTURED,
-    STEP_START,
-    STEP_TAKEN,
-    STEP_TAKER,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
     BatchAccounting,
     apply_fill,
     mark_step,
@@ -94,6 +62,7 @@ from envzoo.marketmaking.arena.flow import (
     reference,
 )
 from envzoo.marketmaking.arena.params import ArenaParams
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 # Columns of ArenaSim.quotes (makers, 2, QUOTE_FIELDS): per side (0 the bid, 1 the ask).
 ORDER_ID, ORDER_SLOT, POSTED_LOTS = range(3)
@@ -125,7 +94,7 @@ def live_slot(book, quotes, m, s):
 
 @kernel(inline=True)
 def _inventory_lots(account, c):
-    return np.int64(np.rint(account[INVENTORY] / c[LOT_SIZE]))
+    return np.int64(np.rint(account[ACCOUNT.inventory] / c[LOT_SIZE]))
 
 
 @kernel(allocates=False)
@@ -141,11 +110,11 @@ def _quote(book, c, limits, account, quotes, m, s, tick):
         quotes[m, s, ORDER_ID] = -1
     room = max(0, min(limits[ORDER_LOTS], limits[MAX_LOTS] - side_sign(s) * _inventory_lots(account, c)))
     if room == 0:
-        account[REFUSED] += 1.0
+        account[ACCOUNT.refused] += 1.0
         return
     slot = add_limit(book, m, s, tick, room)
     if slot < 0:
-        account[REJECTED] += 1.0
+        account[ACCOUNT.rejected] += 1.0
         return
     quotes[m, s, ORDER_ID], quotes[m, s, ORDER_SLOT], quotes[m, s, POSTED_LOTS] = book[0][slot, ID], slot, room
 
@@ -218,7 +187,7 @@ def _close(book, last, c, limits, accounts, quotes, episode, values, turn_order,
     step accounting into its row of ``steps`` (:data:`STEP_FIELDS`)."""
     terminal = limits[MAX_CYCLES] != ENDLESS and episode[STEPS] >= limits[MAX_CYCLES]
     for m in range(accounts.shape[0]):
-        steps[m, STEP_TERMINAL_INVENTORY] = accounts[m, INVENTORY] if terminal else 0.0
+        steps[m, STEP.terminal_inventory] = accounts[m, ACCOUNT.inventory] if terminal else 0.0
     if terminal:
         for m in turn_order:
             _flatten(book, last, c, accounts, quotes, episode, m)
@@ -226,17 +195,18 @@ def _close(book, last, c, limits, accounts, quotes, episode, values, turn_order,
     values[MID_CHANGE] = (mid - mid_prev) / c[TICK_SIZE]
     for m in range(accounts.shape[0]):
         account, step = accounts[m], steps[m]
-        step[STEP_START], step[STEP_END], step[STEP_DT] = episode[STEPS] - 1, episode[STEPS], c[STEP_SECONDS]
-        step[STEP_MID_PREV], step[STEP_MID] = mid_prev, mid
-        step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
-        step[STEP_ORDER_SIZE] = c[ORDER_SIZE]
-        step[STEP_REALIZED] = account[REALIZED] - account[MARK_REALIZED]
-        step[STEP_FEES] = account[FEES] - account[MARK_FEES]
-        step[STEP_EQUITY_CHANGE] = account[CASH] + account[INVENTORY] * mid - account[MARK_EQUITY]
-        step[STEP_SPREAD_CAPTURED] = account[SPREAD_CAPTURED] - account[MARK_SPREAD]
-        step[STEP_MAKER_BUY], step[STEP_MAKER_SELL] = account[STEP_MAKER_BOUGHT], account[STEP_MAKER_SOLD]
-        step[STEP_TAKER] = account[STEP_TAKEN]
-        step[STEP_TERMINAL] = terminal
+        step[STEP.start], step[STEP.end], step[STEP.dt] = episode[STEPS] - 1, episode[STEPS], c[STEP_SECONDS]
+        step[STEP.mid_prev], step[STEP.mid] = mid_prev, mid
+        step[STEP.inventory_prev], step[STEP.inventory] = account[ACCOUNT.mark_inventory], account[ACCOUNT.inventory]
+        step[STEP.order_size] = c[ORDER_SIZE]
+        step[STEP.realized] = account[ACCOUNT.realized] - account[ACCOUNT.mark_realized]
+        step[STEP.fees] = account[ACCOUNT.fees] - account[ACCOUNT.mark_fees]
+        step[STEP.equity_change] = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid - account[ACCOUNT.mark_equity]
+        step[STEP.spread_captured] = account[ACCOUNT.spread_captured] - account[ACCOUNT.mark_spread]
+        step[STEP.maker_buy_quantity] = account[ACCOUNT.step_maker_bought]
+        step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_sold]
+        step[STEP.taker_quantity] = account[ACCOUNT.step_taken]
+        step[STEP.terminal] = terminal
 
 
 @kernel(allocates=False)
@@ -290,7 +260,7 @@ class ArenaSim:
         if p.warmup_seconds > 0:
             self.flow.advance(self.book, p.warmup_seconds, rng)
         self.accounts[:] = 0.0
-        self.accounts[:, CASH] = p.initial_cash
+        self.accounts[:, ACCOUNT.cash] = p.initial_cash
         self.quotes[:] = -1
         self.episode[:] = 0
         self.values[:] = 0.0

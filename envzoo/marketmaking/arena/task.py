@@ -17,16 +17,10 @@ from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Transition
 from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
-    AVERAGE_PRICE,
     BUY,
-    CASH,
-    FEES,
-    INVENTORY,
     METRICS,
     N_METRICS,
-    REALIZED,
     SELL,
-    STEP_FEES,
     RunningMetrics,
     running_metrics,
     update_running,
@@ -48,6 +42,7 @@ from envzoo.marketmaking.arena.sim import (
     mid_price,
 )
 from envzoo.marketmaking.rewards import make_reward, reward_of
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 #: A maker's position features, after the book's columns in its observation row.
 N_POSITION = len(POSITION_FEATURES)
@@ -72,10 +67,10 @@ def _observe(book, last, c, limits, accounts, quotes, episode, values, last_acti
         for j in range(2 * k, row.shape[0]):
             row[j] = 0.0
         row[2 * k], row[2 * k + 1], row[2 * k + 2] = ask - bid, values[MID_CHANGE], episode[MARKET_FLOW]
-        inventory = account[INVENTORY]
+        inventory = account[ACCOUNT.inventory]
         row[position] = inventory / (limits[MAX_LOTS] * c[LOT_SIZE])
-        row[position + 1] = (account[REALIZED] - account[FEES]) / notional
-        row[position + 2] = inventory * (mid - account[AVERAGE_PRICE]) / notional
+        row[position + 1] = (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional
+        row[position + 2] = inventory * (mid - account[ACCOUNT.average_price]) / notional
         for s in range(2):
             slot = live_slot(book, quotes, m, s)
             if slot >= 0:
@@ -92,7 +87,7 @@ def _metrics(book, last, c, accounts, running, notional, metrics):
     """Every maker's episode metrics (:data:`~envzoo.marketmaking.accounting.METRICS`) into ``metrics``."""
     mid = mid_price(book, last, c)
     for m in range(accounts.shape[0]):
-        pnl = accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH]
+        pnl = accounts[m, ACCOUNT.cash] + accounts[m, ACCOUNT.inventory] * mid - c[INITIAL_CASH]
         running_metrics(running[m], accounts[m], pnl, notional[m], metrics[m])
 
 
@@ -103,7 +98,7 @@ def _settle(book, last, c, limits, accounts, quotes, episode, values, maker_step
     """After the market's step: every maker's reward, running metrics and observation."""
     mid = mid_price(book, last, c)
     for m in range(accounts.shape[0]):
-        update_running(running[m], maker_steps[m], accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH])
+        update_running(running[m], maker_steps[m], accounts[m, ACCOUNT.cash] + accounts[m, ACCOUNT.inventory] * mid - c[INITIAL_CASH])
         rewards[m] = reward_of(reward_code, reward_parameters, reward_state[m], maker_steps[m])
         last_action[m] = actions[m]
         last_reward[m] = rewards[m]
@@ -165,7 +160,7 @@ class ArenaTask(AgentsTask):
                 self.rewards, self.metric_rows, self.depth_lots, self.observation)
         self._log_depths()
         return Transition(reward=self.rewards.copy(), terminated=np.zeros(self.batch, dtype=bool),
-                          truncated=np.full(self.batch, market.at_end), cost=maker_steps[:, STEP_FEES].copy())
+                          truncated=np.full(self.batch, market.at_end), cost=maker_steps[:, STEP.fees].copy())
 
     def _log_depths(self) -> None:
         self.observation[:, :self.depth_lots.size] = np.log1p(self.depth_lots)
