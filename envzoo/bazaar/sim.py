@@ -28,9 +28,10 @@ class BazaarMarket:
         # operator (the last agent of the Lemon Market) all the rest
         self.owner = np.minimum(np.arange(n), p.n_agents - 1)
         self.is_sybil = np.arange(n) >= (p.n_firms if p.is_crash else p.n_honest)
-        self.crash_rules = CrashRules(float(p.fixed_cost), float(p.max_capacity))
-        self.lemon_rules = LemonRules(float(p.quality_value), float(p.newcomer_trust), bool(p.reputation),
-                                      float(p.fraud_tolerance), float(p.belief_rate))
+        # what the rounds' kernels read of the parameters, as the plain tuples they take
+        self._crash_rule_fields = tuple(CrashRules(float(p.fixed_cost), float(p.max_capacity)))
+        self._lemon_rule_fields = tuple(LemonRules(float(p.quality_value), float(p.newcomer_trust), bool(p.reputation),
+                                                   float(p.fraud_tolerance), float(p.belief_rate)))
         self.rng = np.random.default_rng(0)
 
     # ------------------------------------------------------------------ episodes
@@ -91,7 +92,7 @@ class BazaarMarket:
         values = rng.uniform(0, p.max_value, consumers)
         accounts = np.empty((len(CRASH_ROUND), len(price)))
         first_best, surplus, self.gains_from_trade, fixed_costs = _crash_round_after_draws(
-            values, orders, (self.cost, self.cash, self.active), tuple(self.crash_rules), self._price_order(price),
+            values, orders, (self.cost, self.cash, self.active), self._crash_rule_fields, self._price_order(price),
             accounts, self.gains_from_trade)
         capacity, sold = accounts[CRASH_ROUND.capacity], accounts[CRASH_ROUND.sold]
         profit = accounts[CRASH_ROUND.profit]
@@ -118,7 +119,7 @@ class BazaarMarket:
         premium = rng.uniform(*p.buyer_premium, buyers)
         accounts = np.empty((len(LEMON_ROUND), len(orders)))
         first_best, surplus, self.gains_from_trade, frauds, units, self.market_belief = _lemon_round_after_draws(
-            premium, orders, self.item_quality, (self.sales, self.honest_sales), tuple(self.lemon_rules),
+            premium, orders, self.item_quality, (self.sales, self.honest_sales), self._lemon_rule_fields,
             float(self.market_belief), accounts, self.gains_from_trade)
         sold, fraud, profit = accounts[LEMON_ROUND.sold], accounts[LEMON_ROUND.fraud], accounts[LEMON_ROUND.profit]
         self.first_best += first_best
@@ -167,10 +168,10 @@ def _crash_round_after_draws(values, orders, firm_fields, rule_fields, order, ac
     """The Crash's round after its draws: consumers ``values`` in arrival order, firm ``orders``
     (price, capacity), the :class:`~.state.Firms` (their fields) from the cheapest in ``order``,
     the :class:`~.state.CrashRules`. Writes every firm's :data:`~.state.CRASH_ROUND` of the round
-    into ``accounts`` and its ``cash`` and ``active`` (bankrupt firms leave); returns the round's first-best gains from trade, the buyers' surplus, the
-    episode's ``gains_from_trade`` with the round's trades added and the fixed costs paid: every
-    sum in numpy's order of additions (:func:`~envzoo.core.compiled.numpy_sum`), as the array
-    code that this kernel replaced added."""
+    into ``accounts`` and its ``cash`` and ``active`` (bankrupt firms leave); returns the round's
+    first-best gains from trade, the buyers' surplus, the episode's ``gains_from_trade`` with the
+    round's trades added and the fixed costs paid: every sum in numpy's order of additions
+    (:func:`~envzoo.core.compiled.numpy_sum`), as the array code that this kernel replaced added."""
     firms, rules = Firms(*firm_fields), CrashRules(*rule_fields)
     cost, active = firms.cost, firms.active
     n_firms = cost.size

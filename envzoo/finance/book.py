@@ -132,9 +132,9 @@ class Book:
         result = _rebalance_rows(self.holdings, self.value, target, relatives, mu, float(cash_rate))
         self.previous_target = target
         return {"growth": result[:, REBALANCE.growth].copy(), "mu": mu,
-                "weight_change": result[:, REBALANCE.weight_change].copy(), "traded": result[:, REBALANCE.traded].copy(),
-                "cost": result[:, REBALANCE.cost].copy(), "ruined": result[:, REBALANCE.ruined] > 0,
-                "log_return": result[:, REBALANCE.log_return].copy()}
+                "weight_change": result[:, REBALANCE.weight_change].copy(),
+                "traded": result[:, REBALANCE.traded].copy(), "cost": result[:, REBALANCE.cost].copy(),
+                "ruined": result[:, REBALANCE.ruined] > 0, "log_return": result[:, REBALANCE.log_return].copy()}
 
 
 @kernel

@@ -59,12 +59,14 @@ def apply_fill(account, side, price, quantity, fee, maker: bool, mid):
     if maker:
         changes.update(maker_fees=account[ACCOUNT.maker_fees] + fee,
                        spread_captured=account[ACCOUNT.spread_captured] + side * quantity * (mid - price),
-                       maker_buys=account[ACCOUNT.maker_buys] + one_buy, maker_sells=account[ACCOUNT.maker_sells] + one_sell,
+                       maker_buys=account[ACCOUNT.maker_buys] + one_buy,
+                       maker_sells=account[ACCOUNT.maker_sells] + one_sell,
                        step_maker_bought=account[ACCOUNT.step_maker_bought] + bought,
                        step_maker_sold=account[ACCOUNT.step_maker_sold] + (quantity - bought))
     else:
         changes.update(taker_fees=account[ACCOUNT.taker_fees] + fee, taker_buys=account[ACCOUNT.taker_buys] + one_buy,
-                       taker_sells=account[ACCOUNT.taker_sells] + one_sell, step_taken=account[ACCOUNT.step_taken] + quantity)
+                       taker_sells=account[ACCOUNT.taker_sells] + one_sell,
+                       step_taken=account[ACCOUNT.step_taken] + quantity)
     return _with(account, **changes)
 
 
@@ -72,7 +74,8 @@ def mark_step(account, mid):
     """The row whose step starts now, at ``mid``."""
     return _with(account, mark_inventory=account[ACCOUNT.inventory], mark_realized=account[ACCOUNT.realized],
                  mark_fees=account[ACCOUNT.fees], mark_equity=account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid,
-                 mark_spread=account[ACCOUNT.spread_captured], step_maker_bought=0.0, step_maker_sold=0.0, step_taken=0.0)
+                 mark_spread=account[ACCOUNT.spread_captured], step_maker_bought=0.0, step_maker_sold=0.0,
+                 step_taken=0.0)
 
 
 def update_running(running, step, pnl):
@@ -95,5 +98,6 @@ def running_metrics(running, account, pnl, notional) -> dict:
     values = (pnl, pnl / notional, sharpe_ratio(running[RUN.mean], std), running[RUN.drawdown],
               running[RUN.inventory_sum] / steps, running[RUN.abs_inventory_sum] / steps,
               running[RUN.abs_inventory_max], running[RUN.final_inventory], account[ACCOUNT.maker_buys],
-              account[ACCOUNT.maker_sells], account[ACCOUNT.taker_buys] + account[ACCOUNT.taker_sells], account[ACCOUNT.fees], n)
+              account[ACCOUNT.maker_sells], account[ACCOUNT.taker_buys] + account[ACCOUNT.taker_sells],
+              account[ACCOUNT.fees], n)
     return dict(zip(METRICS, values))

@@ -371,7 +371,8 @@ class ServerlessJaxEnv(JaxEnv):
         # 4. first come, first served starts up to the concurrency limit
         capacity = jnp.where(limits > 0, limits, S._UNLIMITED)
         started = jnp.minimum(queue, jnp.maximum(ready * capacity - in_service, 0))
-        totals = totals.at[:, TOTAL.waited].add(admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted))
+        waited = admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted)
+        totals = totals.at[:, TOTAL.waited].add(waited)
         queue = queue - started
         in_service = in_service + started
         position = tags.position - jnp.where(tags.state == QUEUED, started[:, None], 0)
@@ -484,9 +485,10 @@ class ServerlessJaxEnv(JaxEnv):
         elapsed = jnp.maximum(s.time, 1e-12)
         admitted = jnp.maximum(t[TOTAL.admitted], 1.0)
         p95, p99 = (jnp.nan_to_num(quantile_of(hist, params.edges, q), nan=0.0) for q in (0.95, 0.99))
-        values = (t[TOTAL.request_seconds] / admitted, t[TOTAL.queue_seconds] / admitted, t[TOTAL.waited] / admitted, p95, p99,
-                  t[TOTAL.completed] / elapsed, t[TOTAL.rejected], t[TOTAL.rejected] / jnp.maximum(t[TOTAL.arrived], 1.0),
-                  t[TOTAL.cold_starts], t[TOTAL.pod_seconds], t[TOTAL.pod_seconds] / elapsed, t[TOTAL.denied_pod_seconds])
+        values = (t[TOTAL.request_seconds] / admitted, t[TOTAL.queue_seconds] / admitted, t[TOTAL.waited] / admitted,
+                  p95, p99, t[TOTAL.completed] / elapsed, t[TOTAL.rejected],
+                  t[TOTAL.rejected] / jnp.maximum(t[TOTAL.arrived], 1.0), t[TOTAL.cold_starts], t[TOTAL.pod_seconds],
+                  t[TOTAL.pod_seconds] / elapsed, t[TOTAL.denied_pod_seconds])
         return dict(zip(self.metric_names, values))
 
 

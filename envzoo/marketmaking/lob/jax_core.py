@@ -194,7 +194,8 @@ class MarketMakingJaxEnv(JaxEnv):
 
 def _pnl(sim: jax_sim.SimState, params: LobNumbers):
     """cash + inventory × mid − initial cash."""
-    return sim.account[ACCOUNT.cash] + sim.account[ACCOUNT.inventory] * params.tape.mid[sim.now] - params.constants[INITIAL_CASH]
+    equity = sim.account[ACCOUNT.cash] + sim.account[ACCOUNT.inventory] * params.tape.mid[sim.now]
+    return equity - params.constants[INITIAL_CASH]
 
 
 class MarketMakingMOJaxEnv(MarketMakingJaxEnv):

@@ -389,9 +389,11 @@ def advance(tape: Tape, c, config: ExecutionConfig, s: SimState, to, terminal):
     fields = {
         "start": start, "end": now, "dt": (tape.time[now] - tape.time[start]) * 1e-9,
         "mid_prev": tape.mid[start], "mid": tape.mid[now], "inventory_prev": a[ACCOUNT.mark_inventory],
-        "inventory": a[ACCOUNT.inventory], "order_size": c[ORDER_SIZE], "realized": a[ACCOUNT.realized] - a[ACCOUNT.mark_realized],
-        "fees": a[ACCOUNT.fees] - a[ACCOUNT.mark_fees], "equity_change": a[ACCOUNT.cash] + a[ACCOUNT.inventory] * tape.mid[now] - a[ACCOUNT.mark_equity],
-        "spread_captured": a[ACCOUNT.spread_captured] - a[ACCOUNT.mark_spread], "maker_buy_quantity": a[ACCOUNT.step_maker_bought],
+        "inventory": a[ACCOUNT.inventory], "order_size": c[ORDER_SIZE],
+        "realized": a[ACCOUNT.realized] - a[ACCOUNT.mark_realized], "fees": a[ACCOUNT.fees] - a[ACCOUNT.mark_fees],
+        "equity_change": a[ACCOUNT.cash] + a[ACCOUNT.inventory] * tape.mid[now] - a[ACCOUNT.mark_equity],
+        "spread_captured": a[ACCOUNT.spread_captured] - a[ACCOUNT.mark_spread],
+        "maker_buy_quantity": a[ACCOUNT.step_maker_bought],
         "maker_sell_quantity": a[ACCOUNT.step_maker_sold], "taker_quantity": a[ACCOUNT.step_taken],
         "terminal": jnp.where(terminal, 1.0, 0.0), "terminal_inventory": jnp.where(terminal, inventory, 0.0)}
     step = jnp.stack([jnp.asarray(fields[name], jnp.float64) for name in STEP_FIELDS])

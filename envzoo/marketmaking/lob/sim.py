@@ -507,9 +507,11 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
     step[STEP.order_size] = c[ORDER_SIZE]
     step[STEP.realized] = account[ACCOUNT.realized] - account[ACCOUNT.mark_realized]
     step[STEP.fees] = account[ACCOUNT.fees] - account[ACCOUNT.mark_fees]
-    step[STEP.equity_change] = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid[now] - account[ACCOUNT.mark_equity]
+    equity = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid[now]
+    step[STEP.equity_change] = equity - account[ACCOUNT.mark_equity]
     step[STEP.spread_captured] = account[ACCOUNT.spread_captured] - account[ACCOUNT.mark_spread]
-    step[STEP.maker_buy_quantity], step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_bought], account[ACCOUNT.step_maker_sold]
+    step[STEP.maker_buy_quantity] = account[ACCOUNT.step_maker_bought]
+    step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_sold]
     step[STEP.taker_quantity] = account[ACCOUNT.step_taken]
     step[STEP.terminal], step[STEP.terminal_inventory] = terminal, inventory if terminal else 0.0
     clock[STEP_STARTED] = now
