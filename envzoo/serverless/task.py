@@ -179,7 +179,8 @@ class ClusterTask(_ServiceTask, AgentsTask):
         for i, agent in enumerate(self.agents):
             level = self.service.levels[int(self.level_index[0, i])]
             lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s[i, STAT.ready])}+"
-                         f"{int(s[i, STAT.starting])} queue={int(s[i, STAT.queue])} serving={int(s[i, STAT.in_service])}")
+                         f"{int(s[i, STAT.starting])} queue={int(s[i, STAT.queue])} "
+                         f"serving={int(s[i, STAT.in_service])}")
         return "\n".join(lines) + "\n"
 
     def snapshot(self, row=None) -> dict:
