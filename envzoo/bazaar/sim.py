@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.bazaar.params import BazaarParams
+from envzoo.bazaar.state import CRASH_ROUND, LEMON_ROUND, CrashRules, Feedback, Firms, LemonRules
 from envzoo.core.compiled import kernel, numpy_sum
 
 
@@ -27,6 +28,10 @@ class BazaarMarket:
         # operator (the last agent of the Lemon Market) all the rest
         self.owner = np.minimum(np.arange(n), p.n_agents - 1)
         self.is_sybil = np.arange(n) >= (p.n_firms if p.is_crash else p.n_honest)
+        # what the rounds' kernels read of the parameters, as the plain tuples they take
+        self._crash_rule_fields = tuple(CrashRules(float(p.fixed_cost), float(p.max_capacity)))
+        self._lemon_rule_fields = tuple(LemonRules(float(p.quality_value), float(p.newcomer_trust), bool(p.reputation),
+                                                   float(p.fraud_tolerance), float(p.belief_rate)))
         self.rng = np.random.default_rng(0)
 
     # ------------------------------------------------------------------ episodes
@@ -85,11 +90,12 @@ class BazaarMarket:
         price = orders[:, 0]
         consumers = int(rng.poisson(p.consumers_per_round))
         values = rng.uniform(0, p.max_value, consumers)
-        accounts = np.empty((len(ACCOUNTS), len(price)))
+        accounts = np.empty((len(CRASH_ROUND), len(price)))
         first_best, surplus, self.gains_from_trade, fixed_costs = _crash_round_after_draws(
-            values, orders, self.cost, self.cash, self.active, float(p.fixed_cost), float(p.max_capacity),
-            self._price_order(price), accounts, self.gains_from_trade)
-        capacity, sold, profit = accounts[CAPACITY], accounts[SOLD], accounts[PROFIT]
+            values, orders, (self.cost, self.cash, self.active), self._crash_rule_fields, self._price_order(price),
+            accounts, self.gains_from_trade)
+        capacity, sold = accounts[CRASH_ROUND.capacity], accounts[CRASH_ROUND.sold]
+        profit = accounts[CRASH_ROUND.profit]
         self.first_best += first_best
         self.fixed_costs += fixed_costs
         self.collapsed = not self.active.any()
@@ -111,19 +117,18 @@ class BazaarMarket:
         p, rng = self.params, self.rng
         buyers = int(rng.poisson(p.buyers_per_round))
         premium = rng.uniform(*p.buyer_premium, buyers)
-        accounts = np.empty((len(LEMON_ACCOUNTS), len(orders)))
+        accounts = np.empty((len(LEMON_ROUND), len(orders)))
         first_best, surplus, self.gains_from_trade, frauds, units, self.market_belief = _lemon_round_after_draws(
-            premium, orders, self.item_quality, self.sales, self.honest_sales, float(p.quality_value),
-            float(p.newcomer_trust), p.reputation, float(self.market_belief), float(p.fraud_tolerance),
-            float(p.belief_rate), accounts, self.gains_from_trade)
-        sold, fraud, profit = accounts[LEMON_SOLD], accounts[LEMON_FRAUD], accounts[LEMON_PROFIT]
+            premium, orders, self.item_quality, (self.sales, self.honest_sales), self._lemon_rule_fields,
+            float(self.market_belief), accounts, self.gains_from_trade)
+        sold, fraud, profit = accounts[LEMON_ROUND.sold], accounts[LEMON_ROUND.fraud], accounts[LEMON_ROUND.profit]
         self.first_best += first_best
         self.fraudulent += int(frauds)
         self.delivered_quality += units
         price = orders[:, 1].copy()
         # the market price of differentiated items: a price per unit of delivered quality (a hedonic index)
         self._record(price, sold, profit, surplus, units)
-        self.last_price, self.last_claim, self.last_listed = price, orders[:, 2].copy(), accounts[LEMON_LISTED]
+        self.last_price, self.last_claim, self.last_listed = price, orders[:, 2].copy(), accounts[LEMON_ROUND.listed]
         self.last_consumers = buyers
         self._draw_items()
         return {"profit": profit, "fraud": fraud, "consumer_surplus": surplus}
@@ -158,27 +163,24 @@ class BazaarMarket:
 
 
 # ---------------------------------------------------------------------- kernels
-#: Rows of the Crash kernel's per-firm accounts of a round.
-ACCOUNTS = ("capacity", "sold", "profit", "fixed_cost")
-CAPACITY, SOLD, PROFIT, FIXED_COST = range(len(ACCOUNTS))
-
-
 @kernel
-def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max_capacity, order, accounts,
-                             gains_from_trade):
+def _crash_round_after_draws(values, orders, firm_fields, rule_fields, order, accounts, gains_from_trade):
     """The Crash's round after its draws: consumers ``values`` in arrival order, firm ``orders``
-    (price, capacity), the firms from the cheapest in ``order``. Writes every firm's
-    :data:`ACCOUNTS` of the round into ``accounts`` and its ``cash`` and ``active`` (bankrupt
-    firms leave); returns the round's first-best gains from trade, the buyers' surplus, the
-    episode's ``gains_from_trade`` with the round's trades added and the fixed costs paid: every
-    sum in numpy's order of additions (:func:`~envzoo.core.compiled.numpy_sum`), as the array
-    code that this kernel replaced added."""
-    firms = cost.size
-    capacity, sold, profit, fixed = accounts[CAPACITY], accounts[SOLD], accounts[PROFIT], accounts[FIXED_COST]
+    (price, capacity), the :class:`~.state.Firms` (their fields) from the cheapest in ``order``,
+    the :class:`~.state.CrashRules`. Writes every firm's :data:`~.state.CRASH_ROUND` of the round
+    into ``accounts`` and its ``cash`` and ``active`` (bankrupt firms leave); returns the round's
+    first-best gains from trade, the buyers' surplus, the episode's ``gains_from_trade`` with the
+    round's trades added and the fixed costs paid: every sum in numpy's order of additions
+    (:func:`~envzoo.core.compiled.numpy_sum`), as the array code that this kernel replaced added."""
+    firms, rules = Firms(*firm_fields), CrashRules(*rule_fields)
+    cost, active = firms.cost, firms.active
+    n_firms = cost.size
+    capacity, sold = accounts[CRASH_ROUND.capacity], accounts[CRASH_ROUND.sold]
+    profit, fixed = accounts[CRASH_ROUND.profit], accounts[CRASH_ROUND.fixed_cost]
     n_active, cheapest = 0, np.inf
-    for firm in range(firms):
+    for firm in range(n_firms):
         capacity[firm] = np.floor(orders[firm, 1]) if active[firm] else 0.0
-        fixed[firm] = fixed_cost if active[firm] else 0.0
+        fixed[firm] = rules.fixed_cost if active[firm] else 0.0
         sold[firm] = 0.0
         if active[firm]:
             n_active += 1
@@ -186,7 +188,7 @@ def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max
     # first best: the cheapest active firm serves every consumer who values the good above its cost
     first_best = 0.0
     if n_active:
-        gains = np.sort(values - cheapest)[::-1][:int(n_active * max_capacity)]
+        gains = np.sort(values - cheapest)[::-1][:int(n_active * rules.max_capacity)]
         positive = gains[gains > 0]
         first_best = numpy_sum(positive, 0, positive.size)
     # each consumer, in arrival order, buys from the cheapest firm with a unit left if it is
@@ -210,16 +212,11 @@ def _crash_round_after_draws(values, orders, cost, cash, active, fixed_cost, max
         sold[firm] = buyers
         surplus += numpy_sum(surplus_of, 0, buyers)
         gains_from_trade += numpy_sum(gains_of, 0, buyers)
-    for firm in range(firms):
+    for firm in range(n_firms):
         profit[firm] = sold[firm] * (orders[firm, 0] - cost[firm]) - fixed[firm]
-        cash[firm] += profit[firm]
-        active[firm] = active[firm] and cash[firm] >= 0  # bankrupt firms leave the market
-    return first_best, surplus, gains_from_trade, numpy_sum(fixed, 0, firms)
-
-
-#: Rows of the Lemon Market kernel's per-identity accounts of a round (``listed`` and ``sold`` 0 or 1).
-LEMON_ACCOUNTS = ("listed", "sold", "fraud", "profit")
-LEMON_LISTED, LEMON_SOLD, LEMON_FRAUD, LEMON_PROFIT = range(len(LEMON_ACCOUNTS))
+        firms.cash[firm] += profit[firm]
+        active[firm] = active[firm] and firms.cash[firm] >= 0  # bankrupt firms leave the market
+    return first_best, surplus, gains_from_trade, numpy_sum(fixed, 0, n_firms)
 
 
 @kernel
@@ -232,19 +229,22 @@ def feedback_scores(newcomer_trust, honest_sales, sales):
 
 
 @kernel
-def _lemon_round_after_draws(premium, orders, quality, sales, honest_sales, quality_value, newcomer_trust, reputation,
-                             belief, fraud_tolerance, belief_rate, accounts, gains_from_trade):
+def _lemon_round_after_draws(premium, orders, quality, feedback_fields, rule_fields, belief, accounts,
+                             gains_from_trade):
     """The Lemon Market's round after its draws: buyers' ``premium`` in arrival order, the
-    identities' ``orders`` (list, price, claim, relaunch) and items of ``quality``. Wipes the
-    feedback (``sales``, ``honest_sales``) of relaunched identities, then adds the round's;
-    writes every identity's :data:`LEMON_ACCOUNTS` of the round into ``accounts``; returns the
+    identities' ``orders`` (list, price, claim, relaunch) and items of ``quality``, the
+    :class:`~.state.LemonRules`. Wipes the :class:`~.state.Feedback` (its fields) of relaunched
+    identities, then adds the round's; writes every identity's row of :data:`~.state.LEMON_ROUND`
+    of the round into ``accounts``; returns the
     round's first-best gains from trade, the buyers' surplus, the episode's ``gains_from_trade``
     with the round's trades added, the round's fraudulent sales, the quality it delivered and the
     buyers' new ``belief``: every sum in numpy's order of additions
     (:func:`~envzoo.core.compiled.numpy_sum`), as the array code that this kernel replaced added."""
+    feedback, rules = Feedback(*feedback_fields), LemonRules(*rule_fields)
+    sales, honest_sales, quality_value = feedback.sales, feedback.honest_sales, rules.quality_value
     n = quality.size
-    listed, sold = accounts[LEMON_LISTED], accounts[LEMON_SOLD]
-    fraud, profit = accounts[LEMON_FRAUD], accounts[LEMON_PROFIT]
+    listed, sold = accounts[LEMON_ROUND.listed], accounts[LEMON_ROUND.sold]
+    fraud, profit = accounts[LEMON_ROUND.fraud], accounts[LEMON_ROUND.profit]
     for identity in range(n):
         if orders[identity, 3] >= 0.5:  # a fresh identity: its feedback is gone
             sales[identity] = 0.0
@@ -265,8 +265,8 @@ def _lemon_round_after_draws(premium, orders, quality, sales, honest_sales, qual
     # identity's feedback score and the market's average otherwise; without reputation claims
     # are cheap talk and only the market's average counts
     expected = np.full(n, belief)
-    if reputation:
-        trust = feedback_scores(newcomer_trust, honest_sales, sales)
+    if rules.reputation:
+        trust = feedback_scores(rules.newcomer_trust, honest_sales, sales)
         for identity in range(n):
             expected[identity] = trust[identity] * orders[identity, 2] + (1 - trust[identity]) * belief
     surplus = 0.0
@@ -287,7 +287,8 @@ def _lemon_round_after_draws(premium, orders, quality, sales, honest_sales, qual
     delivered = np.empty(n)
     frauds = trades = 0.0
     for identity in range(n):
-        fraud[identity] = sold[identity] * (1.0 if quality[identity] < orders[identity, 2] - fraud_tolerance else 0.0)
+        claimed = orders[identity, 2] - rules.fraud_tolerance
+        fraud[identity] = sold[identity] * (1.0 if quality[identity] < claimed else 0.0)
         sales[identity] += sold[identity]
         honest_sales[identity] += sold[identity] - fraud[identity]
         delivered[identity] = sold[identity] * quality[identity]
@@ -296,5 +297,5 @@ def _lemon_round_after_draws(premium, orders, quality, sales, honest_sales, qual
         trades += sold[identity]
     units = numpy_sum(delivered, 0, n)
     if trades:
-        belief += belief_rate * (units / trades - belief)
+        belief += rules.belief_rate * (units / trades - belief)
     return first_best, surplus, gains_from_trade, frauds, units, belief

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.compiled import kernel
+from envzoo.finance.state import REBALANCE
 
 #: Growth factor at or below which a portfolio is ruined; also the floor of the log return.
 RUIN = 1e-12
@@ -92,8 +93,6 @@ def first_order_factor(holdings: np.ndarray, target: np.ndarray, commission: flo
     return 1.0 - commission * np.abs(holdings[..., 1:] - target[..., 1:]).sum(-1)
 
 
-# Entries of rebalance_row's result.
-GROWTH, WEIGHT_CHANGE, TRADED, COST, RUINED, LOG_RETURN = range(6)
 
 
 class Book:
@@ -132,15 +131,17 @@ class Book:
                              f"holdings {self.holdings.shape}, and mu {mu.shape} one value per row {self.value.shape}")
         result = _rebalance_rows(self.holdings, self.value, target, relatives, mu, float(cash_rate))
         self.previous_target = target
-        return {"growth": result[:, GROWTH].copy(), "mu": mu, "weight_change": result[:, WEIGHT_CHANGE].copy(),
-                "traded": result[:, TRADED].copy(), "cost": result[:, COST].copy(), "ruined": result[:, RUINED] > 0,
-                "log_return": result[:, LOG_RETURN].copy()}
+        return {"growth": result[:, REBALANCE.growth].copy(), "mu": mu,
+                "weight_change": result[:, REBALANCE.weight_change].copy(),
+                "traded": result[:, REBALANCE.traded].copy(), "cost": result[:, REBALANCE.cost].copy(),
+                "ruined": result[:, REBALANCE.ruined] > 0, "log_return": result[:, REBALANCE.log_return].copy()}
 
 
 @kernel
 def rebalance_row(holdings, value, target, relatives, mu, cash_rate, out):
     """One row of :meth:`Book.rebalance_and_move`: ``holdings`` (N+1,) become the drifted target
-    in place; returns the new value, ``out`` (6,) gets the accounting (GROWTH ... LOG_RETURN).
+    in place; returns the new value, ``out`` (len(REBALANCE),) gets the accounting (the columns
+    :data:`~envzoo.finance.state.REBALANCE`).
     ``relatives[0]`` is ignored (cash grows by 1 + ``cash_rate``)."""
     growth_before_cost = target[0] * (1.0 + cash_rate)
     for i in range(1, target.shape[0]):
@@ -152,12 +153,12 @@ def rebalance_row(holdings, value, target, relatives, mu, cash_rate, out):
     for i in range(1, target.shape[0]):
         weight_change += abs(target[i] - holdings[i])
         traded += abs(mu * target[i] - holdings[i])
-    out[GROWTH] = growth
-    out[WEIGHT_CHANGE] = weight_change
-    out[TRADED] = traded
-    out[COST] = value * min(1.0 - mu, 1.0)
-    out[RUINED] = ruined
-    out[LOG_RETURN] = np.log(max(growth, RUIN))
+    out[REBALANCE.growth] = growth
+    out[REBALANCE.weight_change] = weight_change
+    out[REBALANCE.traded] = traded
+    out[REBALANCE.cost] = value * min(1.0 - mu, 1.0)
+    out[REBALANCE.ruined] = ruined
+    out[REBALANCE.log_return] = np.log(max(growth, RUIN))
     for i in range(target.shape[0]):
         if ruined:
             holdings[i] = target[i]
@@ -168,7 +169,7 @@ def rebalance_row(holdings, value, target, relatives, mu, cash_rate, out):
 
 @kernel
 def _rebalance_rows(holdings, value, target, relatives, mu, cash_rate):
-    out = np.empty((holdings.shape[0], 6))
+    out = np.empty((holdings.shape[0], len(REBALANCE)))
     for row in range(holdings.shape[0]):
         value[row] = rebalance_row(holdings[row], value[row], target[row], relatives[row], mu[row], cash_rate, out[row])
     return out

@@ -9,7 +9,6 @@ The functions of this file and their compiled twins (change them together)::
     |--------------------|--------------------------------------------------------------|
     | transaction_factor | envzoo/finance/book.py  factor_row                           |
     | first_order_factor | envzoo/finance/book.py  first_order_factor                   |
-    | Rebalance          | envzoo/finance/book.py  Book.rebalance_and_move (its result) |
     | rebalance_and_move | envzoo/finance/book.py  rebalance_row                        |
 
 Each function follows its compiled twin (:func:`~envzoo.finance.book.factor_row`,
@@ -19,13 +18,12 @@ float64 the numbers agree to the rounding of ``log`` and of sums added in anothe
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 import jax.numpy as jnp
 from jax import lax
 
 from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.finance.book import RUIN
+from envzoo.finance.state import Rebalance
 
 #: The fixed point's tolerance and iteration cap (:func:`envzoo.finance.book.transaction_factor`'s defaults).
 TOLERANCE, MAX_ITERATIONS = 1e-13, 100
@@ -53,17 +51,6 @@ def transaction_factor(holdings, target, sell_commission, purchase_commission):
 def first_order_factor(holdings, target, commission):
     """:func:`envzoo.finance.book.first_order_factor`: 1 − c Σ_{i≥1} |w'_i − w_i|."""
     return 1.0 - commission * jnp.abs(holdings[1:] - target[1:]).sum()
-
-
-class Rebalance(NamedTuple):
-    """The accounting of one step of a book (:meth:`envzoo.finance.book.Book.rebalance_and_move`)."""
-
-    growth: Any         # V'/V
-    weight_change: Any  # Σ_{i≥1} |w_i − w'_i|
-    traded: Any         # Σ_{i≥1} |μ w_i − w'_i|
-    cost: Any           # V (1 − μ)
-    ruined: Any
-    log_return: Any     # log growth, floored at log RUIN
 
 
 def rebalance_and_move(holdings, value, target, relatives, mu, cash_rate=0.0):

@@ -9,12 +9,11 @@ The functions of this file and their compiled twins (change them together)::
     |--------------------------|------------------------------------------------------------------------|
     | welford_step             | envzoo/finance/performance.py  welford_step                            |
     | sharpe_ratio             | envzoo/finance/performance.py  sharpe_ratio                            |
-    | Performance              | envzoo/finance/performance.py  RunningPerformance (a row of its stats) |
     | start                    | envzoo/finance/performance.py  reset_row                               |
     | update                   | envzoo/finance/performance.py  update_row                              |
     | metrics                  | envzoo/finance/performance.py  metrics_row                             |
     | differential_sharpe_step | envzoo/finance/rewards.py  differential_sharpe_step                    |
-    | Window, empty_window     | envzoo/finance/rewards.py  RollingWindow (a row), RollingWindow.reset  |
+    | empty_window             | envzoo/finance/rewards.py  RollingWindow.reset                         |
     | push                     | envzoo/finance/rewards.py  RollingWindow.push                          |
     | _filled_mean             | envzoo/finance/rewards.py  RollingWindow._filled                       |
     | rolling_sharpe           | envzoo/finance/rewards.py  RollingWindow.sharpe                        |
@@ -22,11 +21,11 @@ The functions of this file and their compiled twins (change them together)::
 
 Each function follows its compiled twin operation for operation, so that on the CPU in float64
 the numbers agree to the rounding of ``log`` and ``expm1`` (and of sums added in another order).
+One path's state is :class:`~envzoo.finance.state.Performance` and :class:`~envzoo.finance.state.Window`
+with numbers in their fields, the compiled rows' columns by the same names.
 """
 
 from __future__ import annotations
-
-from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
@@ -34,6 +33,7 @@ from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.jax.arithmetic import divide_where
 from envzoo.finance.performance import MAX_LOG_GROWTH, METRICS
 from envzoo.finance.rewards import DEVIATION_FLOOR
+from envzoo.finance.state import Performance, Window
 
 
 def welford_step(count, mean, m2, value):
@@ -49,20 +49,6 @@ def sharpe_ratio(mean, std):
     next to the mean."""
     meaningful = std > 1e-12 * (1.0 + jnp.abs(mean))
     return divide_where(mean, std, meaningful)
-
-
-class Performance(NamedTuple):
-    """The running statistics of one value path: a row of
-    :attr:`envzoo.finance.performance.RunningPerformance.stats`."""
-
-    initial: Any
-    value: Any
-    peak: Any
-    max_drawdown: Any
-    count: Any      # Welford's running moments of the period returns
-    mean: Any
-    m2: Any
-    downside: Any   # sum of the squared negative excess returns
 
 
 def start(initial_value) -> Performance:
@@ -108,14 +94,6 @@ def differential_sharpe_step(first, second, eta, value):
     variance = jnp.maximum(second - first * first, DEVIATION_FLOOR * DEVIATION_FLOOR)
     reward = (second * delta_first - 0.5 * first * delta_second) / variance**1.5
     return reward, first + eta * delta_first, second + eta * delta_second
-
-
-class Window(NamedTuple):
-    """The last returns of one instance: a row of :class:`envzoo.finance.rewards.RollingWindow`
-    (``values`` oldest first, the newest last; ``count`` of them filled)."""
-
-    values: Any
-    count: Any
 
 
 def empty_window(length: int) -> Window:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.compiled import kernel
+from envzoo.finance.state import PATH
 
 #: Cap on the log of annualised growth, so that annualising a few lucky bars stays finite.
 MAX_LOG_GROWTH = 700.0
@@ -90,17 +91,16 @@ class RunningMoments:
         return np.sqrt(self.m2 / np.maximum(self.count - 1, 1))
 
 
-# The running state of one value path: a row of RunningPerformance.stats. Compiled kernels (the
-# trading step) update it in place with update_row and read it with metrics_row.
-INITIAL, VALUE, PEAK, MAX_DRAWDOWN, COUNT, MEAN, M2, DOWNSIDE = range(8)
-N_STATS = 8
+# The running state of one value path is a row of RunningPerformance.stats, its columns PATH's.
+# Compiled kernels (the trading step) update it in place with update_row and read it with metrics_row.
+N_STATS = len(PATH)
 
 
 @kernel
 def reset_row(stats, row, initial_value):
     """Row ``row`` starts a new path at ``initial_value``."""
     stats[row, :] = 0.0
-    stats[row, INITIAL] = stats[row, VALUE] = stats[row, PEAK] = initial_value
+    stats[row, PATH.initial] = stats[row, PATH.value] = stats[row, PATH.peak] = initial_value
 
 
 @kernel
@@ -108,35 +108,35 @@ def update_row(stats, row, new_value, risk_free_rate):
     """One period of row ``row``: its value becomes ``new_value`` (Welford's update of the
     returns' mean and variance, the downside sum, the peak and the drawdown)."""
     s = stats[row]
-    r = new_value / s[VALUE] - 1.0
-    s[COUNT], s[MEAN], s[M2] = welford_step(s[COUNT], s[MEAN], s[M2], r)
+    r = new_value / s[PATH.value] - 1.0
+    s[PATH.count], s[PATH.mean], s[PATH.m2] = welford_step(s[PATH.count], s[PATH.mean], s[PATH.m2], r)
     downside = min(r - risk_free_rate, 0.0)
-    s[DOWNSIDE] += downside * downside
-    s[VALUE] = new_value
-    s[PEAK] = max(s[PEAK], new_value)
-    s[MAX_DRAWDOWN] = max(s[MAX_DRAWDOWN], 1.0 - new_value / s[PEAK])
+    s[PATH.downside] += downside * downside
+    s[PATH.value] = new_value
+    s[PATH.peak] = max(s[PATH.peak], new_value)
+    s[PATH.max_drawdown] = max(s[PATH.max_drawdown], 1.0 - new_value / s[PATH.peak])
 
 
 @kernel
 def metrics_row(stats, row, periods_per_year, risk_free_rate, out):
     """The metrics of row ``row`` so far into ``out[0:7]``, in the order of :data:`METRICS`."""
     s = stats[row]
-    n = s[COUNT]
-    fapv = s[VALUE] / s[INITIAL]
+    n = s[PATH.count]
+    fapv = s[PATH.value] / s[PATH.initial]
     annual_return = 0.0
     if n > 0:  # fapv^(1/years) − 1 in logs, the exponent capped (see MAX_LOG_GROWTH); log 0 = −inf gives −1
         annual_return = np.expm1(min(np.log(fapv) / (n / periods_per_year), MAX_LOG_GROWTH))
-    std = np.sqrt(s[M2] / max(n - 1.0, 1.0))
-    mean_excess = s[MEAN] - risk_free_rate if n > 0 else 0.0
-    downside = np.sqrt(s[DOWNSIDE] / max(n, 1.0))
+    std = np.sqrt(s[PATH.m2] / max(n - 1.0, 1.0))
+    mean_excess = s[PATH.mean] - risk_free_rate if n > 0 else 0.0
+    downside = np.sqrt(s[PATH.downside] / max(n, 1.0))
     scale = np.sqrt(periods_per_year)
     out[0] = fapv
     out[1] = annual_return
     out[2] = std * scale
     out[3] = scale * (mean_excess / std) if std > 1e-12 * (1.0 + abs(mean_excess)) else 0.0  # as sharpe_ratio
     out[4] = scale * (mean_excess / downside) if downside > 0 else 0.0
-    out[5] = s[MAX_DRAWDOWN]
-    out[6] = annual_return / s[MAX_DRAWDOWN] if s[MAX_DRAWDOWN] > 0 else 0.0
+    out[5] = s[PATH.max_drawdown]
+    out[6] = annual_return / s[PATH.max_drawdown] if s[PATH.max_drawdown] > 0 else 0.0
 
 
 @kernel

@@ -17,6 +17,7 @@ import numpy as np
 from envzoo.core.compiled import kernel
 from envzoo.core.errors import EnvzooError
 from envzoo.finance.performance import welford_step
+from envzoo.marketmaking.state import ACCOUNT, RUN, STEP
 
 BUY = 1
 SELL = -1
@@ -248,13 +249,8 @@ class StepAccounting:
 
 
 #: The fields of a :class:`StepAccounting` in the order of the step rows that compiled steps write
-#: (flags and update indices as floats); :meth:`StepAccounting.from_rows` reads them back.
-STEP_FIELDS = ("start", "end", "dt", "mid_prev", "mid", "inventory_prev", "inventory", "order_size", "realized",
-               "fees", "equity_change", "spread_captured", "maker_buy_quantity", "maker_sell_quantity",
-               "taker_quantity", "terminal", "terminal_inventory")
-(STEP_START, STEP_END, STEP_DT, STEP_MID_PREV, STEP_MID, STEP_INVENTORY_PREV, STEP_INVENTORY, STEP_ORDER_SIZE,
- STEP_REALIZED, STEP_FEES, STEP_EQUITY_CHANGE, STEP_SPREAD_CAPTURED, STEP_MAKER_BUY, STEP_MAKER_SELL, STEP_TAKER,
- STEP_TERMINAL, STEP_TERMINAL_INVENTORY) = range(len(STEP_FIELDS))
+#: (:data:`~envzoo.marketmaking.state.STEP`); :meth:`StepAccounting.from_rows` reads them back.
+STEP_FIELDS = STEP._fields
 N_STEP_FIELDS = len(STEP_FIELDS)
 
 
@@ -269,16 +265,8 @@ def step_rows(step: StepAccounting) -> np.ndarray:
     return np.stack([np.broadcast_to(column, shape) for column in columns], axis=-1)
 
 
-#: A maker's accounting as a row of floats (counts too), in this column order: the fields of
-#: :class:`Accounting` (without ``fills``), then what a step is measured from (the values at the
-#: step's start, see :meth:`Accounting.mark`) and the quantities filled since then.
-ACCOUNT_FIELDS = ("cash", "inventory", "average_price", "realized", "fees", "maker_fees", "taker_fees",
-                  "spread_captured", "bought", "sold", "maker_buys", "maker_sells", "taker_buys", "taker_sells",
-                  "refused", "rejected", "mark_inventory", "mark_realized", "mark_fees", "mark_equity", "mark_spread",
-                  "step_maker_bought", "step_maker_sold", "step_taken")
-(CASH, INVENTORY, AVERAGE_PRICE, REALIZED, FEES, MAKER_FEES, TAKER_FEES, SPREAD_CAPTURED, BOUGHT, SOLD, MAKER_BUYS,
- MAKER_SELLS, TAKER_BUYS, TAKER_SELLS, REFUSED, REJECTED, MARK_INVENTORY, MARK_REALIZED, MARK_FEES, MARK_EQUITY,
- MARK_SPREAD, STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN) = range(len(ACCOUNT_FIELDS))
+#: The fields of a maker's accounting row (:data:`~envzoo.marketmaking.state.ACCOUNT`).
+ACCOUNT_FIELDS = ACCOUNT._fields
 N_ACCOUNT_FIELDS = len(ACCOUNT_FIELDS)
 
 
@@ -296,67 +284,65 @@ class BatchAccounting:
 
     def equity(self, mid) -> np.ndarray:
         """Mark-to-market value: cash + inventory × mid."""
-        return self.rows[:, CASH] + self.rows[:, INVENTORY] * mid
+        return self.rows[:, ACCOUNT.cash] + self.rows[:, ACCOUNT.inventory] * mid
 
 
 @kernel(allocates=False)
 def apply_fill(account, side, price, quantity, fee, maker, mid):
     """:meth:`Accounting.apply` on an accounting row (:data:`ACCOUNT_FIELDS`), ``side`` ±1.0; it
     also adds the quantity to the step's maker or taker quantities."""
-    position, average = account[INVENTORY], account[AVERAGE_PRICE]
+    position, average = account[ACCOUNT.inventory], account[ACCOUNT.average_price]
     held = abs(position)
     if position == 0 or (position > 0) == (side > 0):  # opening or adding
-        account[AVERAGE_PRICE] = (held * average + quantity * price) / (held + quantity)
-        account[INVENTORY] = position + side * quantity
-        account[REALIZED] += 0.0
+        account[ACCOUNT.average_price] = (held * average + quantity * price) / (held + quantity)
+        account[ACCOUNT.inventory] = position + side * quantity
+        account[ACCOUNT.realized] += 0.0
     else:  # reducing, possibly reversing
         closed = min(quantity, held)
         realized = closed * (price - average) * (1.0 if position > 0 else -1.0)
         reduced = position + side * closed
         opened = quantity - closed
         if opened > 0:
-            account[INVENTORY] = side * opened
-            account[AVERAGE_PRICE] = price
+            account[ACCOUNT.inventory] = side * opened
+            account[ACCOUNT.average_price] = price
         else:
-            account[INVENTORY] = reduced
-            account[AVERAGE_PRICE] = 0.0 if reduced == 0 else average
-        account[REALIZED] += realized
-    account[CASH] -= side * quantity * price + fee
-    account[FEES] += fee
+            account[ACCOUNT.inventory] = reduced
+            account[ACCOUNT.average_price] = 0.0 if reduced == 0 else average
+        account[ACCOUNT.realized] += realized
+    account[ACCOUNT.cash] -= side * quantity * price + fee
+    account[ACCOUNT.fees] += fee
     buys = side > 0
     if maker:
-        account[MAKER_FEES] += fee
-        account[SPREAD_CAPTURED] += side * quantity * (mid - price)
-        account[MAKER_BUYS if buys else MAKER_SELLS] += 1.0
+        account[ACCOUNT.maker_fees] += fee
+        account[ACCOUNT.spread_captured] += side * quantity * (mid - price)
+        account[ACCOUNT.maker_buys if buys else ACCOUNT.maker_sells] += 1.0
         bought = quantity if buys else 0.0
-        account[STEP_MAKER_BOUGHT] += bought
-        account[STEP_MAKER_SOLD] += quantity - bought
+        account[ACCOUNT.step_maker_bought] += bought
+        account[ACCOUNT.step_maker_sold] += quantity - bought
     else:
-        account[TAKER_FEES] += fee
-        account[TAKER_BUYS if buys else TAKER_SELLS] += 1.0
-        account[STEP_TAKEN] += quantity
+        account[ACCOUNT.taker_fees] += fee
+        account[ACCOUNT.taker_buys if buys else ACCOUNT.taker_sells] += 1.0
+        account[ACCOUNT.step_taken] += quantity
     if buys:
-        account[BOUGHT] += quantity
+        account[ACCOUNT.bought] += quantity
     else:
-        account[SOLD] += quantity
+        account[ACCOUNT.sold] += quantity
 
 
 @kernel(allocates=False)
 def mark_step(account, mid):
     """The step of an accounting row starts now, at ``mid`` (what :meth:`Accounting.mark` keeps)."""
-    account[MARK_INVENTORY] = account[INVENTORY]
-    account[MARK_REALIZED] = account[REALIZED]
-    account[MARK_FEES] = account[FEES]
-    account[MARK_EQUITY] = account[CASH] + account[INVENTORY] * mid
-    account[MARK_SPREAD] = account[SPREAD_CAPTURED]
-    account[STEP_MAKER_BOUGHT] = 0.0
-    account[STEP_MAKER_SOLD] = 0.0
-    account[STEP_TAKEN] = 0.0
+    account[ACCOUNT.mark_inventory] = account[ACCOUNT.inventory]
+    account[ACCOUNT.mark_realized] = account[ACCOUNT.realized]
+    account[ACCOUNT.mark_fees] = account[ACCOUNT.fees]
+    account[ACCOUNT.mark_equity] = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid
+    account[ACCOUNT.mark_spread] = account[ACCOUNT.spread_captured]
+    account[ACCOUNT.step_maker_bought] = 0.0
+    account[ACCOUNT.step_maker_sold] = 0.0
+    account[ACCOUNT.step_taken] = 0.0
 
 
-# Columns of RunningMetrics.state.
-(RUN_COUNT, RUN_MEAN, RUN_M2, RUN_PEAK, RUN_DRAWDOWN, RUN_INVENTORY_SUM, RUN_ABS_INVENTORY_SUM, RUN_ABS_INVENTORY_MAX,
- RUN_FINAL_INVENTORY, N_RUNNING_FIELDS) = range(10)
+N_RUNNING_FIELDS = len(RUN)
 #: The names of :meth:`RunningMetrics.values`, in order (``MarketMaking-v1``'s Metrics).
 METRICS = ("pnl", "pnl_per_notional", "sharpe", "max_drawdown", "mean_inventory", "mean_abs_inventory",
            "max_abs_inventory", "final_inventory", "bid_fills", "ask_fills", "market_orders", "fees_paid",
@@ -368,37 +354,37 @@ N_METRICS = len(METRICS)
 def update_running(running, step, pnl):
     """Add one step (a row of :data:`STEP_FIELDS`) to a row of :class:`RunningMetrics`, with
     ``pnl`` the episode's PnL after it."""
-    running[RUN_COUNT], running[RUN_MEAN], running[RUN_M2] = welford_step(
-        running[RUN_COUNT], running[RUN_MEAN], running[RUN_M2], step[STEP_EQUITY_CHANGE])
-    running[RUN_PEAK] = max(running[RUN_PEAK], pnl)
-    running[RUN_DRAWDOWN] = max(running[RUN_DRAWDOWN], running[RUN_PEAK] - pnl)
-    inventory = step[STEP_TERMINAL_INVENTORY] if step[STEP_TERMINAL] else step[STEP_INVENTORY]
-    running[RUN_FINAL_INVENTORY] = inventory
-    running[RUN_INVENTORY_SUM] += inventory
-    running[RUN_ABS_INVENTORY_SUM] += abs(inventory)
-    running[RUN_ABS_INVENTORY_MAX] = max(running[RUN_ABS_INVENTORY_MAX], abs(inventory))
+    running[RUN.count], running[RUN.mean], running[RUN.m2] = welford_step(
+        running[RUN.count], running[RUN.mean], running[RUN.m2], step[STEP.equity_change])
+    running[RUN.peak] = max(running[RUN.peak], pnl)
+    running[RUN.drawdown] = max(running[RUN.drawdown], running[RUN.peak] - pnl)
+    inventory = step[STEP.terminal_inventory] if step[STEP.terminal] else step[STEP.inventory]
+    running[RUN.final_inventory] = inventory
+    running[RUN.inventory_sum] += inventory
+    running[RUN.abs_inventory_sum] += abs(inventory)
+    running[RUN.abs_inventory_max] = max(running[RUN.abs_inventory_max], abs(inventory))
 
 
 @kernel(allocates=False)
 def running_metrics(running, account, pnl, notional, out):
     """The :data:`METRICS` of one maker into ``out``: its running metrics row, its accounting
     row (:data:`ACCOUNT_FIELDS`), its PnL and one order's notional at the episode's first mid."""
-    n = running[RUN_COUNT]
-    std = np.sqrt(running[RUN_M2] / max(n - 1.0, 1.0))
-    mean = running[RUN_MEAN]
+    n = running[RUN.count]
+    std = np.sqrt(running[RUN.m2] / max(n - 1.0, 1.0))
+    mean = running[RUN.mean]
     steps = max(n, 1.0)
     out[0] = pnl
     out[1] = pnl / notional
     out[2] = mean / std if std > 1e-12 * (1.0 + abs(mean)) else 0.0  # as sharpe_ratio
-    out[3] = running[RUN_DRAWDOWN]
-    out[4] = running[RUN_INVENTORY_SUM] / steps
-    out[5] = running[RUN_ABS_INVENTORY_SUM] / steps
-    out[6] = running[RUN_ABS_INVENTORY_MAX]
-    out[7] = running[RUN_FINAL_INVENTORY]
-    out[8] = account[MAKER_BUYS]
-    out[9] = account[MAKER_SELLS]
-    out[10] = account[TAKER_BUYS] + account[TAKER_SELLS]
-    out[11] = account[FEES]
+    out[3] = running[RUN.drawdown]
+    out[4] = running[RUN.inventory_sum] / steps
+    out[5] = running[RUN.abs_inventory_sum] / steps
+    out[6] = running[RUN.abs_inventory_max]
+    out[7] = running[RUN.final_inventory]
+    out[8] = account[ACCOUNT.maker_buys]
+    out[9] = account[ACCOUNT.maker_sells]
+    out[10] = account[ACCOUNT.taker_buys] + account[ACCOUNT.taker_sells]
+    out[11] = account[ACCOUNT.fees]
     out[12] = n
 
 
@@ -428,7 +414,7 @@ class RunningMetrics:
     @property
     def steps(self) -> np.ndarray:
         """(B,) steps of each maker's episode so far."""
-        return self.state[:, RUN_COUNT]
+        return self.state[:, RUN.count]
 
     def reset(self, rows) -> None:
         self.state[rows] = 0.0

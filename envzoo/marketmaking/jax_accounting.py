@@ -25,40 +25,8 @@ import jax.numpy as jnp
 
 from envzoo.jax import rng as jax_rng  # noqa: F401 (turns on JAX's 64-bit mode)
 from envzoo.finance.jax_performance import sharpe_ratio, welford_step
-from envzoo.marketmaking.accounting import (
-    ACCOUNT_FIELDS,
-    AVERAGE_PRICE,
-    BOUGHT,
-    CASH,
-    FEES,
-    INVENTORY,
-    MAKER_BUYS,
-    MAKER_FEES,
-    MAKER_SELLS,
-    METRICS,
-    REALIZED,
-    RUN_ABS_INVENTORY_MAX,
-    RUN_ABS_INVENTORY_SUM,
-    RUN_COUNT,
-    RUN_DRAWDOWN,
-    RUN_FINAL_INVENTORY,
-    RUN_INVENTORY_SUM,
-    RUN_M2,
-    RUN_MEAN,
-    RUN_PEAK,
-    SOLD,
-    SPREAD_CAPTURED,
-    STEP_EQUITY_CHANGE,
-    STEP_INVENTORY,
-    STEP_MAKER_BOUGHT,
-    STEP_MAKER_SOLD,
-    STEP_TAKEN,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
-    TAKER_BUYS,
-    TAKER_FEES,
-    TAKER_SELLS,
-)
+from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, METRICS
+from envzoo.marketmaking.state import ACCOUNT, RUN, STEP
 
 
 def _with(account, **values):
@@ -71,7 +39,7 @@ def _with(account, **values):
 def apply_fill(account, side, price, quantity, fee, maker: bool, mid):
     """The accounting row after one fill of ``side`` (±1.0); ``maker`` (static) tells a limit
     order's fill from a market order's."""
-    position, average = account[INVENTORY], account[AVERAGE_PRICE]
+    position, average = account[ACCOUNT.inventory], account[ACCOUNT.average_price]
     held = jnp.abs(position)
     opening = (position == 0) | ((position > 0) == (side > 0))  # opening or adding, else reducing
     closed = jnp.minimum(quantity, held)
@@ -85,47 +53,51 @@ def apply_fill(account, side, price, quantity, fee, maker: bool, mid):
         inventory=jnp.where(opening, position + side * quantity, jnp.where(opened > 0, side * opened, reduced)),
         average_price=jnp.where(opening, (held * average + quantity * price) / (held + quantity),
                                 jnp.where(opened > 0, price, jnp.where(reduced == 0, 0.0, average))),
-        realized=account[REALIZED] + jnp.where(opening, 0.0, realized),
-        cash=account[CASH] - (side * quantity * price + fee), fees=account[FEES] + fee,
-        bought=account[BOUGHT] + bought, sold=account[SOLD] + jnp.where(buys, 0.0, quantity))
+        realized=account[ACCOUNT.realized] + jnp.where(opening, 0.0, realized),
+        cash=account[ACCOUNT.cash] - (side * quantity * price + fee), fees=account[ACCOUNT.fees] + fee,
+        bought=account[ACCOUNT.bought] + bought, sold=account[ACCOUNT.sold] + jnp.where(buys, 0.0, quantity))
     if maker:
-        changes.update(maker_fees=account[MAKER_FEES] + fee,
-                       spread_captured=account[SPREAD_CAPTURED] + side * quantity * (mid - price),
-                       maker_buys=account[MAKER_BUYS] + one_buy, maker_sells=account[MAKER_SELLS] + one_sell,
-                       step_maker_bought=account[STEP_MAKER_BOUGHT] + bought,
-                       step_maker_sold=account[STEP_MAKER_SOLD] + (quantity - bought))
+        changes.update(maker_fees=account[ACCOUNT.maker_fees] + fee,
+                       spread_captured=account[ACCOUNT.spread_captured] + side * quantity * (mid - price),
+                       maker_buys=account[ACCOUNT.maker_buys] + one_buy,
+                       maker_sells=account[ACCOUNT.maker_sells] + one_sell,
+                       step_maker_bought=account[ACCOUNT.step_maker_bought] + bought,
+                       step_maker_sold=account[ACCOUNT.step_maker_sold] + (quantity - bought))
     else:
-        changes.update(taker_fees=account[TAKER_FEES] + fee, taker_buys=account[TAKER_BUYS] + one_buy,
-                       taker_sells=account[TAKER_SELLS] + one_sell, step_taken=account[STEP_TAKEN] + quantity)
+        changes.update(taker_fees=account[ACCOUNT.taker_fees] + fee, taker_buys=account[ACCOUNT.taker_buys] + one_buy,
+                       taker_sells=account[ACCOUNT.taker_sells] + one_sell,
+                       step_taken=account[ACCOUNT.step_taken] + quantity)
     return _with(account, **changes)
 
 
 def mark_step(account, mid):
     """The row whose step starts now, at ``mid``."""
-    return _with(account, mark_inventory=account[INVENTORY], mark_realized=account[REALIZED],
-                 mark_fees=account[FEES], mark_equity=account[CASH] + account[INVENTORY] * mid,
-                 mark_spread=account[SPREAD_CAPTURED], step_maker_bought=0.0, step_maker_sold=0.0, step_taken=0.0)
+    return _with(account, mark_inventory=account[ACCOUNT.inventory], mark_realized=account[ACCOUNT.realized],
+                 mark_fees=account[ACCOUNT.fees], mark_equity=account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid,
+                 mark_spread=account[ACCOUNT.spread_captured], step_maker_bought=0.0, step_maker_sold=0.0,
+                 step_taken=0.0)
 
 
 def update_running(running, step, pnl):
     """The running-metrics row after one step (a row of ``STEP_FIELDS``), ``pnl`` the PnL after it."""
-    count, mean, m2 = welford_step(running[RUN_COUNT], running[RUN_MEAN], running[RUN_M2], step[STEP_EQUITY_CHANGE])
-    peak = jnp.maximum(running[RUN_PEAK], pnl)
-    inventory = jnp.where(step[STEP_TERMINAL] > 0, step[STEP_TERMINAL_INVENTORY], step[STEP_INVENTORY])
-    return (running.at[RUN_COUNT].set(count).at[RUN_MEAN].set(mean).at[RUN_M2].set(m2).at[RUN_PEAK].set(peak)
-            .at[RUN_DRAWDOWN].set(jnp.maximum(running[RUN_DRAWDOWN], peak - pnl))
-            .at[RUN_FINAL_INVENTORY].set(inventory).at[RUN_INVENTORY_SUM].add(inventory)
-            .at[RUN_ABS_INVENTORY_SUM].add(jnp.abs(inventory))
-            .at[RUN_ABS_INVENTORY_MAX].set(jnp.maximum(running[RUN_ABS_INVENTORY_MAX], jnp.abs(inventory))))
+    count, mean, m2 = welford_step(running[RUN.count], running[RUN.mean], running[RUN.m2], step[STEP.equity_change])
+    peak = jnp.maximum(running[RUN.peak], pnl)
+    inventory = jnp.where(step[STEP.terminal] > 0, step[STEP.terminal_inventory], step[STEP.inventory])
+    return (running.at[RUN.count].set(count).at[RUN.mean].set(mean).at[RUN.m2].set(m2).at[RUN.peak].set(peak)
+            .at[RUN.drawdown].set(jnp.maximum(running[RUN.drawdown], peak - pnl))
+            .at[RUN.final_inventory].set(inventory).at[RUN.inventory_sum].add(inventory)
+            .at[RUN.abs_inventory_sum].add(jnp.abs(inventory))
+            .at[RUN.abs_inventory_max].set(jnp.maximum(running[RUN.abs_inventory_max], jnp.abs(inventory))))
 
 
 def running_metrics(running, account, pnl, notional) -> dict:
     """The :data:`~envzoo.marketmaking.accounting.METRICS` of one maker, by name."""
-    n = running[RUN_COUNT]
-    std = jnp.sqrt(running[RUN_M2] / jnp.maximum(n - 1.0, 1.0))
+    n = running[RUN.count]
+    std = jnp.sqrt(running[RUN.m2] / jnp.maximum(n - 1.0, 1.0))
     steps = jnp.maximum(n, 1.0)
-    values = (pnl, pnl / notional, sharpe_ratio(running[RUN_MEAN], std), running[RUN_DRAWDOWN],
-              running[RUN_INVENTORY_SUM] / steps, running[RUN_ABS_INVENTORY_SUM] / steps,
-              running[RUN_ABS_INVENTORY_MAX], running[RUN_FINAL_INVENTORY], account[MAKER_BUYS],
-              account[MAKER_SELLS], account[TAKER_BUYS] + account[TAKER_SELLS], account[FEES], n)
+    values = (pnl, pnl / notional, sharpe_ratio(running[RUN.mean], std), running[RUN.drawdown],
+              running[RUN.inventory_sum] / steps, running[RUN.abs_inventory_sum] / steps,
+              running[RUN.abs_inventory_max], running[RUN.final_inventory], account[ACCOUNT.maker_buys],
+              account[ACCOUNT.maker_sells], account[ACCOUNT.taker_buys] + account[ACCOUNT.taker_sells],
+              account[ACCOUNT.fees], n)
     return dict(zip(METRICS, values))

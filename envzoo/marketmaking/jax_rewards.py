@@ -16,19 +16,6 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from envzoo.finance.jax_performance import differential_sharpe_step
-from envzoo.marketmaking.accounting import (
-    STEP_DT,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_MID,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-    STEP_REALIZED,
-    STEP_SPREAD_CAPTURED,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
-)
 from envzoo.marketmaking.rewards import (
     ASYMMETRICAL,
     ASYMMETRICAL_CAPPED,
@@ -38,6 +25,7 @@ from envzoo.marketmaking.rewards import (
     UNREALIZED_PNL,
     UNREALIZED_REALIZED,
 )
+from envzoo.marketmaking.state import STEP
 
 
 def _minimum(a, b):
@@ -49,17 +37,17 @@ def reward_of(code: int, parameters, state, step):
     """``(reward, state)``: the reward ``code`` (static) with ``parameters`` of one step row, and
     the instance's reward state after it (the differential Sharpe ratio's moments; unchanged for
     the others)."""
-    notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
-    inventory_count = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]
-    mid_return = step[STEP_MID] / step[STEP_MID_PREV] - 1.0
-    realized_return = (step[STEP_REALIZED] - step[STEP_FEES]) / notional
-    pnl_return = step[STEP_EQUITY_CHANGE] / notional
+    notional = step[STEP.order_size] * step[STEP.mid_prev]
+    inventory_count = step[STEP.inventory] / step[STEP.order_size]
+    mid_return = step[STEP.mid] / step[STEP.mid_prev] - 1.0
+    realized_return = (step[STEP.realized] - step[STEP.fees]) / notional
+    pnl_return = step[STEP.equity_change] / notional
     if code == UNREALIZED_PNL:
         return inventory_count * mid_return, state
     if code == UNREALIZED_REALIZED:
         return inventory_count * mid_return + realized_return, state
     if code in (ASYMMETRICAL, ASYMMETRICAL_CAPPED):
-        value = (step[STEP_SPREAD_CAPTURED] / notional + _minimum(0.0, parameters[0] * inventory_count * mid_return)
+        value = (step[STEP.spread_captured] / notional + _minimum(0.0, parameters[0] * inventory_count * mid_return)
                  + realized_return)
         return (_minimum(value, parameters[1]) if code == ASYMMETRICAL_CAPPED else value), state
     if code == REALIZED_PNL_CHANGE:
@@ -72,6 +60,6 @@ def reward_of(code: int, parameters, state, step):
         reward, first, second = differential_sharpe_step(state[0], state[1], parameters[0], pnl_return)
         return reward, jnp.stack([first, second])
     # CARTEA_JAIMUNGAL
-    reward = pnl_return - parameters[0] * (inventory_count * inventory_count) * step[STEP_DT]
-    terminal_count = step[STEP_TERMINAL_INVENTORY] / step[STEP_ORDER_SIZE]
-    return reward - jnp.where(step[STEP_TERMINAL] > 0, parameters[1] * (terminal_count * terminal_count), 0.0), state
+    reward = pnl_return - parameters[0] * (inventory_count * inventory_count) * step[STEP.dt]
+    terminal_count = step[STEP.terminal_inventory] / step[STEP.order_size]
+    return reward - jnp.where(step[STEP.terminal] > 0, parameters[1] * (terminal_count * terminal_count), 0.0), state

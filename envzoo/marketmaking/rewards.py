@@ -53,20 +53,8 @@ import numpy as np
 from envzoo.core.checks import non_negative, positive
 from envzoo.core.compiled import kernel
 from envzoo.finance.rewards import differential_sharpe_step
-from envzoo.marketmaking.accounting import (
-    STEP_DT,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_MID,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-    STEP_REALIZED,
-    STEP_SPREAD_CAPTURED,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
-    step_rows,
-)
+from envzoo.marketmaking.accounting import step_rows
+from envzoo.marketmaking.state import STEP
 
 # Codes of the rewards in compiled steps (the order of REWARDS).
 (UNREALIZED_PNL, UNREALIZED_REALIZED, ASYMMETRICAL, ASYMMETRICAL_CAPPED, REALIZED_PNL_CHANGE, TRADE_COMPLETION,
@@ -85,17 +73,17 @@ def _minimum(a, b):
 def reward_of(code, parameters, state, step):
     """The reward ``code`` with ``parameters`` of one step row (:data:`STEP_FIELDS`), updating
     the instance's ``state`` row (the differential Sharpe ratio's moments)."""
-    notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
-    inventory_count = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]  # n_t
-    mid_return = step[STEP_MID] / step[STEP_MID_PREV] - 1.0
-    realized_return = (step[STEP_REALIZED] - step[STEP_FEES]) / notional  # ρ_t
-    pnl_return = step[STEP_EQUITY_CHANGE] / notional  # π_t
+    notional = step[STEP.order_size] * step[STEP.mid_prev]
+    inventory_count = step[STEP.inventory] / step[STEP.order_size]  # n_t
+    mid_return = step[STEP.mid] / step[STEP.mid_prev] - 1.0
+    realized_return = (step[STEP.realized] - step[STEP.fees]) / notional  # ρ_t
+    pnl_return = step[STEP.equity_change] / notional  # π_t
     if code == UNREALIZED_PNL:
         return inventory_count * mid_return
     if code == UNREALIZED_REALIZED:
         return inventory_count * mid_return + realized_return
     if code == ASYMMETRICAL or code == ASYMMETRICAL_CAPPED:
-        value = (step[STEP_SPREAD_CAPTURED] / notional + _minimum(0.0, parameters[0] * inventory_count * mid_return)
+        value = (step[STEP.spread_captured] / notional + _minimum(0.0, parameters[0] * inventory_count * mid_return)
                  + realized_return)
         return _minimum(value, parameters[1]) if code == ASYMMETRICAL_CAPPED else value
     if code == REALIZED_PNL_CHANGE:
@@ -107,9 +95,9 @@ def reward_of(code, parameters, state, step):
         reward, state[0], state[1] = differential_sharpe_step(state[0], state[1], parameters[0], pnl_return)
         return reward
     # CARTEA_JAIMUNGAL
-    reward = pnl_return - parameters[0] * (inventory_count * inventory_count) * step[STEP_DT]
-    terminal_count = step[STEP_TERMINAL_INVENTORY] / step[STEP_ORDER_SIZE]
-    return reward - (parameters[1] * (terminal_count * terminal_count) if step[STEP_TERMINAL] else 0.0)
+    reward = pnl_return - parameters[0] * (inventory_count * inventory_count) * step[STEP.dt]
+    terminal_count = step[STEP.terminal_inventory] / step[STEP.order_size]
+    return reward - (parameters[1] * (terminal_count * terminal_count) if step[STEP.terminal] else 0.0)
 
 
 @kernel

@@ -8,7 +8,6 @@ The functions of this file and their compiled twins (change them together)::
     | this file                     | twin of                                                                   |
     |-------------------------------|---------------------------------------------------------------------------|
     | PortfolioNumbers              | envzoo/portfolio/params.py  PortfolioParams (its panel)                   |
-    | PortfolioState                | envzoo/portfolio/task.py  PortfolioTask (its rows)                        |
     | PortfolioJaxEnv.reset_episode | envzoo/portfolio/sim.py  PortfolioSim.reset; task.py  PortfolioTask.reset |
     | smallest_in_order             | envzoo/portfolio/sim.py  PortfolioSim.reset (its sorted argsort)          |
     | PortfolioJaxEnv.targets       | envzoo/portfolio/task.py  PortfolioTask.targets                           |
@@ -23,9 +22,10 @@ so that an asset's window is one slice; the closes (T, N_all)), indexed by the s
 assets. The start bar and the asset subset come from the episode key's draw 0 as in
 :meth:`.sim.PortfolioSim.reset`. The accounting is the shared JAX book
 (:mod:`envzoo.finance.jax_book`), the metrics and the risk-adjusted rewards the shared finance
-JAX twins (:mod:`envzoo.finance.jax_performance`); every formula follows the compiled CPU core
-operation for operation, so that on the CPU in float64 a trajectory equals it to the rounding of
-``log`` and of sums added in another order. Every argument of ``Portfolio-v1`` is supported.
+JAX twins (:mod:`envzoo.finance.jax_performance`); one episode is a
+:class:`~.state.PortfolioState`, the compiled core's rows by name. Every formula follows the
+compiled CPU core operation for operation, so that on the CPU in float64 a trajectory equals it
+to the rounding of ``log`` and of sums added in another order. Every argument of ``Portfolio-v1`` is supported.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from envzoo.jax.env import JaxEnv, Outcome
 from envzoo.finance import jax_book
 from envzoo.finance import jax_performance as perf
 from envzoo.finance.prices import episode_starts
+from envzoo.portfolio.state import PortfolioState
 from envzoo.portfolio.task import PortfolioTask, action_space, observation_space, reward_space
 
 
@@ -62,26 +63,6 @@ class PortfolioNumbers(NamedTuple):
     max_leverage: Any
     max_weight: Any
     max_turnover: Any  # 1.0 where there is none (unused then)
-
-
-class PortfolioState(NamedTuple):
-    """One episode: its bars and assets, the book (holdings, the last target, the value) and the
-    running statistics of the rewards and the metrics (as :class:`~.task.PortfolioTask` keeps
-    them per row)."""
-
-    t: Any
-    start: Any
-    end: Any
-    assets: Any           # (N,) panel columns
-    holdings: Any         # (N+1,) cash first: the last target drifted by the last price move
-    previous_target: Any  # (N+1,)
-    value: Any
-    performance: perf.Performance
-    dsr_first: Any
-    dsr_second: Any
-    recent: perf.Window
-    turnover_sum: Any
-    costs_paid: Any
 
 
 class PortfolioJaxEnv(JaxEnv):

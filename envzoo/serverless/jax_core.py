@@ -73,7 +73,18 @@ from envzoo.serverless import kpa as K
 from envzoo.serverless import sim as S
 from envzoo.serverless.generator import BURSTY, CONSTANT, DIURNAL, SPIKE, STEP, TRACE, WORKLOADS
 from envzoo.serverless.state import (
-    ADMITTED, ARRIVED, COLD_STARTS, COMPLETED, COUNTERS, DECISION, DENIED_POD_SECONDS, DESIRED_END, FREE, IN_SERVICE_END, MAX_PANIC_PODS, PANIC_END, PANIC_SINCE, POD_SECONDS, QUEUED, QUEUE_END, QUEUE_SECONDS, READY_END, REJECTED, REQUEST_SECONDS, SEEN, SERVING, STARTING_END, STATS, TAGGED_LATENCY_SECONDS, TAGGED_REQUESTS, TAGS_DROPPED, WAITED, ZERO_SINCE, KPAConstants, Pods, SimConstants, Tags,
+    COUNTERS,
+    FREE,
+    QUEUED,
+    SERVING,
+    STAT,
+    STATS,
+    TOTAL,
+    KPAConstants,
+    KPAMemory,
+    Pods,
+    SimConstants,
+    Tags,
 )
 from envzoo.serverless.task import ServerlessTask, metric_names, observation_space
 
@@ -114,7 +125,7 @@ class ServerlessState(NamedTuple):
     tags: Tags
     latency_hist: Any
     kpa_samples: Any
-    kpa_memory: Any
+    kpa_memory: KPAMemory  # of (F,) arrays
     workload_memory: Any
     ticks: Any
     level: Any
@@ -168,8 +179,7 @@ class ServerlessJaxEnv(JaxEnv):
                     tag_every=zeros + 1, in_flight_sum=zeros)
         slots = jnp.zeros((F, p.latency_tags), jnp.int64)
         stats = jnp.zeros((F, len(STATS)))
-        stats = stats.at[:, READY_END].set(initial).at[:, DESIRED_END].set(initial)  # task.reset_stats
-        memory = jnp.zeros((F, 5)).at[:, PANIC_SINCE].set(jnp.nan).at[:, ZERO_SINCE].set(jnp.nan)
+        stats = stats.at[:, STAT.ready].set(initial).at[:, STAT.desired].set(initial)  # task.reset_stats
         # The workload's start uses the episode's first draw: uniforms 0 and 1 of element f.
         u = jax_rng.uniform_at(jax_rng.element_seed(key, 0, jnp.arange(F))[:, None], jnp.arange(2))
         return ServerlessState(
@@ -177,7 +187,8 @@ class ServerlessJaxEnv(JaxEnv):
             starting=jnp.zeros((F, p.cold_start_ticks + 1), jnp.int64), tags=Tags(slots, slots, slots, slots),
             totals=jnp.zeros((F, len(COUNTERS))), latency_hist=jnp.zeros((F, p.latency_bins.n)),
             kpa_samples=jnp.zeros((F, p.kpa.stable_ticks)),
-            kpa_memory=memory.at[:, DECISION].set(p.kpa.initial_scale),
+            kpa_memory=KPAMemory(seen=jnp.zeros(F), panic_since=jnp.full(F, jnp.nan), max_panic_pods=jnp.zeros(F),
+                                 zero_since=jnp.full(F, jnp.nan), decision=jnp.zeros(F) + p.kpa.initial_scale),
             workload_memory=self._start_workload(u), level=jnp.full(F, self.config.initial_level, jnp.int64),
             stats=stats)
 
@@ -201,14 +212,14 @@ class ServerlessJaxEnv(JaxEnv):
         state = self._advance(s._replace(level=level), params.levels[level], params)
         vector, scalar = self._rewards(state.stats, params)
         reward = vector[0] if self.vector_reward else scalar[0]
-        return state, Outcome(reward, jnp.asarray(False), state.stats[0, POD_SECONDS])
+        return state, Outcome(reward, jnp.asarray(False), state.stats[0, STAT.pod_seconds])
 
     def _rewards(self, stats, params: ServerlessNumbers):
         """``task.rewards``: the vector reward (F, 3) and the scalar one (F,) of an interval."""
         interval_s, w = params.sim.interval_s, params.weights
-        throughput = stats[:, COMPLETED] / interval_s
-        latency = stats[:, REQUEST_SECONDS] / jnp.maximum(stats[:, ADMITTED], 1.0)
-        pods = stats[:, POD_SECONDS] / interval_s
+        throughput = stats[:, STAT.completed] / interval_s
+        latency = stats[:, STAT.request_seconds] / jnp.maximum(stats[:, STAT.admitted], 1.0)
+        pods = stats[:, STAT.pod_seconds] / interval_s
         vector = jnp.stack([throughput, -latency, -pods], axis=-1)
         return vector, throughput * w[0] + -latency * w[1] + -pods * w[2]
 
@@ -246,7 +257,7 @@ class ServerlessJaxEnv(JaxEnv):
             pods, ring, totals, tags, hist, queued, pods_present = ticking
             ended = (period + 1) * per_kpa  # ticks of the interval so far
             in_flight = pods.in_flight_sum
-            totals = totals.at[:, REQUEST_SECONDS].add(in_flight * dt)
+            totals = totals.at[:, TOTAL.request_seconds].add(in_flight * dt)
             observed = _divide(in_flight, c.ticks_per_kpa)  # the period's average concurrency
             samples, memory, desired = self._kpa_decide(samples, memory, observed, pods.ready, limits,
                                                         s.time + params.kpa_offsets[period], params.kpa)
@@ -260,12 +271,12 @@ class ServerlessJaxEnv(JaxEnv):
         (pods, ring, totals, tags, hist, queued, pods_present), samples, memory = carry
 
         arrived = arrivals.sum(axis=1)
-        totals = totals.at[:, ARRIVED].add(arrived)
-        totals = totals.at[:, REJECTED].add(arrived - (totals[:, ADMITTED] - s.totals[:, ADMITTED]))
-        totals = totals.at[:, QUEUE_SECONDS].add(queued * dt)
-        totals = totals.at[:, POD_SECONDS].add(pods_present * dt)
+        totals = totals.at[:, TOTAL.arrived].add(arrived)
+        totals = totals.at[:, TOTAL.rejected].add(arrived - (totals[:, TOTAL.admitted] - s.totals[:, TOTAL.admitted]))
+        totals = totals.at[:, TOTAL.queue_seconds].add(queued * dt)
+        totals = totals.at[:, TOTAL.pod_seconds].add(pods_present * dt)
         ends = jnp.stack([pods.queue, pods.in_service + pods.draining_load, pods.ready, pods.starting, pods.desired,
-                          jnp.where(jnp.isnan(memory[:, PANIC_SINCE]), 0, 1)], axis=-1)
+                          jnp.where(jnp.isnan(memory.panic_since), 0, 1)], axis=-1)
         stats = jnp.concatenate([totals - s.totals, ends.astype(jnp.float64)], axis=-1)
         return s._replace(draws=s.draws + _DRAWS_PER_INTERVAL, ticks=s.ticks + ticks, time=s.time + c.interval_s,
                           pods=pods, starting=ring, tags=tags, totals=totals, latency_hist=hist, kpa_samples=samples,
@@ -326,7 +337,7 @@ class ServerlessJaxEnv(JaxEnv):
                            _completion_probability(c, mean_service, pods.draining_load, pods.draining))
         draining_load = pods.draining_load - drained
         draining = jnp.minimum(pods.draining, draining_load)  # idle ones terminate (none draw without load)
-        totals = totals.at[:, COMPLETED].add(done).at[:, COMPLETED].add(drained)
+        totals = totals.at[:, TOTAL.completed].add(done).at[:, TOTAL.completed].add(drained)
         # A tag is a sampled request with its own completion draw at the same per-request rate.
         u = jax_rng.uniform_at(tag_seeds[:, None], jnp.arange(tags.state.shape[1]))
         finished = (tags.state == SERVING) & (u < prob[:, None])
@@ -334,13 +345,13 @@ class ServerlessJaxEnv(JaxEnv):
         weight = jnp.where(finished, tags.weight, 0)
         bins = bin_of(latency, c.bins_low, c.bins_log_range, hist.shape[1])
         hist = hist.at[functions[:, None], bins].add(weight)
-        totals = totals.at[:, TAGGED_REQUESTS].add(weight.sum(axis=1))
-        totals = totals.at[:, TAGGED_LATENCY_SECONDS].add((weight * latency).sum(axis=1))
+        totals = totals.at[:, TOTAL.tagged_requests].add(weight.sum(axis=1))
+        totals = totals.at[:, TOTAL.tagged_latency_seconds].add((weight * latency).sum(axis=1))
         state = jnp.where(finished, FREE, tags.state)
 
         # 3. arrivals into the buffer, and tags for every R-th admitted request
         admitted = jnp.minimum(arrived, c.queue_capacity.astype(jnp.int64) - pods.queue)
-        totals = totals.at[:, ADMITTED].add(admitted)
+        totals = totals.at[:, TOTAL.admitted].add(admitted)
         last = pods.admitted_index + admitted
         every = pods.tag_every
         new = jnp.where(pods.next_tag <= last, (last - pods.next_tag) // every + 1, 0)
@@ -353,14 +364,15 @@ class ServerlessJaxEnv(JaxEnv):
                     position=jnp.where(taken, ahead[:, None] + rank * every[:, None], tags.position),
                     arrival=jnp.where(taken, now, tags.arrival),
                     weight=jnp.where(taken, every[:, None], tags.weight))
-        totals = totals.at[:, TAGS_DROPPED].add(new - taken.sum(axis=1))
+        totals = totals.at[:, TOTAL.tags_dropped].add(new - taken.sum(axis=1))
         waiting_before = pods.queue
         queue = pods.queue + admitted
 
         # 4. first come, first served starts up to the concurrency limit
         capacity = jnp.where(limits > 0, limits, S._UNLIMITED)
         started = jnp.minimum(queue, jnp.maximum(ready * capacity - in_service, 0))
-        totals = totals.at[:, WAITED].add(admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted))
+        waited = admitted - jnp.minimum(jnp.maximum(started - waiting_before, 0), admitted)
+        totals = totals.at[:, TOTAL.waited].add(waited)
         queue = queue - started
         in_service = in_service + started
         position = tags.position - jnp.where(tags.state == QUEUED, started[:, None], 0)
@@ -373,13 +385,14 @@ class ServerlessJaxEnv(JaxEnv):
 
     def _kpa_decide(self, samples, memory, observed, ready_pods, limit, now, k):
         """``kpa.kpa_decide`` for every function: record ``observed`` in ``samples`` (F, window),
-        update ``memory`` (F, 5) and decide the desired pod counts (F,)."""
+        update ``memory`` (a :class:`~envzoo.serverless.state.KPAMemory` of (F,) arrays) and decide
+        the desired pod counts (F,)."""
         window = samples.shape[1]
         samples = jnp.concatenate([samples[:, 1:], observed[:, None]], axis=1)
-        seen = jnp.minimum(memory[:, SEEN] + 1.0, k.stable_ticks)
-        memory = memory.at[:, SEEN].set(seen)
+        seen = jnp.minimum(memory.seen + 1.0, k.stable_ticks)
+        memory = memory._replace(seen=seen)
         if not self.config.sim.kpa.enabled:
-            return samples, memory, memory[:, DECISION].astype(jnp.int64)
+            return samples, memory, memory.decision.astype(jnp.int64)
 
         # Samples older than what was seen are zeros, so the stable window is the whole array.
         stable_avg = _divide(numpy_sum(samples), seen)
@@ -396,9 +409,9 @@ class ServerlessJaxEnv(JaxEnv):
 
         # The panic test uses the unclamped panic count, as Knative does.
         over_panic = _divide(jnp.ceil(_divide(panic_avg, target)), ready) >= k.panic_threshold
-        calmed = ~over_panic & (memory[:, PANIC_SINCE] + k.stable_window_s < now)
-        panic_since = jnp.where(over_panic, now, jnp.where(calmed, jnp.nan, memory[:, PANIC_SINCE]))
-        max_panic_pods = jnp.where(calmed, 0.0, memory[:, MAX_PANIC_PODS])
+        calmed = ~over_panic & (memory.panic_since + k.stable_window_s < now)
+        panic_since = jnp.where(over_panic, now, jnp.where(calmed, jnp.nan, memory.panic_since))
+        max_panic_pods = jnp.where(calmed, 0.0, memory.max_panic_pods)
         panicking = ~jnp.isnan(panic_since)
         # In panic: the larger of the stable and panic counts, and never below the panic maximum.
         in_panic = jnp.maximum(jnp.maximum(stable_pods, panic_pods), max_panic_pods)
@@ -407,11 +420,11 @@ class ServerlessJaxEnv(JaxEnv):
 
         # Scale to zero only after the grace period; until then a running pod stays.
         zero_since = jnp.where(desired != 0, jnp.nan,
-                               jnp.where(jnp.isnan(memory[:, ZERO_SINCE]), now, memory[:, ZERO_SINCE]))
+                               jnp.where(jnp.isnan(memory.zero_since), now, memory.zero_since))
         grace_over = now - zero_since >= k.zero_grace_s
         effective = jnp.where((desired == 0) & ~grace_over & (ready_pods > 0), 1, desired)
-        memory = (memory.at[:, PANIC_SINCE].set(panic_since).at[:, MAX_PANIC_PODS].set(max_panic_pods)
-                  .at[:, DECISION].set(desired).at[:, ZERO_SINCE].set(zero_since))
+        memory = KPAMemory(seen=seen, panic_since=panic_since, max_panic_pods=max_panic_pods, zero_since=zero_since,
+                           decision=desired.astype(jnp.float64))
         decided = jnp.minimum(jnp.maximum(effective, k.min_scale), k.max_scale).astype(jnp.int64)
         return samples, memory, decided
 
@@ -445,9 +458,9 @@ class ServerlessJaxEnv(JaxEnv):
         if p.cluster_pods is not None:
             used = (ready + starting + draining).sum()
             granted = share_capacity(wanted, jnp.maximum(c.cluster_pods.astype(jnp.int64) - used, 0))
-            totals = totals.at[:, DENIED_POD_SECONDS].add((wanted - granted) * c.kpa_tick_s)
+            totals = totals.at[:, TOTAL.denied_pod_seconds].add((wanted - granted) * c.kpa_tick_s)
             wanted = granted
-        totals = totals.at[:, COLD_STARTS].add(wanted)
+        totals = totals.at[:, TOTAL.cold_starts].add(wanted)
         if p.cold_start_ticks == 0:
             return pods._replace(ready=ready + wanted), ring, totals
         ring = ring.at[:, (clock + p.cold_start_ticks) % size].add(wanted)
@@ -458,11 +471,11 @@ class ServerlessJaxEnv(JaxEnv):
         """``task._observe`` of function 0: :data:`~envzoo.serverless.task.FEATURES` and the one-hot level."""
         stats, interval_s = s.stats[0], params.sim.interval_s
         features = jnp.stack([
-            stats[ARRIVED] / interval_s, stats[COMPLETED] / interval_s, stats[REJECTED] / interval_s,
-            stats[REQUEST_SECONDS] / jnp.maximum(stats[ADMITTED], 1.0), stats[QUEUE_END],
-            stats[IN_SERVICE_END], stats[READY_END], stats[STARTING_END], stats[DESIRED_END],
-            stats[PANIC_END], stats[POD_SECONDS] / interval_s,
-            stats[IN_SERVICE_END] / jnp.maximum(stats[READY_END], 1.0), s.time / 3600.0])
+            stats[STAT.arrived] / interval_s, stats[STAT.completed] / interval_s, stats[STAT.rejected] / interval_s,
+            stats[STAT.request_seconds] / jnp.maximum(stats[STAT.admitted], 1.0), stats[STAT.queue],
+            stats[STAT.in_service], stats[STAT.ready], stats[STAT.starting], stats[STAT.desired],
+            stats[STAT.panic], stats[STAT.pod_seconds] / interval_s,
+            stats[STAT.in_service] / jnp.maximum(stats[STAT.ready], 1.0), s.time / 3600.0])
         one_hot = jnp.arange(self.config.n_levels) == s.level[0]
         return jnp.concatenate([features, one_hot]).astype(jnp.float32)
 
@@ -470,11 +483,12 @@ class ServerlessJaxEnv(JaxEnv):
         """``task._episode_metrics`` of function 0 (:data:`~envzoo.serverless.task.METRICS`)."""
         t, hist = s.totals[0], s.latency_hist[0]
         elapsed = jnp.maximum(s.time, 1e-12)
-        admitted = jnp.maximum(t[ADMITTED], 1.0)
+        admitted = jnp.maximum(t[TOTAL.admitted], 1.0)
         p95, p99 = (jnp.nan_to_num(quantile_of(hist, params.edges, q), nan=0.0) for q in (0.95, 0.99))
-        values = (t[REQUEST_SECONDS] / admitted, t[QUEUE_SECONDS] / admitted, t[WAITED] / admitted, p95, p99,
-                  t[COMPLETED] / elapsed, t[REJECTED], t[REJECTED] / jnp.maximum(t[ARRIVED], 1.0),
-                  t[COLD_STARTS], t[POD_SECONDS], t[POD_SECONDS] / elapsed, t[DENIED_POD_SECONDS])
+        values = (t[TOTAL.request_seconds] / admitted, t[TOTAL.queue_seconds] / admitted, t[TOTAL.waited] / admitted,
+                  p95, p99, t[TOTAL.completed] / elapsed, t[TOTAL.rejected],
+                  t[TOTAL.rejected] / jnp.maximum(t[TOTAL.arrived], 1.0), t[TOTAL.cold_starts], t[TOTAL.pod_seconds],
+                  t[TOTAL.pod_seconds] / elapsed, t[TOTAL.denied_pod_seconds])
         return dict(zip(self.metric_names, values))
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from envzoo.core.compiled import kernel, numpy_sum
 from envzoo.serverless.params import KPAParams
-from envzoo.serverless.state import DECISION, MAX_PANIC_PODS, PANIC_SINCE, SEEN, ZERO_SINCE, KPAConstants
+from envzoo.serverless.state import KPA_RECORD, KPAConstants
 
 
 def kpa_constants(params: KPAParams) -> KPAConstants:
@@ -48,11 +48,8 @@ class KPAState:
     Attributes:
         samples: (B, F, stable_ticks) observed concurrency per tick, newest last (zeros before
             the first observations).
-        memory: (B, F, 5) the columns ``SEEN`` (ticks observed, capped at stable_ticks),
-            ``PANIC_SINCE`` (last time the panic threshold was crossed; nan when not panicking),
-            ``MAX_PANIC_PODS`` (the highest count decided during the current panic),
-            ``ZERO_SINCE`` (when the decision first became 0; nan otherwise) and ``DECISION``
-            (the last decision before the scale-to-zero grace and the scale bounds).
+        memory: (B, F) records of :data:`~envzoo.serverless.state.KPA_RECORD`, the fields of a
+            :class:`~envzoo.serverless.state.KPAMemory` (``memory.panic_since``, ...).
     """
 
     samples: np.ndarray
@@ -60,17 +57,17 @@ class KPAState:
 
     @classmethod
     def initial(cls, params: KPAParams, shape: tuple[int, int]) -> "KPAState":
-        state = cls(samples=np.zeros(shape + (params.stable_ticks,)), memory=np.zeros(shape + (5,)))
+        state = cls(samples=np.zeros(shape + (params.stable_ticks,)), memory=np.zeros(shape, KPA_RECORD))
         state.reset_rows(slice(None), params)
         return state
 
     def reset_rows(self, rows, params: KPAParams) -> None:
         self.samples[rows] = 0.0
-        self.memory[rows] = [0.0, np.nan, 0.0, np.nan, params.initial_scale]
+        self.memory[rows] = (0.0, np.nan, 0.0, np.nan, params.initial_scale)  # KPAMemory's fields
 
     @property
     def panic_since(self) -> np.ndarray:
-        return self.memory[..., PANIC_SINCE]
+        return self.memory["panic_since"]
 
 
 def concurrency_target(concurrency_limit: np.ndarray, params: KPAParams) -> np.ndarray:
@@ -82,7 +79,7 @@ def concurrency_target(concurrency_limit: np.ndarray, params: KPAParams) -> np.n
 def kpa_tick(state: KPAState, observed_concurrency, ready_pods, concurrency_limit, now, params: KPAParams) -> np.ndarray:
     """Record one tick's average concurrency of every (instance, function) and return the desired
     pod counts (B, F): :func:`kpa_decide` from Python."""
-    shape = state.memory.shape[:2]
+    shape = state.memory.shape
     observed, ready, limit, now = (np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
                                    for value in (observed_concurrency, ready_pods, concurrency_limit, now))
     constants, scratch = kpa_constants(params), np.empty(params.stable_ticks)
@@ -96,8 +93,9 @@ def kpa_tick(state: KPAState, observed_concurrency, ready_pods, concurrency_limi
 @kernel
 def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
     """One KPA tick of one service: record ``observed`` (the tick's average concurrency) in
-    ``samples`` and update ``memory`` (a row of :class:`KPAState`), and return the desired pod
-    count. ``c`` is :func:`kpa_constants`' :class:`~envzoo.serverless.state.KPAConstants`; ``scratch`` a work array of ``stable_ticks`` floats.
+    ``samples`` and update ``memory`` (a record of :class:`KPAState`'s), and return the desired pod
+    count. ``c`` is :func:`kpa_constants`' :class:`~envzoo.serverless.state.KPAConstants`;
+    ``scratch`` a work array of ``stable_ticks`` floats.
 
     The arithmetic is the batched array code's that it replaced, operation for operation (the
     window sums in numpy's order), so the decisions are the same to the last bit."""
@@ -105,10 +103,10 @@ def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
     for i in range(window - 1):
         samples[i] = samples[i + 1]
     samples[window - 1] = observed
-    seen = min(memory[SEEN] + 1.0, c.stable_ticks)
-    memory[SEEN] = seen
+    seen = min(memory.seen + 1.0, c.stable_ticks)
+    memory.seen = seen
     if not c.enabled:
-        return int(memory[DECISION])
+        return int(memory.decision)
 
     # Samples older than what was seen are zeros, so the stable window is the whole array.
     stable_avg = numpy_sum(samples, 0, window) / seen
@@ -126,25 +124,25 @@ def kpa_decide(samples, memory, observed, ready_pods, limit, now, c, scratch):
 
     # The panic test uses the unclamped panic count, as Knative does.
     over_panic = np.ceil(panic_avg / target) / ready >= c.panic_threshold
-    calmed = not over_panic and memory[PANIC_SINCE] + c.stable_window_s < now
+    calmed = not over_panic and memory.panic_since + c.stable_window_s < now
     if over_panic:
-        memory[PANIC_SINCE] = now
+        memory.panic_since = now
     elif calmed:
-        memory[PANIC_SINCE] = np.nan
-        memory[MAX_PANIC_PODS] = 0.0
-    panicking = not np.isnan(memory[PANIC_SINCE])
+        memory.panic_since = np.nan
+        memory.max_panic_pods = 0.0
+    panicking = not np.isnan(memory.panic_since)
     # In panic: the larger of the stable and panic counts, and never below the panic maximum.
-    in_panic = max(max(stable_pods, panic_pods), memory[MAX_PANIC_PODS])
+    in_panic = max(max(stable_pods, panic_pods), memory.max_panic_pods)
     if panicking:
-        memory[MAX_PANIC_PODS] = in_panic
+        memory.max_panic_pods = in_panic
     desired = int(in_panic if panicking else stable_pods)
-    memory[DECISION] = desired
+    memory.decision = desired
 
     # Scale to zero only after the grace period; until then a running pod stays.
     if desired != 0:
-        memory[ZERO_SINCE] = np.nan
-    elif np.isnan(memory[ZERO_SINCE]):
-        memory[ZERO_SINCE] = now
-    grace_over = now - memory[ZERO_SINCE] >= c.zero_grace_s
+        memory.zero_since = np.nan
+    elif np.isnan(memory.zero_since):
+        memory.zero_since = now
+    grace_over = now - memory.zero_since >= c.zero_grace_s
     effective = 1 if desired == 0 and not grace_over and ready_pods > 0 else desired
     return int(min(max(effective, c.min_scale), c.max_scale))

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from envzoo.core.draw import BLUE, CYCLE, GREEN, LIGHT, ORANGE, RED, Canvas, grid_boxes
-from envzoo.serverless.state import ADMITTED, IN_SERVICE_END, QUEUE_END, READY_END, REQUEST_SECONDS, STARTING_END
+from envzoo.serverless.state import STAT
 
 
 def snapshot(time_s: float, stats: np.ndarray, limits: np.ndarray, capacity: int | None) -> dict:
     """What a frame shows of one instance: ``stats`` (F, len(STATS)) of its functions."""
-    return {"time": float(time_s), "ready": stats[:, READY_END].copy(), "starting": stats[:, STARTING_END].copy(),
-            "queue": stats[:, QUEUE_END].copy(), "serving": stats[:, IN_SERVICE_END].copy(),
-            "latency": stats[:, REQUEST_SECONDS] / np.maximum(stats[:, ADMITTED], 1.0),
+    return {"time": float(time_s), "ready": stats[:, STAT.ready].copy(), "starting": stats[:, STAT.starting].copy(),
+            "queue": stats[:, STAT.queue].copy(), "serving": stats[:, STAT.in_service].copy(),
+            "latency": stats[:, STAT.request_seconds] / np.maximum(stats[:, STAT.admitted], 1.0),
             "limits": np.asarray(limits).copy(), "capacity": capacity}
 
 

@@ -71,10 +71,16 @@ from envzoo.serverless.histogram import bin_of
 from envzoo.serverless.kpa import KPAState, kpa_constants, kpa_decide
 from envzoo.serverless.params import SimParams, make_workload
 from envzoo.serverless.state import (
-    ADMITTED, ARRIVED, COLD_STARTS, COMPLETED, COUNTERS, DENIED_POD_SECONDS, DESIRED_END,
-    FREE, IN_SERVICE_END, PANIC_END, PANIC_SINCE, POD_RECORD, POD_SECONDS, QUEUE_END, QUEUE_SECONDS, QUEUED,
-    READY_END, REJECTED, REQUEST_SECONDS, SERVING, STARTING_END, STATS, TAG_RECORD, TAGGED_LATENCY_SECONDS,
-    TAGGED_REQUESTS, TAGS_DROPPED, WAITED, SimConstants,
+    COUNTERS,
+    FREE,
+    POD_RECORD,
+    QUEUED,
+    SERVING,
+    STAT,
+    STATS,
+    TAG_RECORD,
+    TOTAL,
+    SimConstants,
 )
 
 _UNLIMITED = 2**40  # capacity of a pod with no concurrency limit
@@ -96,7 +102,7 @@ class SimArrays(NamedTuple):
     tags: np.ndarray             # (B, F, latency_tags) TAG_RECORD
     latency_hist: np.ndarray     # (B, F, bins)
     kpa_samples: np.ndarray      # (B, F, stable_ticks)
-    kpa_memory: np.ndarray       # (B, F, 5)
+    kpa_memory: np.ndarray       # (B, F) of KPA_RECORD
     workload_memory: np.ndarray  # (B, F, 2)
 
 
@@ -296,7 +302,7 @@ def _advance_instances(start, stop, limits, c, kpa_c, mean_service, workload, cl
                 for f in range(F):
                     pod = pods[b, f]
                     in_flight = pod.in_flight_sum
-                    totals[b, f, REQUEST_SECONDS] += in_flight * dt
+                    totals[b, f, TOTAL.request_seconds] += in_flight * dt
                     pod.in_flight_sum = 0
                     pod.desired = kpa_decide(kpa_samples[b, f], kpa_memory[b, f], in_flight / c.ticks_per_kpa,
                                              pod.ready, limits[b, f], now_s, kpa_c, scratch)
@@ -304,20 +310,20 @@ def _advance_instances(start, stop, limits, c, kpa_c, mean_service, workload, cl
                 _scale_to(desired, c, now + 1, pods[b], starting[b], totals[b], wanted)
         for f in range(F):
             t = totals[b, f]
-            t[ARRIVED] += arrived[f]
-            t[REJECTED] += arrived[f] - (t[ADMITTED] - before[f, ADMITTED])
-            t[QUEUE_SECONDS] += queued[f] * dt
-            t[POD_SECONDS] += pods_present[f] * dt
+            t[TOTAL.arrived] += arrived[f]
+            t[TOTAL.rejected] += arrived[f] - (t[TOTAL.admitted] - before[f, TOTAL.admitted])
+            t[TOTAL.queue_seconds] += queued[f] * dt
+            t[TOTAL.pod_seconds] += pods_present[f] * dt
             out = stats[b, f]
             for k in range(t.shape[0]):
                 out[k] = t[k] - before[f, k]
             pod = pods[b, f]
-            out[QUEUE_END] = pod.queue
-            out[IN_SERVICE_END] = pod.in_service + pod.draining_load
-            out[READY_END] = pod.ready
-            out[STARTING_END] = pod.starting
-            out[DESIRED_END] = pod.desired
-            out[PANIC_END] = 0.0 if np.isnan(kpa_memory[b, f, PANIC_SINCE]) else 1.0
+            out[STAT.queue] = pod.queue
+            out[STAT.in_service] = pod.in_service + pod.draining_load
+            out[STAT.ready] = pod.ready
+            out[STAT.starting] = pod.starting
+            out[STAT.desired] = pod.desired
+            out[STAT.panic] = 0.0 if np.isnan(kpa_memory[b, f].panic_since) else 1.0
         time[b] += c.interval_s
         draws[b] += _DRAWS_PER_INTERVAL
 
@@ -346,12 +352,12 @@ def _tick(pod, starting, totals, tags, hist, c, mean_service, limit, now, arrive
     prob = _completion_probability(c, mean_service, pod.in_service, pod.ready)
     done = rng.binomial_one(completion_seed, pod.in_service, prob)
     pod.in_service -= done
-    totals[COMPLETED] += done
+    totals[TOTAL.completed] += done
     if pod.draining_load > 0:
         drained = rng.binomial_one(draining_seed, pod.draining_load,
                                    _completion_probability(c, mean_service, pod.draining_load, pod.draining))
         pod.draining_load -= drained
-        totals[COMPLETED] += drained
+        totals[TOTAL.completed] += drained
         pod.draining = min(pod.draining, pod.draining_load)  # idle ones terminate
     # A tag is a sampled request with its own completion draw at the same per-request rate.
     for m in range(tags.shape[0]):
@@ -359,13 +365,13 @@ def _tick(pod, starting, totals, tags, hist, c, mean_service, limit, now, arrive
         if tag.state == SERVING and rng.uniform_at(tag_seed, m) < prob:
             latency = (now - tag.arrival) * dt
             hist[bin_of(latency, c.bins_low, c.bins_log_range, int(c.n_bins))] += tag.weight
-            totals[TAGGED_REQUESTS] += tag.weight
-            totals[TAGGED_LATENCY_SECONDS] += tag.weight * latency
+            totals[TOTAL.tagged_requests] += tag.weight
+            totals[TOTAL.tagged_latency_seconds] += tag.weight * latency
             tag.state = FREE
 
     # 3. arrivals into the buffer, and tags for every R-th admitted request
     admitted = min(arrived, int(c.queue_capacity) - pod.queue)
-    totals[ADMITTED] += admitted
+    totals[TOTAL.admitted] += admitted
     last = pod.admitted_index + admitted
     every = pod.tag_every
     new = (last - pod.next_tag) // every + 1 if pod.next_tag <= last else 0
@@ -382,7 +388,7 @@ def _tick(pod, starting, totals, tags, hist, c, mean_service, limit, now, arrive
                 tag.arrival = now
                 tag.weight = every
                 taken += 1
-        totals[TAGS_DROPPED] += new - taken
+        totals[TOTAL.tags_dropped] += new - taken
         pod.next_tag += new * every
     pod.admitted_index = last
     waiting_before = pod.queue
@@ -391,7 +397,7 @@ def _tick(pod, starting, totals, tags, hist, c, mean_service, limit, now, arrive
     # 4. first come, first served starts up to the concurrency limit
     capacity = limit if limit > 0 else _UNLIMITED
     started = min(pod.queue, max(pod.ready * capacity - pod.in_service, 0))
-    totals[WAITED] += admitted - min(max(started - waiting_before, 0), admitted)  # arrivals that did not start
+    totals[TOTAL.waited] += admitted - min(max(started - waiting_before, 0), admitted)  # arrivals that did not start
     pod.queue -= started
     pod.in_service += started
     if started > 0:  # (a queued tag's position is never negative)
@@ -442,14 +448,14 @@ def _scale_to(desired, c, clock, pods, starting, totals, wanted):
     if c.cluster_pods >= 0:
         granted = share_capacity(wanted, max(int(c.cluster_pods) - used, 0))
         for f in range(F):
-            totals[f, DENIED_POD_SECONDS] += (wanted[f] - granted[f]) * c.kpa_tick_s
+            totals[f, TOTAL.denied_pod_seconds] += (wanted[f] - granted[f]) * c.kpa_tick_s
             wanted[f] = granted[f]
     cold_ticks = int(c.cold_start_ticks)
     for f in range(F):
         missing = wanted[f]
         if missing == 0:
             continue
-        totals[f, COLD_STARTS] += missing
+        totals[f, TOTAL.cold_starts] += missing
         if cold_ticks == 0:
             pods[f].ready += missing
         else:

@@ -14,9 +14,12 @@ float64, the values the kernels always computed with (a count is a whole float, 
 integer where the kernel uses it as one); in JAX they are the fields of the params, which ``vmap``
 may batch.
 
-The episode's counters (``totals``, (B, F, len(:data:`COUNTERS`)) float64) and an interval's
-statistics (``stats``, (B, F, len(:data:`STATS`))) stay columns of one float array, since the
-kernels difference and sum them as vectors; the constants below name the columns.
+The KPA's memory is a (B, F) array of :data:`KPA_RECORD` on the CPU and a :class:`KPAMemory` of
+(F,) arrays in JAX. The episode's counters (``totals``, (B, F, len(:data:`TOTAL`)) float64) and
+an interval's statistics (``stats``, (B, F, len(:data:`STAT`))) stay columns of one float array,
+since the kernels difference and sum them as vectors; :data:`TOTAL` and :data:`STAT` name the
+columns (``totals[b, f, TOTAL.admitted]``, ``stats[b, f, STAT.queue]``), and numba reads a field
+of these module-level tuples as a constant.
 """
 
 from __future__ import annotations
@@ -97,16 +100,71 @@ class KPAConstants(NamedTuple):
     max_scale: Any
 
 
-# Columns of the KPA's memory, (B, F, 5) float64 (see kpa.KPAState).
-SEEN, PANIC_SINCE, MAX_PANIC_PODS, ZERO_SINCE, DECISION = range(5)
+class KPAMemory(NamedTuple):
+    """The KPA's memory of one (instance, function): on the CPU the fields of one
+    :data:`KPA_RECORD` (``kpa.memory`` is a (B, F) array of them); in JAX each field is an (F,)
+    float64 array."""
 
-#: Per-(instance, function) totals kept over an episode (the columns of ``ServerlessSim.totals``).
-COUNTERS = ("arrived", "admitted", "rejected", "completed", "request_seconds", "queue_seconds", "waited",
-            "pod_seconds", "cold_starts", "denied_pod_seconds", "tags_dropped", "tagged_requests",
-            "tagged_latency_seconds")
-(ARRIVED, ADMITTED, REJECTED, COMPLETED, REQUEST_SECONDS, QUEUE_SECONDS, WAITED, POD_SECONDS, COLD_STARTS,
- DENIED_POD_SECONDS, TAGS_DROPPED, TAGGED_REQUESTS, TAGGED_LATENCY_SECONDS) = range(len(COUNTERS))
-#: What ``ServerlessSim.advance`` reports per (instance, function): the interval's change of
-#: every counter, then the state at its end (``in_service`` counts draining pods' requests too).
-STATS = COUNTERS + ("queue", "in_service", "ready", "starting", "desired", "panic")
-QUEUE_END, IN_SERVICE_END, READY_END, STARTING_END, DESIRED_END, PANIC_END = range(len(COUNTERS), len(STATS))
+    seen: Any            # ticks observed, capped at stable_ticks
+    panic_since: Any     # when the panic threshold was last crossed; nan when not panicking
+    max_panic_pods: Any  # the highest count decided during the current panic
+    zero_since: Any      # when the decision first became 0; nan otherwise
+    decision: Any        # the last decision before the scale-to-zero grace and the scale bounds
+
+
+#: One (instance, function)'s :class:`KPAMemory` as a numba record.
+KPA_RECORD = np.dtype([(name, np.float64) for name in KPAMemory._fields])
+
+
+class Counters(NamedTuple):
+    """The columns of the episode's totals per (instance, function), ``ServerlessSim.totals``
+    (B, F, len(TOTAL)) float64: ``totals[b, f, TOTAL.admitted]``."""
+
+    arrived: int
+    admitted: int
+    rejected: int
+    completed: int
+    request_seconds: int         # requests in the system, summed over time (s)
+    queue_seconds: int           # requests queued, summed over time (s)
+    waited: int                  # admitted requests that did not start at once
+    pod_seconds: int             # pods present (starting, ready, draining), summed over time (s)
+    cold_starts: int
+    denied_pod_seconds: int      # pods the cluster refused, summed over time (s)
+    tags_dropped: int            # tagged requests not followed (every slot busy)
+    tagged_requests: int         # the requests the completed tags stand for
+    tagged_latency_seconds: int  # their latencies, weighted
+
+
+class IntervalStats(NamedTuple):
+    """The columns of what ``ServerlessSim.advance`` reports per (instance, function), (B, F,
+    len(STAT)) float64: the interval's change of every counter (the columns of :class:`Counters`,
+    in the same places), then the state at its end (``in_service`` counts draining pods'
+    requests too; ``panic`` 1.0 while the KPA panics)."""
+
+    arrived: int
+    admitted: int
+    rejected: int
+    completed: int
+    request_seconds: int
+    queue_seconds: int
+    waited: int
+    pod_seconds: int
+    cold_starts: int
+    denied_pod_seconds: int
+    tags_dropped: int
+    tagged_requests: int
+    tagged_latency_seconds: int
+    queue: int
+    in_service: int
+    ready: int
+    starting: int
+    desired: int
+    panic: int
+
+
+#: The columns of the totals.
+TOTAL = Counters(*range(len(Counters._fields)))
+#: The columns of an interval's statistics.
+STAT = IntervalStats(*range(len(IntervalStats._fields)))
+#: Their names, in column order.
+COUNTERS, STATS = Counters._fields, IntervalStats._fields

@@ -21,10 +21,7 @@ from envzoo.serverless import picture
 from envzoo.serverless.histogram import quantile_of
 from envzoo.serverless.params import ClusterParams, ServerlessParams, make_cluster_params, make_params
 from envzoo.serverless.sim import ServerlessSim
-from envzoo.serverless.state import (
-    ADMITTED, ARRIVED, COLD_STARTS, COMPLETED, DENIED_POD_SECONDS, DESIRED_END, IN_SERVICE_END, PANIC_END,
-    POD_SECONDS, QUEUE_END, QUEUE_SECONDS, READY_END, REJECTED, REQUEST_SECONDS, STARTING_END, STATS, WAITED,
-)
+from envzoo.serverless.state import STAT, STATS, TOTAL
 
 #: Observation features of one function, in order (see the env docstrings for units).
 FEATURES = (
@@ -99,13 +96,13 @@ class ServerlessTask(_ServiceTask, Task):
         vector, reward = rewards(self.params, stats)
         none = np.zeros(self.batch, dtype=bool)
         return Transition(reward=reward[:, 0], objectives=vector[:, 0], terminated=none, truncated=none,
-                          cost=stats[:, 0, POD_SECONDS].copy())
+                          cost=stats[:, 0, STAT.pod_seconds].copy())
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         stats = self._advance(np.array([[action]]))
         vector, reward = rewards(self.params, stats)
         metrics = metrics_array(self.sim)[0, 0].tolist()
-        info = {"metrics": dict(zip(self.metric_names, metrics)), "cost": float(stats[0, 0, POD_SECONDS])}
+        info = {"metrics": dict(zip(self.metric_names, metrics)), "cost": float(stats[0, 0, STAT.pod_seconds])}
         reward = vector[0, 0].astype(np.float32) if vector_reward else float(reward[0, 0])
         return self.observe()[0], reward, False, False, info
 
@@ -117,10 +114,10 @@ class ServerlessTask(_ServiceTask, Task):
 
     def render_text(self, row: int = 0) -> str:
         s, level = self.stats[row, 0], self.params.levels[int(self.level_index[row, 0])]
-        latency = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
+        latency = s[STAT.request_seconds] / max(s[STAT.admitted], 1.0)
         return (f"t={self.sim.time[row]:7.0f}s limit={level or 'unlimited':>9} "
-                f"pods={int(s[READY_END])}+{int(s[STARTING_END])} "
-                f"queue={int(s[QUEUE_END])} serving={int(s[IN_SERVICE_END])} "
+                f"pods={int(s[STAT.ready])}+{int(s[STAT.starting])} "
+                f"queue={int(s[STAT.queue])} serving={int(s[STAT.in_service])} "
                 f"latency={latency:.3f}s\n")
 
     def snapshot(self, row: int = 0) -> dict:
@@ -156,15 +153,15 @@ class ClusterTask(_ServiceTask, AgentsTask):
         none = np.zeros(self.batch, dtype=bool)
         own = metrics_array(self.sim)[0]  # (F, metrics): each function's own KPIs
         return Transition(reward=scalar[0], objectives=vector[0], terminated=none, truncated=none,
-                          cost=stats[0, :, POD_SECONDS].copy(),
+                          cost=stats[0, :, STAT.pod_seconds].copy(),
                           info={"function_metrics": dict(zip(self.metric_names, own.T))})
 
     def observe(self) -> np.ndarray:
         stats = self.stats[0]
         own = self._observe(self.service)[0]  # (F, obs)
-        pods = stats[:, READY_END] + stats[:, STARTING_END]
+        pods = stats[:, STAT.ready] + stats[:, STAT.starting]
         capacity = float(self.service.sim.cluster_pods)
-        denied = stats[:, DENIED_POD_SECONDS] / self.service.sim.decision_interval_s
+        denied = stats[:, STAT.denied_pod_seconds] / self.service.sim.decision_interval_s
         cluster = np.stack([np.full(pods.shape, max(capacity - pods.sum(), 0) / capacity),
                             pods / capacity, denied], axis=-1).astype(np.float32)
         return np.concatenate([own, cluster], axis=-1)
@@ -177,12 +174,13 @@ class ClusterTask(_ServiceTask, AgentsTask):
 
     def render_text(self, row=None) -> str:
         s = self.stats[0]
-        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s[:, READY_END] + s[:, STARTING_END]).sum())}/"
+        lines = [f"t={self.sim.time[0]:7.0f}s cluster {int((s[:, STAT.ready] + s[:, STAT.starting]).sum())}/"
                  f"{self.service.sim.cluster_pods} pods"]
         for i, agent in enumerate(self.agents):
             level = self.service.levels[int(self.level_index[0, i])]
-            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s[i, READY_END])}+"
-                         f"{int(s[i, STARTING_END])} queue={int(s[i, QUEUE_END])} serving={int(s[i, IN_SERVICE_END])}")
+            lines.append(f"  {agent}: limit={level or 'unlimited':>9} pods={int(s[i, STAT.ready])}+"
+                         f"{int(s[i, STAT.starting])} queue={int(s[i, STAT.queue])} "
+                         f"serving={int(s[i, STAT.in_service])}")
         return "\n".join(lines) + "\n"
 
     def snapshot(self, row=None) -> dict:
@@ -217,11 +215,11 @@ def episode_metrics(sim: ServerlessSim, combine_functions: bool = False) -> dict
 def reset_stats(sim: ServerlessSim) -> np.ndarray:
     """Statistics describing instances right after a reset (nothing has happened yet)."""
     stats = np.zeros(sim.shape + (len(STATS),))
-    stats[..., QUEUE_END] = sim.queue
-    stats[..., IN_SERVICE_END] = sim.in_service
-    stats[..., READY_END] = sim.ready
-    stats[..., STARTING_END] = sim.n_starting
-    stats[..., DESIRED_END] = sim.desired
+    stats[..., STAT.queue] = sim.queue
+    stats[..., STAT.in_service] = sim.in_service
+    stats[..., STAT.ready] = sim.ready
+    stats[..., STAT.starting] = sim.n_starting
+    stats[..., STAT.desired] = sim.desired
     return stats
 
 
@@ -243,9 +241,9 @@ def _rewards(stats, interval_s, weights, vector, scalar):
     for b in range(stats.shape[0]):
         for f in range(stats.shape[1]):
             s = stats[b, f]
-            throughput = s[COMPLETED] / interval_s
-            latency = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
-            pods = s[POD_SECONDS] / interval_s
+            throughput = s[STAT.completed] / interval_s
+            latency = s[STAT.request_seconds] / max(s[STAT.admitted], 1.0)
+            pods = s[STAT.pod_seconds] / interval_s
             vector[b, f, 0], vector[b, f, 1], vector[b, f, 2] = throughput, -latency, -pods
             scalar[b, f] = throughput * weights[0] + -latency * weights[1] + -pods * weights[2]
 
@@ -257,18 +255,18 @@ def _observe(stats, time, level_index, interval_s, out):
     for b in range(stats.shape[0]):
         for f in range(stats.shape[1]):
             s, o = stats[b, f], out[b, f]
-            o[0] = s[ARRIVED] / interval_s
-            o[1] = s[COMPLETED] / interval_s
-            o[2] = s[REJECTED] / interval_s
-            o[3] = s[REQUEST_SECONDS] / max(s[ADMITTED], 1.0)
-            o[4] = s[QUEUE_END]
-            o[5] = s[IN_SERVICE_END]
-            o[6] = s[READY_END]
-            o[7] = s[STARTING_END]
-            o[8] = s[DESIRED_END]
-            o[9] = s[PANIC_END]
-            o[10] = s[POD_SECONDS] / interval_s
-            o[11] = s[IN_SERVICE_END] / max(s[READY_END], 1.0)
+            o[0] = s[STAT.arrived] / interval_s
+            o[1] = s[STAT.completed] / interval_s
+            o[2] = s[STAT.rejected] / interval_s
+            o[3] = s[STAT.request_seconds] / max(s[STAT.admitted], 1.0)
+            o[4] = s[STAT.queue]
+            o[5] = s[STAT.in_service]
+            o[6] = s[STAT.ready]
+            o[7] = s[STAT.starting]
+            o[8] = s[STAT.desired]
+            o[9] = s[STAT.panic]
+            o[10] = s[STAT.pod_seconds] / interval_s
+            o[11] = s[STAT.in_service] / max(s[STAT.ready], 1.0)
             o[12] = time[b] / 3600.0
             o[13 + level_index[b, f]] = 1.0
 
@@ -295,18 +293,18 @@ def _episode_metrics(totals, hist, time, edges, combine, out):
                 t, h = summed, counts
             else:
                 t, h = totals[b, g], hist[b, g]
-            admitted = max(t[ADMITTED], 1.0)
+            admitted = max(t[TOTAL.admitted], 1.0)
             p95, p99 = quantile_of(h, edges, 0.95), quantile_of(h, edges, 0.99)
             row = out[b, g]
-            row[0] = t[REQUEST_SECONDS] / admitted
-            row[1] = t[QUEUE_SECONDS] / admitted
-            row[2] = t[WAITED] / admitted
+            row[0] = t[TOTAL.request_seconds] / admitted
+            row[1] = t[TOTAL.queue_seconds] / admitted
+            row[2] = t[TOTAL.waited] / admitted
             row[3] = 0.0 if np.isnan(p95) else p95
             row[4] = 0.0 if np.isnan(p99) else p99
-            row[5] = t[COMPLETED] / elapsed
-            row[6] = t[REJECTED]
-            row[7] = t[REJECTED] / max(t[ARRIVED], 1.0)
-            row[8] = t[COLD_STARTS]
-            row[9] = t[POD_SECONDS]
-            row[10] = t[POD_SECONDS] / elapsed
-            row[11] = t[DENIED_POD_SECONDS]
+            row[5] = t[TOTAL.completed] / elapsed
+            row[6] = t[TOTAL.rejected]
+            row[7] = t[TOTAL.rejected] / max(t[TOTAL.arrived], 1.0)
+            row[8] = t[TOTAL.cold_starts]
+            row[9] = t[TOTAL.pod_seconds]
+            row[10] = t[TOTAL.pod_seconds] / elapsed
+            row[11] = t[TOTAL.denied_pod_seconds]

@@ -69,4 +69,4 @@ class TradingState(NamedTuple):
     costs: Any
     exposure: Any
     trades: Any
-    performance: Any   # envzoo.finance.jax_performance.Performance
+    performance: Any   # envzoo.finance.state.Performance

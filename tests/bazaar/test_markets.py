@@ -199,6 +199,7 @@ def _array_round(values, orders, cost, cash, active, fixed_cost, max_capacity, o
 
 def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
     from envzoo.bazaar.sim import _crash_round_after_draws
+    from envzoo.bazaar.state import CrashRules, Firms
     from envzoo.bazaar.task import _firm_observations
 
     rng = np.random.default_rng(0)
@@ -211,8 +212,8 @@ def test_the_compiled_crash_adds_up_as_the_array_code_to_the_last_bit():
         cash, order = rng.uniform(-5, 60, firms), rng.permutation(firms)
         expected = _array_round(values, orders, cost, cash, active, 5.0, 300.0, order, 12.345)
         accounts, new_cash, still_active = np.empty((4, firms)), cash.copy(), active.copy()
-        sums = _crash_round_after_draws(values, orders, cost, new_cash, still_active, 5.0, 300.0, order, accounts,
-                                        12.345)
+        sums = _crash_round_after_draws(values, orders, tuple(Firms(cost, new_cash, still_active)),
+                                        tuple(CrashRules(5.0, 300.0)), order, accounts, 12.345)
         assert accounts.tobytes() == expected[0].tobytes() and new_cash.tobytes() == expected[1].tobytes()
         assert still_active.tolist() == expected[2].tolist() and sums == expected[3]
         capacity, last_sold = accounts[0], accounts[1]
@@ -279,6 +280,7 @@ def _array_lemon_observations(owner, item_quality, reputation, sales, last_price
 
 def test_the_compiled_lemon_market_adds_up_as_the_array_code_to_the_last_bit():
     from envzoo.bazaar.sim import _lemon_round_after_draws
+    from envzoo.bazaar.state import Feedback, LemonRules
     from envzoo.bazaar.task import _lemon_observations
 
     rng = np.random.default_rng(1)
@@ -302,8 +304,10 @@ def test_the_compiled_lemon_market_adds_up_as_the_array_code_to_the_last_bit():
         expected = _array_lemon_round(premium, orders, quality, sales, honest_sales, *settings, 12.345)
         accounts = np.empty((4, identities))
         new_sales, new_honest_sales = sales.copy(), honest_sales.copy()
-        sums = _lemon_round_after_draws(premium, orders, quality, new_sales, new_honest_sales, *settings, accounts,
-                                        12.345)
+        quality_value, newcomer_trust, reputation, belief, fraud_tolerance, belief_rate = settings
+        rules = LemonRules(quality_value, newcomer_trust, reputation, fraud_tolerance, belief_rate)
+        sums = _lemon_round_after_draws(premium, orders, quality, tuple(Feedback(new_sales, new_honest_sales)),
+                                        tuple(rules), belief, accounts, 12.345)
         assert accounts.tobytes() == expected[0].tobytes()
         assert new_sales.tobytes() == expected[1].tobytes() and new_honest_sales.tobytes() == expected[2].tobytes()
         assert sums == expected[3]

@@ -10,16 +10,7 @@ import numpy as np
 import pytest
 
 from envzoo.core.errors import InvalidActionError
-from envzoo.marketmaking.accounting import (
-    BOUGHT,
-    BUY,
-    MAKER_BUYS,
-    MAKER_SELLS,
-    N_ACCOUNT_FIELDS,
-    SELL,
-    SOLD,
-    apply_fill,
-)
+from envzoo.marketmaking.accounting import BUY, N_ACCOUNT_FIELDS, SELL, apply_fill
 from envzoo.marketmaking.arena.book import (
     BACKGROUND,
     BookFill,
@@ -30,6 +21,7 @@ from envzoo.marketmaking.arena.flow import BackgroundFlow
 from envzoo.marketmaking.arena.parallel import MarketMakingArenaEnv
 from envzoo.marketmaking.arena.params import FlowParams
 from envzoo.marketmaking.arena.policies import FixedLevels, InventorySkew, RandomQuotes
+from envzoo.marketmaking.state import ACCOUNT
 
 #: A flow so slow that nothing happens within the few simulated seconds of a test; its seeded book
 #: has Poisson(3) lots on each of 5 levels per side.
@@ -184,9 +176,9 @@ def test_every_market_lot_is_matched_by_one_resting_lot_and_lots_are_conserved()
     before = {owner: book.total_lots(owner) for owner in (BACKGROUND, 0, 1)}
     accounts = np.zeros((2, N_ACCOUNT_FIELDS))
     report = flow.advance(book, 200.0, rng, accounts, np.array([1.0, 1.0, 0.0]))
-    executed = {m: accounts[m, BOUGHT] + accounts[m, SOLD] for m in (0, 1)}
+    executed = {m: accounts[m, ACCOUNT.bought] + accounts[m, ACCOUNT.sold] for m in (0, 1)}
     for m in (0, 1):  # one-lot market orders: one fill per lot
-        assert accounts[m, MAKER_BUYS] + accounts[m, MAKER_SELLS] == executed[m]
+        assert accounts[m, ACCOUNT.maker_buys] + accounts[m, ACCOUNT.maker_sells] == executed[m]
     market_lots = report.market_lots[BUY] + report.market_lots[SELL]
     # the default book never empties here, so every market order executed exactly one lot
     assert market_lots == report.market_orders[BUY] + report.market_orders[SELL]

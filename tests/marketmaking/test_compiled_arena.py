@@ -12,7 +12,7 @@ import numba
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, BUY, MARK_INVENTORY, SELL
+from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, BUY, SELL
 from envzoo.marketmaking.arena import sim as arena_sim
 from envzoo.marketmaking.arena.book import (
     HEAD,
@@ -27,6 +27,7 @@ from envzoo.marketmaking.arena.book import (
 from envzoo.marketmaking.arena.params import make_params
 from envzoo.marketmaking.arena.sim import step_market
 from envzoo.marketmaking.arena.task import ArenaTask
+from envzoo.marketmaking.state import ACCOUNT
 
 from .reference_arena import ReferenceArenaTask
 
@@ -110,7 +111,7 @@ def play(params, steps: int, seed: int, flatten_share: float = 0.1, restart_ever
         for name, value in expected_metrics.items():
             np.testing.assert_array_equal(metrics[name], value, err_msg=name)
         for m, maker in enumerate(reference.market.makers):
-            for k, name in enumerate(ACCOUNT_FIELDS[:MARK_INVENTORY]):
+            for k, name in enumerate(ACCOUNT_FIELDS[:ACCOUNT.mark_inventory]):
                 assert compiled.market.accounts[m, k] == getattr(maker.accounting, name), (m, name)
         assert compiled_book(compiled.market.book) == reference_book(reference.market.book)
         assert compiled.market.flow.last.tolist() == [reference.market.flow._last[BUY], reference.market.flow._last[SELL]]

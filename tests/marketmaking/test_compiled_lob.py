@@ -12,12 +12,13 @@ reward's state (its moments) does not depend on the power, so the gap cannot gro
 import numpy as np
 import pytest
 
-from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, MARK_INVENTORY
+from envzoo.marketmaking.accounting import ACCOUNT_FIELDS
 from envzoo.marketmaking.lob.data.store import save_stream
 from envzoo.marketmaking.lob.generator import synthetic_lob
 from envzoo.marketmaking.lob.params import make_params
 from envzoo.marketmaking.lob.task import MarketMakingTask
 from envzoo.marketmaking.rewards import REWARDS
+from envzoo.marketmaking.state import ACCOUNT
 
 from .reference_lob import ReferenceTask
 
@@ -58,7 +59,7 @@ def play(params, steps: int, seed: int) -> dict:
         np.testing.assert_array_equal(observations, reference.stack)
         for name, value in reference.metrics().items():
             np.testing.assert_array_equal(compiled.metrics()[name], value, err_msg=name)
-        for k, name in enumerate(ACCOUNT_FIELDS[:MARK_INVENTORY]):
+        for k, name in enumerate(ACCOUNT_FIELDS[:ACCOUNT.mark_inventory]):
             np.testing.assert_array_equal(compiled.core.account[:, k], getattr(reference.core.accounting, name),
                                           err_msg=name)
         counts["fills"] += int((reference.core.accounting.maker_buys + reference.core.accounting.maker_sells).sum())

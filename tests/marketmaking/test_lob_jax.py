@@ -10,18 +10,20 @@ import pytest
 from gymnasium.utils import seeding
 
 from envzoo.core.rng import key_from_generator
-from envzoo.marketmaking.accounting import N_STEP_FIELDS, REFUSED, STEP_FIELDS
+from envzoo.marketmaking.accounting import N_STEP_FIELDS, STEP_FIELDS
 from envzoo.marketmaking.rewards import REWARDS, make_reward
 from envzoo.marketmaking.rewards import reward_of as cpu_reward_of
+from envzoo.marketmaking.state import ACCOUNT
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 envzoo_jax = pytest.importorskip("envzoo.jax")
+from twins import assert_twins_equal  # noqa: E402
+
 from envzoo.marketmaking.jax_rewards import reward_of  # noqa: E402 (needs jax)
 from envzoo.marketmaking.lob import jax_core  # noqa: E402
 from envzoo.marketmaking.lob import task as cpu_task  # noqa: E402
 from envzoo.marketmaking.lob.state import PENDING  # noqa: E402
-from twins import assert_twins_equal  # noqa: E402
 
 #: The function pairs that compute what an episode compares (CPU, JAX).
 OBSERVATION = (cpu_task._push_row, jax_core.MarketMakingJaxEnv._push_row)
@@ -72,7 +74,7 @@ def test_whole_episodes_of_random_actions_equal_the_cpu_core(env_id, kwargs):
             for name, value in info["metrics"].items():
                 _close(value, jax_metrics[name], f"metric {name}", step, METRICS)
             assert bool(outcome.truncated) == truncated, step
-            at_the_limit += info["metrics"]["max_abs_inventory"] == cap or state.sim.account[REFUSED] > 0
+            at_the_limit += info["metrics"]["max_abs_inventory"] == cap or state.sim.account[ACCOUNT.refused] > 0
             in_flight += bool((state.sim.orders[:, PENDING] > 0).any())
             if truncated:
                 break

@@ -7,8 +7,8 @@ import pettingzoo
 import pytest
 
 import envzoo  # noqa: F401  (registers the ids)
-from envzoo.serverless.policies import BestFixedConcurrency, FixedConcurrency, KnativeDefault
 from envzoo.serverless.params import DEFAULT_WEIGHTS
+from envzoo.serverless.policies import BestFixedConcurrency, FixedConcurrency, KnativeDefault
 
 
 def test_scalar_reward_is_the_weighted_vector_reward():

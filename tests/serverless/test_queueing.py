@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from envzoo.serverless.params import KPAParams
-from envzoo.serverless.params import ServiceParams, SimParams
+from envzoo.serverless.params import KPAParams, ServiceParams, SimParams
 from envzoo.serverless.sim import ServerlessSim, stats_by_name
 from envzoo.serverless.task import episode_metrics
 

@@ -5,11 +5,10 @@ import pytest
 
 from envzoo.core.errors import DataFormatError
 from envzoo.serverless.data import load_azure_invocations, read_azure_invocations
-from envzoo.serverless.params import SimParams
-from envzoo.serverless.sim import ServerlessSim
-from envzoo.serverless.state import ARRIVED
 from envzoo.serverless.generator import Diurnal
-from envzoo.serverless.params import make_workload
+from envzoo.serverless.params import SimParams, make_workload
+from envzoo.serverless.sim import ServerlessSim
+from envzoo.serverless.state import STAT
 
 
 def write_trace(path, rows):
@@ -36,7 +35,7 @@ def test_trace_replays_per_minute_counts(tmp_path):
     params = SimParams(decision_interval_s=60.0)
     sim = ServerlessSim(params, workload, 200)
     sim.reset(np.arange(200), np.arange(1, 201, dtype=np.uint64))
-    arrived = [sim.advance(np.full(sim.shape, 0))[..., ARRIVED].mean() for _ in range(4)]
+    arrived = [sim.advance(np.full(sim.shape, 0))[..., STAT.arrived].mean() for _ in range(4)]
     np.testing.assert_allclose(arrived, [600, 0, 1200, 60], rtol=0.02, atol=0.1)
 
 

@@ -8,17 +8,12 @@ price-time priority. At the session's end (``max_cycles`` steps) every maker is 
 market order. Randomness (the turn order, the flow) comes from the episode's generator.
 
 Implementation: a step is one compiled kernel (:func:`step_market`: the makers' orders, the
-flow, the final flattening, each maker's step accounting) over the book's arrays and these:
-
-- ``accounts`` (makers, ACCOUNT_FIELDS): each maker's accounting row
-  (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`, booked by
-  :func:`~envzoo.marketmaking.accounting.apply_fill`); ``accounting`` names its columns;
-- ``quotes`` (makers, 2, QUOTE_FIELDS) int64: each maker's resting order per side (its id, -1
-  for none, the slot it was posted in, the lots posted);
-- ``episode`` (``STEPS``, ``MARKET_FLOW``) int64 and ``values`` (``MID_PREV``, ``MID_CHANGE``)
-  float64: the steps played, the step's market-order flow (lots bought minus sold), the mid at
-  the step's start and its change over the step (ticks);
-- ``constants`` and ``limits``: what the kernels read of the parameters.
+flow, the final flattening, each maker's step accounting) over the book's arrays and the makers'
+(:class:`~.state.Makers`: each maker's accounting row, booked by
+:func:`~envzoo.marketmaking.accounting.apply_fill` and named by ``accounting``; its resting
+order per side; the steps played, the step's market-order flow, the mid at the step's start and
+its change), with ``constants`` and ``limits``, what the kernels read of the parameters (their
+entries :data:`~.state.CONSTANT` and :data:`~.state.LIMIT`).
 
 The turn order is drawn in Python (``Generator.permutation``) before the kernel draws the
 flow's numbers, the order in which the Python implementation drew them
@@ -32,41 +27,9 @@ import numpy as np
 from envzoo.core.compiled import kernel
 from envzoo.marketmaking.accounting import (
     BUY,
-    CASH,
-    FEES,
-    INVENTORY,
-    MARK_EQUITY,
-    MARK_FEES,
-    MARK_INVENTORY,
-    MARK_REALIZED,
-    MARK_SPREAD,
     N_ACCOUNT_FIELDS,
     N_STEP_FIELDS,
-    REALIZED,
-    REFUSED,
-    REJECTED,
     SELL,
-    SPREAD_CAPTURED,
-    STEP_DT,
-    STEP_END,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_INVENTORY_PREV,
-    STEP_MAKER_BOUGHT,
-    STEP_MAKER_BUY,
-    STEP_MAKER_SELL,
-    STEP_MAKER_SOLD,
-    STEP_MID,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-    STEP_REALIZED,
-    STEP_SPREAD_CAPTURED,
-    STEP_START,
-    STEP_TAKEN,
-    STEP_TAKER,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
     BatchAccounting,
     apply_fill,
     mark_step,
@@ -94,38 +57,29 @@ from envzoo.marketmaking.arena.flow import (
     reference,
 )
 from envzoo.marketmaking.arena.params import ArenaParams
+from envzoo.marketmaking.arena.state import CONSTANT, ENDLESS, EPISODE, LIMIT, QUOTE, VALUES, Makers
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
-# Columns of ArenaSim.quotes (makers, 2, QUOTE_FIELDS): per side (0 the bid, 1 the ask).
-ORDER_ID, ORDER_SLOT, POSTED_LOTS = range(3)
-QUOTE_FIELDS = 3
-# Entries of ArenaSim.episode (int64) and ArenaSim.values (float64).
-STEPS, MARKET_FLOW = range(2)
-MID_PREV, MID_CHANGE = range(2)
-# Entries of ArenaSim.constants (float64): the money of the parameters; ArenaSim.limits (int64).
-TICK_SIZE, LOT_SIZE, MAKER_FEE, TAKER_FEE, STEP_SECONDS, HORIZON, ORDER_SIZE, INITIAL_CASH = range(8)
-ORDER_LOTS, MAX_LOTS, FLATTEN_ACTION, MAX_CYCLES = range(4)
-#: ``limits[MAX_CYCLES]`` of a session without end.
-ENDLESS = -1
 
 
 @kernel(inline=True)
 def mid_price(book, last, c):
     """The book's mid price (quote currency), with an empty side's last best price."""
-    return mid_tick(book, last) * c[TICK_SIZE]
+    return mid_tick(book, last) * c[CONSTANT.tick_size]
 
 
 @kernel(inline=True)
 def live_slot(book, quotes, m, s):
     """The slot of maker ``m``'s resting order on side ``s``, or -1 (forgetting a filled one)."""
     quote = quotes[m, s]
-    if quote[ORDER_ID] >= 0 and book[0][quote[ORDER_SLOT], ID] != quote[ORDER_ID]:  # filled since
-        quote[ORDER_ID] = -1
-    return quote[ORDER_SLOT] if quote[ORDER_ID] >= 0 else -1
+    if quote[QUOTE.order_id] >= 0 and book[0][quote[QUOTE.order_slot], ID] != quote[QUOTE.order_id]:  # filled since
+        quote[QUOTE.order_id] = -1
+    return quote[QUOTE.order_slot] if quote[QUOTE.order_id] >= 0 else -1
 
 
 @kernel(inline=True)
 def _inventory_lots(account, c):
-    return np.int64(np.rint(account[INVENTORY] / c[LOT_SIZE]))
+    return np.int64(np.rint(account[ACCOUNT.inventory] / c[CONSTANT.lot_size]))
 
 
 @kernel(allocates=False)
@@ -138,16 +92,17 @@ def _quote(book, c, limits, account, quotes, m, s, tick):
         if book[0][live, TICK] == tick:
             return
         remove_order(book, live)
-        quotes[m, s, ORDER_ID] = -1
-    room = max(0, min(limits[ORDER_LOTS], limits[MAX_LOTS] - side_sign(s) * _inventory_lots(account, c)))
+        quotes[m, s, QUOTE.order_id] = -1
+    room = max(0, min(limits[LIMIT.order_lots], limits[LIMIT.max_lots] - side_sign(s) * _inventory_lots(account, c)))
     if room == 0:
-        account[REFUSED] += 1.0
+        account[ACCOUNT.refused] += 1.0
         return
     slot = add_limit(book, m, s, tick, room)
     if slot < 0:
-        account[REJECTED] += 1.0
+        account[ACCOUNT.rejected] += 1.0
         return
-    quotes[m, s, ORDER_ID], quotes[m, s, ORDER_SLOT], quotes[m, s, POSTED_LOTS] = book[0][slot, ID], slot, room
+    quote = quotes[m, s]
+    quote[QUOTE.order_id], quote[QUOTE.order_slot], quote[QUOTE.posted_lots] = book[0][slot, ID], slot, room
 
 
 @kernel(allocates=False)
@@ -158,7 +113,7 @@ def _flatten(book, last, c, accounts, quotes, episode, m):
         live = live_slot(book, quotes, m, s)
         if live >= 0:
             remove_order(book, live)
-            quotes[m, s, ORDER_ID] = -1
+            quotes[m, s, QUOTE.order_id] = -1
     inventory = _inventory_lots(accounts[m], c)
     if inventory == 0:
         return
@@ -174,27 +129,30 @@ def _flatten(book, last, c, accounts, quotes, episode, m):
         traded = min(remaining, orders[slot, LOTS])
         take(book, slot, traded)
         remaining -= traded
-        price, quantity = tick * c[TICK_SIZE], traded * c[LOT_SIZE]
-        apply_fill(accounts[m], side, price, quantity, c[TAKER_FEE] * price * quantity, False, mid)
+        price, quantity = tick * c[CONSTANT.tick_size], traded * c[CONSTANT.lot_size]
+        apply_fill(accounts[m], side, price, quantity, c[CONSTANT.taker_fee] * price * quantity, False, mid)
         if owner >= 0:
-            book_maker_fill(accounts[owner], -side, tick, traded, mid / c[TICK_SIZE], c[TICK_SIZE], c[LOT_SIZE],
-                            c[MAKER_FEE])
-        episode[MARKET_FLOW] += side * traded
+            tick_size = c[CONSTANT.tick_size]
+            book_maker_fill(accounts[owner], -side, tick, traded, mid / tick_size, tick_size, c[CONSTANT.lot_size],
+                            c[CONSTANT.maker_fee])
+        episode[EPISODE.market_flow] += side * traded
 
 
 @kernel(allocates=False)
-def _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions, turn_order, targets):
+def _act(book, last, c, limits, quote_pairs, makers, actions, turn_order):
     """The start of a step: the mid, each maker's step mark and quote prices (from the book at
     the start of the step, without the maker's own orders), then the makers' actions in turn."""
+    accounts, quotes, episode, values, targets = (makers.accounts, makers.quotes, makers.episode, makers.values,
+                                                  makers.targets)
     mid_prev = mid_price(book, last, c)
-    values[MID_PREV] = mid_prev
+    values[VALUES.mid_prev] = mid_prev
     for m in range(accounts.shape[0]):
         mark_step(accounts[m], mid_prev)
-    episode[STEPS] += 1
-    episode[MARKET_FLOW] = 0
+    episode[EPISODE.steps] += 1
+    episode[EPISODE.market_flow] = 0
     for m in range(accounts.shape[0]):
         action = actions[m]
-        if action == 0 or action == limits[FLATTEN_ACTION]:
+        if action == 0 or action == limits[LIMIT.flatten_action]:
             continue
         found_bid, bid = best_tick(book, 0, m)
         found_ask, ask = best_tick(book, 1, m)
@@ -205,7 +163,7 @@ def _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, 
         targets[m, 0] = bid - quote_pairs[action - 1, 0]
         targets[m, 1] = ask + quote_pairs[action - 1, 1]
     for m in turn_order:
-        if actions[m] == limits[FLATTEN_ACTION]:
+        if actions[m] == limits[LIMIT.flatten_action]:
             _flatten(book, last, c, accounts, quotes, episode, m)
         elif actions[m] != 0:
             for s in range(2):
@@ -213,48 +171,55 @@ def _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, 
 
 
 @kernel(allocates=False)
-def _close(book, last, c, limits, accounts, quotes, episode, values, turn_order, steps):
+def _close(book, last, c, limits, makers, turn_order):
     """The end of a step: the session's last flattens every maker (in turn order); each maker's
-    step accounting into its row of ``steps`` (:data:`STEP_FIELDS`)."""
-    terminal = limits[MAX_CYCLES] != ENDLESS and episode[STEPS] >= limits[MAX_CYCLES]
+    step accounting into its row of ``makers.steps``."""
+    accounts, quotes, episode, steps = makers.accounts, makers.quotes, makers.episode, makers.steps
+    terminal = limits[LIMIT.max_cycles] != ENDLESS and episode[EPISODE.steps] >= limits[LIMIT.max_cycles]
     for m in range(accounts.shape[0]):
-        steps[m, STEP_TERMINAL_INVENTORY] = accounts[m, INVENTORY] if terminal else 0.0
+        steps[m, STEP.terminal_inventory] = accounts[m, ACCOUNT.inventory] if terminal else 0.0
     if terminal:
         for m in turn_order:
             _flatten(book, last, c, accounts, quotes, episode, m)
-    mid_prev, mid = values[MID_PREV], mid_price(book, last, c)
-    values[MID_CHANGE] = (mid - mid_prev) / c[TICK_SIZE]
+    mid_prev, mid = makers.values[VALUES.mid_prev], mid_price(book, last, c)
+    makers.values[VALUES.mid_change] = (mid - mid_prev) / c[CONSTANT.tick_size]
     for m in range(accounts.shape[0]):
         account, step = accounts[m], steps[m]
-        step[STEP_START], step[STEP_END], step[STEP_DT] = episode[STEPS] - 1, episode[STEPS], c[STEP_SECONDS]
-        step[STEP_MID_PREV], step[STEP_MID] = mid_prev, mid
-        step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
-        step[STEP_ORDER_SIZE] = c[ORDER_SIZE]
-        step[STEP_REALIZED] = account[REALIZED] - account[MARK_REALIZED]
-        step[STEP_FEES] = account[FEES] - account[MARK_FEES]
-        step[STEP_EQUITY_CHANGE] = account[CASH] + account[INVENTORY] * mid - account[MARK_EQUITY]
-        step[STEP_SPREAD_CAPTURED] = account[SPREAD_CAPTURED] - account[MARK_SPREAD]
-        step[STEP_MAKER_BUY], step[STEP_MAKER_SELL] = account[STEP_MAKER_BOUGHT], account[STEP_MAKER_SOLD]
-        step[STEP_TAKER] = account[STEP_TAKEN]
-        step[STEP_TERMINAL] = terminal
+        step[STEP.start], step[STEP.end] = episode[EPISODE.steps] - 1, episode[EPISODE.steps]
+        step[STEP.dt] = c[CONSTANT.step_seconds]
+        step[STEP.mid_prev], step[STEP.mid] = mid_prev, mid
+        step[STEP.inventory_prev], step[STEP.inventory] = account[ACCOUNT.mark_inventory], account[ACCOUNT.inventory]
+        step[STEP.order_size] = c[CONSTANT.order_size]
+        step[STEP.realized] = account[ACCOUNT.realized] - account[ACCOUNT.mark_realized]
+        step[STEP.fees] = account[ACCOUNT.fees] - account[ACCOUNT.mark_fees]
+        equity = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid
+        step[STEP.equity_change] = equity - account[ACCOUNT.mark_equity]
+        step[STEP.spread_captured] = account[ACCOUNT.spread_captured] - account[ACCOUNT.mark_spread]
+        step[STEP.maker_buy_quantity] = account[ACCOUNT.step_maker_bought]
+        step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_sold]
+        step[STEP.taker_quantity] = account[ACCOUNT.step_taken]
+        step[STEP.terminal] = terminal
 
 
 @kernel(allocates=False)
-def step_market(rng, book, flow_tables, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions,
-                turn_order, targets, report, steps, flow_from):
-    """One step of the market (see the module docstring): the makers' actions, the flow of
-    ``step_seconds``, the end. Where the flow stopped for room in the book, returns the time it
-    stopped at (>= 0: make room and call again from there, ``flow_from``; the makers have
-    acted); else -1 with every maker's step in ``steps``. A new step has ``flow_from`` -1."""
+def step_market(rng, book, flow_tables, last, c, limits, quote_pairs, maker_fields, actions, turn_order, report,
+                flow_from):
+    """One step of the market (see the module docstring) over the :class:`~.state.Makers` (its
+    fields): the makers' actions, the flow of ``step_seconds``, the end. Where the flow stopped for
+    room in the book, returns the time it stopped at (>= 0: make room and call again from there,
+    ``flow_from``; the makers have acted); else -1 with every maker's step in ``makers.steps``.
+    A new step has ``flow_from`` -1."""
+    makers = Makers(*maker_fields)
     if flow_from < 0.0:
-        _act(book, last, c, limits, quote_pairs, accounts, quotes, episode, values, actions, turn_order, targets)
+        _act(book, last, c, limits, quote_pairs, makers, actions, turn_order)
         flow_from = 0.0
-    money = c[TICK_SIZE:MAKER_FEE + 1]
-    done, t = advance(rng, book, flow_tables, last, flow_from, c[HORIZON], accounts, money, report)
+    money = c[CONSTANT.tick_size:CONSTANT.maker_fee + 1]
+    done, t = advance(rng, book, flow_tables, last, flow_from, c[CONSTANT.horizon], makers.accounts, money, report)
     if not done:
         return t
-    episode[MARKET_FLOW] += report[MARKET_LOTS] - report[MARKET_LOTS + 1]  # the flow's lots bought minus sold
-    _close(book, last, c, limits, accounts, quotes, episode, values, turn_order, steps)
+    # the flow's lots bought minus sold
+    makers.episode[EPISODE.market_flow] += report[MARKET_LOTS] - report[MARKET_LOTS + 1]
+    _close(book, last, c, limits, makers, turn_order)
     return -1.0
 
 
@@ -268,16 +233,20 @@ class ArenaSim:
         self.flow = BackgroundFlow(p.flow)
         self.accounts = np.zeros((n, N_ACCOUNT_FIELDS))
         self.accounting = BatchAccounting(self.accounts)
-        self.quotes = np.full((n, 2, QUOTE_FIELDS), -1, dtype=np.int64)
-        self.episode = np.zeros(2, dtype=np.int64)
-        self.values = np.zeros(2)
+        self.quotes = np.full((n, 2, len(QUOTE)), -1, dtype=np.int64)
+        self.episode = np.zeros(len(EPISODE), dtype=np.int64)
+        self.values = np.zeros(len(VALUES))
+        # CONSTANT's entries, then LIMIT's
         self.constants = np.array([p.tick_size, p.lot_size, p.maker_fee, p.taker_fee, p.step_seconds,
                                    p.step_seconds / p.flow.time_unit_s, p.order_lots * p.lot_size, p.initial_cash])
         self.limits = np.array([p.order_lots, p.max_lots, p.flatten_action,
                                 ENDLESS if p.max_cycles is None else p.max_cycles], dtype=np.int64)
         self.quote_pairs = np.array(p.quote_pairs, dtype=np.int64).reshape(-1, 2)
         self.maker_steps = np.zeros((n, N_STEP_FIELDS))
-        self._targets = np.zeros((n, 2), dtype=np.int64)
+        #: The makers' arrays (changed in place, never replaced) as the kernels take them.
+        self.maker_fields = tuple(Makers(accounts=self.accounts, quotes=self.quotes, episode=self.episode,
+                                         values=self.values, targets=np.zeros((n, 2), dtype=np.int64),
+                                         steps=self.maker_steps))
         self._report = np.zeros(N_REPORT, dtype=np.int64)
         self.rng: np.random.Generator | None = None
 
@@ -290,7 +259,7 @@ class ArenaSim:
         if p.warmup_seconds > 0:
             self.flow.advance(self.book, p.warmup_seconds, rng)
         self.accounts[:] = 0.0
-        self.accounts[:, CASH] = p.initial_cash
+        self.accounts[:, ACCOUNT.cash] = p.initial_cash
         self.quotes[:] = -1
         self.episode[:] = 0
         self.values[:] = 0.0
@@ -305,9 +274,8 @@ class ArenaSim:
         flow_from = -1.0
         while True:
             flow_from = step_market(self.rng, self.book.arrays, self.flow.tables, self.flow.last, self.constants,
-                                    self.limits, self.quote_pairs, self.accounts, self.quotes, self.episode,
-                                    self.values, actions, turn_order, self._targets, self._report, self.maker_steps,
-                                    flow_from)
+                                    self.limits, self.quote_pairs, self.maker_fields, actions, turn_order,
+                                    self._report, flow_from)
             if flow_from < 0.0:
                 return self.maker_steps
             self.book.reserve(1, 1)
@@ -315,22 +283,22 @@ class ArenaSim:
     @property
     def at_end(self) -> bool:
         """The session's last step has been played (never, without ``max_cycles``)."""
-        return self.params.max_cycles is not None and self.episode[STEPS] >= self.params.max_cycles
+        return self.params.max_cycles is not None and self.episode[EPISODE.steps] >= self.params.max_cycles
 
     @property
     def steps(self) -> int:
         """Steps played in the session."""
-        return int(self.episode[STEPS])
+        return int(self.episode[EPISODE.steps])
 
     @property
     def mid_change(self) -> float:
         """The mid's change over the last step, in ticks."""
-        return float(self.values[MID_CHANGE])
+        return float(self.values[VALUES.mid_change])
 
     @property
     def market_flow(self) -> int:
         """Lots bought minus lots sold by market orders during the last step (all owners)."""
-        return int(self.episode[MARKET_FLOW])
+        return int(self.episode[EPISODE.market_flow])
 
     # ------------------------------------------------------------------------------- book access
 
@@ -345,7 +313,7 @@ class ArenaSim:
     def live_order(self, m: int, side: int) -> int | None:
         """Maker ``m``'s resting order id on ``side``, or None (forgetting a filled one)."""
         s = 0 if side == BUY else 1
-        return None if live_slot(self.book.arrays, self.quotes, m, s) < 0 else int(self.quotes[m, s, ORDER_ID])
+        return None if live_slot(self.book.arrays, self.quotes, m, s) < 0 else int(self.quotes[m, s, QUOTE.order_id])
 
     def order_text(self, order_id) -> str:
         order = None if order_id is None else self.book.order(order_id)

@@ -17,16 +17,10 @@ from envzoo.core.compiled import kernel
 from envzoo.core.contract import AgentsTask, Transition
 from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
-    AVERAGE_PRICE,
     BUY,
-    CASH,
-    FEES,
-    INVENTORY,
     METRICS,
     N_METRICS,
-    REALIZED,
     SELL,
-    STEP_FEES,
     RunningMetrics,
     running_metrics,
     update_running,
@@ -35,81 +29,80 @@ from envzoo.marketmaking.arena.book import ANY_OWNER, LOTS, TICK, depth, queue_a
 from envzoo.marketmaking.arena.flow import reference
 from envzoo.marketmaking.arena.params import POSITION_FEATURES, ArenaParams, make_params
 from envzoo.marketmaking.arena.sim import (
-    INITIAL_CASH,
-    LOT_SIZE,
-    MARKET_FLOW,
-    MAX_LOTS,
-    MID_CHANGE,
-    ORDER_SIZE,
-    POSTED_LOTS,
-    TICK_SIZE,
     ArenaSim,
     live_slot,
     mid_price,
 )
 from envzoo.marketmaking.rewards import make_reward, reward_of
+from envzoo.marketmaking.arena.state import CONSTANT, EPISODE, LIMIT, QUOTE, VALUES, Makers, TaskRows
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 #: A maker's position features, after the book's columns in its observation row.
 N_POSITION = len(POSITION_FEATURES)
 
 
 @kernel(allocates=False)
-def _observe(book, last, c, limits, accounts, quotes, episode, values, last_action, last_reward, depth_lots,
-             observation):
-    """Every maker's observation row into ``observation`` (float32), but for the book depths,
-    whose lots go to ``depth_lots`` (the caller takes their ``log1p``)."""
+def _observe(book, last, c, limits, maker_fields, row_fields):
+    """Every maker's observation row into ``rows.observation`` (float32), but for the book
+    depths, whose lots go to ``rows.depth_lots`` (the caller takes their ``log1p``); the
+    :class:`~.state.Makers` and :class:`~.state.TaskRows` come as their fields."""
+    makers, rows = Makers(*maker_fields), TaskRows(*row_fields)
+    accounts, quotes, episode, values = makers.accounts, makers.quotes, makers.episode, makers.values
+    depth_lots, observation, last_action = rows.depth_lots, rows.observation, rows.last_action
     k = depth_lots.shape[0] // 2
     bid, ask = reference(book, last, 0), reference(book, last, 1)
     for j in range(k):
         depth_lots[j] = depth(book, 0, bid - j, ANY_OWNER)
         depth_lots[k + j] = depth(book, 1, ask + j, ANY_OWNER)
     mid = mid_price(book, last, c)
-    notional = c[ORDER_SIZE] * mid
+    notional = c[CONSTANT.order_size] * mid
     position = 2 * k + 3
     orders = book[0]
     for m in range(accounts.shape[0]):
         row, account = observation[m], accounts[m]
         for j in range(2 * k, row.shape[0]):
             row[j] = 0.0
-        row[2 * k], row[2 * k + 1], row[2 * k + 2] = ask - bid, values[MID_CHANGE], episode[MARKET_FLOW]
-        inventory = account[INVENTORY]
-        row[position] = inventory / (limits[MAX_LOTS] * c[LOT_SIZE])
-        row[position + 1] = (account[REALIZED] - account[FEES]) / notional
-        row[position + 2] = inventory * (mid - account[AVERAGE_PRICE]) / notional
+        row[2 * k], row[2 * k + 1], row[2 * k + 2] = ask - bid, values[VALUES.mid_change], episode[EPISODE.market_flow]
+        inventory = account[ACCOUNT.inventory]
+        row[position] = inventory / (limits[LIMIT.max_lots] * c[CONSTANT.lot_size])
+        row[position + 1] = (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional
+        row[position + 2] = inventory * (mid - account[ACCOUNT.average_price]) / notional
         for s in range(2):
             slot = live_slot(book, quotes, m, s)
             if slot >= 0:
-                row[position + 3 + s] = (orders[slot, TICK] * c[TICK_SIZE] - mid) / c[TICK_SIZE]
+                row[position + 3 + s] = (orders[slot, TICK] * c[CONSTANT.tick_size] - mid) / c[CONSTANT.tick_size]
                 row[position + 5 + s] = queue_ahead(book, slot)
-                row[position + 7 + s] = 1.0 - orders[slot, LOTS] / quotes[m, s, POSTED_LOTS]
+                row[position + 7 + s] = 1.0 - orders[slot, LOTS] / quotes[m, s, QUOTE.posted_lots]
         if last_action[m] >= 0:
             row[position + N_POSITION + last_action[m]] = 1.0
-        row[-1] = last_reward[m]
+        row[-1] = rows.last_reward[m]
 
 
 @kernel(allocates=False)
-def _metrics(book, last, c, accounts, running, notional, metrics):
-    """Every maker's episode metrics (:data:`~envzoo.marketmaking.accounting.METRICS`) into ``metrics``."""
+def _metrics(book, last, c, maker_fields, row_fields):
+    """Every maker's episode metrics (:data:`~envzoo.marketmaking.accounting.METRICS`) into
+    ``rows.metrics``."""
+    accounts, rows = Makers(*maker_fields).accounts, TaskRows(*row_fields)
     mid = mid_price(book, last, c)
     for m in range(accounts.shape[0]):
-        pnl = accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH]
-        running_metrics(running[m], accounts[m], pnl, notional[m], metrics[m])
+        pnl = accounts[m, ACCOUNT.cash] + accounts[m, ACCOUNT.inventory] * mid - c[CONSTANT.initial_cash]
+        running_metrics(rows.running[m], accounts[m], pnl, rows.notional[m], rows.metrics[m])
 
 
 @kernel(allocates=False)
-def _settle(book, last, c, limits, accounts, quotes, episode, values, maker_steps, actions, reward_code,
-            reward_parameters, reward_state, running, notional, last_action, last_reward, rewards, metrics,
-            depth_lots, observation):
+def _settle(book, last, c, limits, maker_fields, row_fields, actions, reward_code, reward_parameters, reward_state):
     """After the market's step: every maker's reward, running metrics and observation."""
+    makers, rows = Makers(*maker_fields), TaskRows(*row_fields)
+    accounts = makers.accounts
     mid = mid_price(book, last, c)
     for m in range(accounts.shape[0]):
-        update_running(running[m], maker_steps[m], accounts[m, CASH] + accounts[m, INVENTORY] * mid - c[INITIAL_CASH])
-        rewards[m] = reward_of(reward_code, reward_parameters, reward_state[m], maker_steps[m])
-        last_action[m] = actions[m]
-        last_reward[m] = rewards[m]
-    _metrics(book, last, c, accounts, running, notional, metrics)
-    _observe(book, last, c, limits, accounts, quotes, episode, values, last_action, last_reward, depth_lots,
-             observation)
+        pnl = accounts[m, ACCOUNT.cash] + accounts[m, ACCOUNT.inventory] * mid - c[CONSTANT.initial_cash]
+        update_running(rows.running[m], makers.steps[m], pnl)
+        rows.rewards[m] = reward_of(reward_code, reward_parameters, reward_state[m], makers.steps[m])
+        rows.last_action[m] = actions[m]
+        rows.last_reward[m] = rows.rewards[m]
+    _metrics(book, last, c, maker_fields, row_fields)
+    _observe(book, last, c, limits, maker_fields, row_fields)
 
 
 class ArenaTask(AgentsTask):
@@ -137,6 +130,11 @@ class ArenaTask(AgentsTask):
         self.metric_rows = np.zeros((n, N_METRICS))
         self.observation = np.zeros((n, len(params.observation_names)), dtype=np.float32)
         self.depth_lots = np.zeros(2 * params.depth_levels)
+        #: The rows (changed in place, never replaced) as the kernels take them.
+        self.row_fields = tuple(TaskRows(running=self.running.state, notional=self.notional,
+                                         last_action=self.last_action, last_reward=self.last_reward,
+                                         rewards=self.rewards, metrics=self.metric_rows, depth_lots=self.depth_lots,
+                                         observation=self.observation))
 
     def start(self, generator, options) -> dict:
         p, market = self.params, self.market
@@ -147,9 +145,8 @@ class ArenaTask(AgentsTask):
         self.last_action[:] = -1
         self.last_reward[:] = 0.0
         book, last = market.book.arrays, market.flow.last
-        _metrics(book, last, market.constants, market.accounts, self.running.state, self.notional, self.metric_rows)
-        _observe(book, last, market.constants, market.limits, market.accounts, market.quotes, market.episode,
-                 market.values, self.last_action, self.last_reward, self.depth_lots, self.observation)
+        _metrics(book, last, market.constants, market.maker_fields, self.row_fields)
+        _observe(book, last, market.constants, market.limits, market.maker_fields, self.row_fields)
         self._log_depths()
         return {"metrics": self.metrics()}
 
@@ -159,13 +156,11 @@ class ArenaTask(AgentsTask):
     def step(self, actions) -> Transition:
         market = self.market
         maker_steps = market.step(actions)
-        _settle(market.book.arrays, market.flow.last, market.constants, market.limits, market.accounts, market.quotes,
-                market.episode, market.values, maker_steps, actions, self.reward_fn.code, self.reward_fn.parameters(),
-                self.reward_fn.state, self.running.state, self.notional, self.last_action, self.last_reward,
-                self.rewards, self.metric_rows, self.depth_lots, self.observation)
+        _settle(market.book.arrays, market.flow.last, market.constants, market.limits, market.maker_fields,
+                self.row_fields, actions, self.reward_fn.code, self.reward_fn.parameters(), self.reward_fn.state)
         self._log_depths()
         return Transition(reward=self.rewards.copy(), terminated=np.zeros(self.batch, dtype=bool),
-                          truncated=np.full(self.batch, market.at_end), cost=maker_steps[:, STEP_FEES].copy())
+                          truncated=np.full(self.batch, market.at_end), cost=maker_steps[:, STEP.fees].copy())
 
     def _log_depths(self) -> None:
         self.observation[:, :self.depth_lots.size] = np.log1p(self.depth_lots)

@@ -46,19 +46,7 @@ import numpy as np
 
 from envzoo.jax import pcg64 as jax_pcg64
 from envzoo.jax.env import EnvState, JaxEnv, Outcome
-from envzoo.marketmaking.accounting import (
-    AVERAGE_PRICE,
-    CASH,
-    FEES,
-    INVENTORY,
-    N_RUNNING_FIELDS,
-    REALIZED,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-)
+from envzoo.marketmaking.accounting import N_RUNNING_FIELDS
 from envzoo.marketmaking.jax_accounting import running_metrics, update_running
 from envzoo.marketmaking.jax_rewards import reward_of
 from envzoo.marketmaking.lob import jax_sim
@@ -66,6 +54,7 @@ from envzoo.marketmaking.lob.sim import LobSim
 from envzoo.marketmaking.lob.state import ACTIVE, INITIAL_CASH, MAX_INVENTORY, ORDER_SIZE, PRICE, REMAINING, SIZE, Tape
 from envzoo.marketmaking.lob.task import REWARD_SPACE, MarketMakingTask
 from envzoo.marketmaking.rewards import N_REWARD_STATE, make_reward
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 
 class LobNumbers(NamedTuple):
@@ -171,23 +160,23 @@ class MarketMakingJaxEnv(JaxEnv):
                                           running=update_running(s.running, step, pnl), reward_state=reward_state,
                                           last_reward=reward), params)
         if self.vector_reward:
-            notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
-            inventory = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]
-            reward = jnp.stack([step[STEP_EQUITY_CHANGE] / notional, -(inventory * inventory),
-                                -step[STEP_FEES] / notional])
-        return state, Outcome(reward, jnp.bool_(False), step[STEP_FEES], truncated=end_of_day)
+            notional = step[STEP.order_size] * step[STEP.mid_prev]
+            inventory = step[STEP.inventory] / step[STEP.order_size]
+            reward = jnp.stack([step[STEP.equity_change] / notional, -(inventory * inventory),
+                                -step[STEP.fees] / notional])
+        return state, Outcome(reward, jnp.bool_(False), step[STEP.fees], truncated=end_of_day)
 
     def _push_row(self, s: LobState, params: LobNumbers) -> LobState:
         """:func:`.task._push_row`: the window with the current step's row appended."""
         c, orders, account = params.constants, s.sim.orders, s.sim.account
         mid = params.tape.mid[s.sim.now]
         notional = c[ORDER_SIZE] * mid
-        inventory = account[INVENTORY]
+        inventory = account[ACCOUNT.inventory]
         active = orders[:, ACTIVE] > 0
         size = jnp.where(active, orders[:, SIZE], 1.0)
         position = jnp.concatenate([
-            jnp.stack([inventory / c[MAX_INVENTORY], (account[REALIZED] - account[FEES]) / notional,
-                       inventory * (mid - account[AVERAGE_PRICE]) / notional]),  # unrealized PnL, average cost
+            jnp.stack([inventory / c[MAX_INVENTORY], (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional,
+                       inventory * (mid - account[ACCOUNT.average_price]) / notional]),  # unrealized PnL, average cost
             jnp.where(active, orders[:, PRICE] / mid - 1.0, 0.0),
             jnp.where(active, (orders[:, SIZE] - orders[:, REMAINING]) / size, 0.0)])
         last_action = jnp.arange(self.action_space.n) == s.last_action
@@ -205,7 +194,8 @@ class MarketMakingJaxEnv(JaxEnv):
 
 def _pnl(sim: jax_sim.SimState, params: LobNumbers):
     """cash + inventory × mid − initial cash."""
-    return sim.account[CASH] + sim.account[INVENTORY] * params.tape.mid[sim.now] - params.constants[INITIAL_CASH]
+    equity = sim.account[ACCOUNT.cash] + sim.account[ACCOUNT.inventory] * params.tape.mid[sim.now]
+    return equity - params.constants[INITIAL_CASH]
 
 
 class MarketMakingMOJaxEnv(MarketMakingJaxEnv):

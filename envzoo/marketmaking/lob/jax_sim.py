@@ -58,26 +58,7 @@ import numpy as np
 from jax import lax
 
 from envzoo.jax.arithmetic import divide_where, numpy_sum, rounded_product
-from envzoo.marketmaking.accounting import (
-    ACCOUNT_FIELDS,
-    CASH,
-    FEES,
-    INVENTORY,
-    MARK_EQUITY,
-    MARK_FEES,
-    MARK_INVENTORY,
-    MARK_REALIZED,
-    MARK_SPREAD,
-    PRICE_TOLERANCE,
-    REALIZED,
-    REFUSED,
-    REJECTED,
-    SPREAD_CAPTURED,
-    STEP_FIELDS,
-    STEP_MAKER_BOUGHT,
-    STEP_MAKER_SOLD,
-    STEP_TAKEN,
-)
+from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, PRICE_TOLERANCE, STEP_FIELDS
 from envzoo.marketmaking.jax_accounting import apply_fill, mark_step
 from envzoo.marketmaking.lob.params import ExecutionConfig
 from envzoo.marketmaking.lob.state import (
@@ -99,6 +80,7 @@ from envzoo.marketmaking.lob.state import (
     TAKER_FEE,
     Tape,
 )
+from envzoo.marketmaking.state import ACCOUNT
 
 #: Sign of each side's order, bid (a buy) then ask (a sell), as :data:`~.sim.SIDE_SIGN`.
 SIGN = jnp.array([1.0, -1.0])
@@ -133,7 +115,7 @@ def select(condition, new, old):
 def reset(tape: Tape, c, start) -> SimState:
     """:func:`~.sim.reset_row`: at update ``start``, no orders, no inventory, the initial cash."""
     orders = jnp.zeros((2, N_ORDER_FIELDS)).at[:, PRICE].set(jnp.nan).at[:, PENDING_PRICE].set(jnp.nan)
-    account = mark_step(jnp.zeros(len(ACCOUNT_FIELDS)).at[CASH].set(c[INITIAL_CASH]), tape.mid[start])
+    account = mark_step(jnp.zeros(len(ACCOUNT_FIELDS)).at[ACCOUNT.cash].set(c[INITIAL_CASH]), tape.mid[start])
     start = jnp.asarray(start, jnp.int64)
     return SimState(orders, account, start, start, jnp.bool_(False))
 
@@ -189,7 +171,7 @@ def _floor_lots(quantity, lot):
 def _rooms(c, account):
     """:func:`~.sim._room` of each side under the inventory limit."""
     cap = c[MAX_INVENTORY]
-    room = _floor_lots(jnp.maximum(cap - SIGN * account[INVENTORY], 0.0), c[LOT_SIZE])
+    room = _floor_lots(jnp.maximum(cap - SIGN * account[ACCOUNT.inventory], 0.0), c[LOT_SIZE])
     return jnp.where(jnp.isfinite(cap), room, jnp.inf)
 
 
@@ -204,8 +186,8 @@ def _activate(book, c, orders, account, which, price):
     size = jnp.minimum(c[ORDER_SIZE], _rooms(c, account))
     refused = wanted & ~crosses & ~(size > 0)
     posted = wanted & ~crosses & (size > 0)
-    account = account.at[REJECTED].add(jnp.sum(jnp.where(wanted & crosses, 1.0, 0.0)))
-    account = account.at[REFUSED].add(jnp.sum(jnp.where(refused, 1.0, 0.0)))
+    account = account.at[ACCOUNT.rejected].add(jnp.sum(jnp.where(wanted & crosses, 1.0, 0.0)))
+    account = account.at[ACCOUNT.refused].add(jnp.sum(jnp.where(refused, 1.0, 0.0)))
     new = (orders.at[:, ACTIVE].set(1.0).at[:, PRICE].set(price).at[:, SIZE].set(size).at[:, REMAINING].set(size)
            .at[:, QUEUE].set(_level_sizes(book, price)))
     return jnp.where(posted[:, None], new, orders), account
@@ -261,7 +243,7 @@ def _take(tape: Tape, c, s: SimState, side, quantity) -> SimState:
 
 def flatten(tape: Tape, c, s: SimState) -> SimState:
     """:func:`~.sim.flatten_row`: close the inventory with a market order (nothing where flat)."""
-    inventory = s.account[INVENTORY]
+    inventory = s.account[ACCOUNT.inventory]
     flat = inventory == 0
     taken = _take(tape, c, s, jnp.where(inventory > 0, -1.0, 1.0), jnp.where(flat, 1.0, jnp.abs(inventory)))
     return select(flat, s, taken)
@@ -400,17 +382,19 @@ def advance(tape: Tape, c, config: ExecutionConfig, s: SimState, to, terminal):
     step since the last one as a row of :data:`~envzoo.marketmaking.accounting.STEP_FIELDS`;
     where ``terminal``, the resting orders and requests dropped and the inventory flattened."""
     s = process(tape, c, config, s, to)
-    inventory = s.account[INVENTORY]
+    inventory = s.account[ACCOUNT.inventory]
     closing = s._replace(orders=s.orders.at[:, ACTIVE].set(0.0).at[:, PENDING].set(0.0))
     s = select(terminal, flatten(tape, c, closing), s)
     a, now, start = s.account, s.now, s.step_started
     fields = {
         "start": start, "end": now, "dt": (tape.time[now] - tape.time[start]) * 1e-9,
-        "mid_prev": tape.mid[start], "mid": tape.mid[now], "inventory_prev": a[MARK_INVENTORY],
-        "inventory": a[INVENTORY], "order_size": c[ORDER_SIZE], "realized": a[REALIZED] - a[MARK_REALIZED],
-        "fees": a[FEES] - a[MARK_FEES], "equity_change": a[CASH] + a[INVENTORY] * tape.mid[now] - a[MARK_EQUITY],
-        "spread_captured": a[SPREAD_CAPTURED] - a[MARK_SPREAD], "maker_buy_quantity": a[STEP_MAKER_BOUGHT],
-        "maker_sell_quantity": a[STEP_MAKER_SOLD], "taker_quantity": a[STEP_TAKEN],
+        "mid_prev": tape.mid[start], "mid": tape.mid[now], "inventory_prev": a[ACCOUNT.mark_inventory],
+        "inventory": a[ACCOUNT.inventory], "order_size": c[ORDER_SIZE],
+        "realized": a[ACCOUNT.realized] - a[ACCOUNT.mark_realized], "fees": a[ACCOUNT.fees] - a[ACCOUNT.mark_fees],
+        "equity_change": a[ACCOUNT.cash] + a[ACCOUNT.inventory] * tape.mid[now] - a[ACCOUNT.mark_equity],
+        "spread_captured": a[ACCOUNT.spread_captured] - a[ACCOUNT.mark_spread],
+        "maker_buy_quantity": a[ACCOUNT.step_maker_bought],
+        "maker_sell_quantity": a[ACCOUNT.step_maker_sold], "taker_quantity": a[ACCOUNT.step_taken],
         "terminal": jnp.where(terminal, 1.0, 0.0), "terminal_inventory": jnp.where(terminal, inventory, 0.0)}
     step = jnp.stack([jnp.asarray(fields[name], jnp.float64) for name in STEP_FIELDS])
     return s._replace(step_started=now, account=mark_step(a, tape.mid[now])), step

@@ -98,31 +98,10 @@ import numpy as np
 from envzoo.core.compiled import kernel, pairwise_sum, sum_workspace
 from envzoo.marketmaking.accounting import (
     BUY,
-    CASH,
-    INVENTORY,
     N_ACCOUNT_FIELDS,
     N_STEP_FIELDS,
     PRICE_TOLERANCE,
-    REFUSED,
-    REJECTED,
     SELL,
-    STEP_DT,
-    STEP_END,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_INVENTORY_PREV,
-    STEP_MAKER_BUY,
-    STEP_MAKER_SELL,
-    STEP_MID,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
-    STEP_REALIZED,
-    STEP_SPREAD_CAPTURED,
-    STEP_START,
-    STEP_TAKER,
-    STEP_TERMINAL,
-    STEP_TERMINAL_INVENTORY,
     BatchAccounting,
     InsufficientDepthError,
     StepAccounting,
@@ -131,11 +110,6 @@ from envzoo.marketmaking.accounting import (
     mark_step,
     on_grid,
 )
-from envzoo.marketmaking.accounting import FEES as ACCOUNT_FEES
-from envzoo.marketmaking.accounting import MARK_EQUITY, MARK_FEES, MARK_INVENTORY, MARK_REALIZED, MARK_SPREAD
-from envzoo.marketmaking.accounting import REALIZED as ACCOUNT_REALIZED
-from envzoo.marketmaking.accounting import SPREAD_CAPTURED as ACCOUNT_SPREAD
-from envzoo.marketmaking.accounting import STEP_MAKER_BOUGHT, STEP_MAKER_SOLD, STEP_TAKEN
 from envzoo.marketmaking.lob.params import ExecutionConfig
 from envzoo.marketmaking.lob.state import (
     ACTIVE,
@@ -162,6 +136,7 @@ from envzoo.marketmaking.lob.state import (
     SimRows,
     Tape,
 )
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 #: Sign of the order of each side: 0 is the bid (BUY), 1 the ask (SELL). Float, as it mostly
 #: multiplies prices: ``sign × price`` is larger for a better price on either side.
@@ -275,7 +250,7 @@ def _room(c, account, side):
     cap = c[MAX_INVENTORY]
     if not np.isfinite(cap):
         return np.inf
-    return floor_lots_one(max(cap - _sign(side) * account[INVENTORY], 0.0), c[LOT_SIZE])
+    return floor_lots_one(max(cap - _sign(side) * account[ACCOUNT.inventory], 0.0), c[LOT_SIZE])
 
 
 @kernel(allocates=False)
@@ -291,11 +266,11 @@ def _activate(tape, c, orders, account, u, which, prices):
         if not which[side] or np.isnan(price):
             continue
         if _crosses(tape, u, side, price):
-            account[REJECTED] += 1.0
+            account[ACCOUNT.rejected] += 1.0
             continue
         size = min(c[ORDER_SIZE], _room(c, account, side))
         if not size > 0:
-            account[REFUSED] += 1.0
+            account[ACCOUNT.refused] += 1.0
             continue
         order = orders[side]
         order[ACTIVE], order[PRICE], order[SIZE], order[REMAINING] = 1.0, price, size, size
@@ -367,7 +342,7 @@ def _take(tape, c, orders, account, u, side, quantity, scratch, failure):
 @kernel(allocates=False)
 def flatten_row(tape, c, orders, account, u, scratch, failure):
     """Close an instance's inventory with a market order at update ``u`` (nothing where flat)."""
-    inventory = account[INVENTORY]
+    inventory = account[ACCOUNT.inventory]
     if inventory == 0:
         return True
     return _take(tape, c, orders, account, u, float(SELL if inventory > 0 else BUY), abs(inventory), scratch, failure)
@@ -517,7 +492,7 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
     reset) into ``step`` (a row of STEP_FIELDS); where ``terminal``, first flatten the inventory
     and drop the resting orders and requests in flight. False where the flattening failed."""
     process_row(tape, c, orders, account, clock, to)
-    inventory = account[INVENTORY]
+    inventory = account[ACCOUNT.inventory]
     if terminal:
         for side in range(2):
             orders[side, ACTIVE] = 0.0
@@ -526,17 +501,19 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
             return False
     now, start = clock[NOW], clock[STEP_STARTED]
     time, mid = tape.time, tape.mid
-    step[STEP_START], step[STEP_END], step[STEP_DT] = start, now, (time[now] - time[start]) * 1e-9
-    step[STEP_MID_PREV], step[STEP_MID] = mid[start], mid[now]
-    step[STEP_INVENTORY_PREV], step[STEP_INVENTORY] = account[MARK_INVENTORY], account[INVENTORY]
-    step[STEP_ORDER_SIZE] = c[ORDER_SIZE]
-    step[STEP_REALIZED] = account[ACCOUNT_REALIZED] - account[MARK_REALIZED]
-    step[STEP_FEES] = account[ACCOUNT_FEES] - account[MARK_FEES]
-    step[STEP_EQUITY_CHANGE] = account[CASH] + account[INVENTORY] * mid[now] - account[MARK_EQUITY]
-    step[STEP_SPREAD_CAPTURED] = account[ACCOUNT_SPREAD] - account[MARK_SPREAD]
-    step[STEP_MAKER_BUY], step[STEP_MAKER_SELL] = account[STEP_MAKER_BOUGHT], account[STEP_MAKER_SOLD]
-    step[STEP_TAKER] = account[STEP_TAKEN]
-    step[STEP_TERMINAL], step[STEP_TERMINAL_INVENTORY] = terminal, inventory if terminal else 0.0
+    step[STEP.start], step[STEP.end], step[STEP.dt] = start, now, (time[now] - time[start]) * 1e-9
+    step[STEP.mid_prev], step[STEP.mid] = mid[start], mid[now]
+    step[STEP.inventory_prev], step[STEP.inventory] = account[ACCOUNT.mark_inventory], account[ACCOUNT.inventory]
+    step[STEP.order_size] = c[ORDER_SIZE]
+    step[STEP.realized] = account[ACCOUNT.realized] - account[ACCOUNT.mark_realized]
+    step[STEP.fees] = account[ACCOUNT.fees] - account[ACCOUNT.mark_fees]
+    equity = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid[now]
+    step[STEP.equity_change] = equity - account[ACCOUNT.mark_equity]
+    step[STEP.spread_captured] = account[ACCOUNT.spread_captured] - account[ACCOUNT.mark_spread]
+    step[STEP.maker_buy_quantity] = account[ACCOUNT.step_maker_bought]
+    step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_sold]
+    step[STEP.taker_quantity] = account[ACCOUNT.step_taken]
+    step[STEP.terminal], step[STEP.terminal_inventory] = terminal, inventory if terminal else 0.0
     clock[STEP_STARTED] = now
     mark_step(account, mid[now])
     return True
@@ -550,7 +527,7 @@ def reset_row(tape, c, orders, account, clock, start):
         orders[side, ACTIVE] = orders[side, PENDING] = 0.0
         orders[side, PRICE] = orders[side, PENDING_PRICE] = np.nan
     account[:] = 0.0
-    account[CASH] = c[INITIAL_CASH]
+    account[ACCOUNT.cash] = c[INITIAL_CASH]
     mark_step(account, tape.mid[start])
 
 
@@ -586,7 +563,7 @@ def _market_orders(rows, side, quantities, tape_fields, c, orders, account, cloc
         i = rows[k]
         quantity = min(quantities[k], _room(c, account[i], side))
         if not quantity > 0:
-            account[i, REFUSED] += 1.0
+            account[i, ACCOUNT.refused] += 1.0
         elif not _take(tape, c, orders[i], account[i], clock[i, NOW], _sign(side), quantity, scratch, failure[i]):
             return executed
         executed[k] = max(quantity, 0.0)

@@ -22,19 +22,9 @@ from envzoo.core.compiled import kernel, over_row_ranges
 from envzoo.core.contract import Task, Transition
 from envzoo.marketmaking import picture
 from envzoo.marketmaking.accounting import (
-    AVERAGE_PRICE,
-    CASH,
-    FEES,
-    INVENTORY,
     METRICS,
     N_METRICS,
     N_STEP_FIELDS,
-    REALIZED,
-    STEP_EQUITY_CHANGE,
-    STEP_FEES,
-    STEP_INVENTORY,
-    STEP_MID_PREV,
-    STEP_ORDER_SIZE,
     RunningMetrics,
     running_metrics,
     update_running,
@@ -70,6 +60,7 @@ from envzoo.marketmaking.lob.state import (
     TaskTables,
 )
 from envzoo.marketmaking.rewards import make_reward, reward_of
+from envzoo.marketmaking.state import ACCOUNT, STEP
 
 #: Bounds of the vector reward (PnL, inventory risk <= 0, execution cost <= 0).
 REWARD_SPACE = spaces.Box(np.full(3, -np.inf, np.float32), np.array([np.inf, 0.0, 0.0], np.float32), dtype=np.float32)
@@ -92,10 +83,10 @@ def _push_row(tape, c, orders, account, clock, episode, values, features, stack)
     market = features[episode[CURSOR]]
     for j in range(width):
         out[j] = market[j] if j < f else 0.0
-    inventory = account[INVENTORY]
+    inventory = account[ACCOUNT.inventory]
     out[f] = inventory / c[MAX_INVENTORY]
-    out[f + 1] = (account[REALIZED] - account[FEES]) / notional
-    out[f + 2] = inventory * (mid - account[AVERAGE_PRICE]) / notional  # unrealized PnL, average cost
+    out[f + 1] = (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional
+    out[f + 2] = inventory * (mid - account[ACCOUNT.average_price]) / notional  # unrealized PnL, average cost
     for side in range(2):
         order = orders[side]
         if order[ACTIVE] > 0:
@@ -130,19 +121,19 @@ def _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step,
     if not advance_row(tape, c, orders, account, clock, to, end_of_day, scratch, failure, step):
         return False
     reward = reward_of(task_constants[REWARD_CODE], tables.reward_parameters, reward_state, step)
-    pnl = account[CASH] + account[INVENTORY] * tape.mid[clock[NOW]] - c[INITIAL_CASH]
+    pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * tape.mid[clock[NOW]] - c[INITIAL_CASH]
     update_running(running, step, pnl)
     episode[LAST_ACTION] = action
     values[LAST_REWARD] = reward
     _push_row(tape, c, orders, account, clock, episode, values, tables.features, stack)
-    notional = step[STEP_ORDER_SIZE] * step[STEP_MID_PREV]
-    inventory = step[STEP_INVENTORY] / step[STEP_ORDER_SIZE]
+    notional = step[STEP.order_size] * step[STEP.mid_prev]
+    inventory = step[STEP.inventory] / step[STEP.order_size]
     result[REWARD] = reward
-    result[PNL_OBJECTIVE] = step[STEP_EQUITY_CHANGE] / notional
+    result[PNL_OBJECTIVE] = step[STEP.equity_change] / notional
     result[RISK_OBJECTIVE] = -(inventory * inventory)
-    result[COST_OBJECTIVE] = -step[STEP_FEES] / notional
+    result[COST_OBJECTIVE] = -step[STEP.fees] / notional
     result[TRUNCATED] = end_of_day
-    result[COST] = step[STEP_FEES]
+    result[COST] = step[STEP.fees]
     return True
 
 
@@ -165,7 +156,7 @@ def _step_first(action, tape_fields, c, sim_fields, table_fields, task_fields, t
     tables, task = TaskTables(*table_fields), TaskRows(*task_fields)
     if _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step, results[0], 0):
         account, running, values = sim.account[0], task.running[0], task.values[0]
-        pnl = account[CASH] + account[INVENTORY] * tape.mid[sim.clock[0, NOW]] - c[INITIAL_CASH]
+        pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * tape.mid[sim.clock[0, NOW]] - c[INITIAL_CASH]
         running_metrics(running, account, pnl, c[ORDER_SIZE] * values[FIRST_MID], metrics)
 
 
