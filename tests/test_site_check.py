@@ -49,3 +49,15 @@ def test_screenshots_are_pngs_of_the_window(tmp_path):
     (written,) = take_screenshots(site, tmp_path / "shots", pages=["index.html"])
     with Image.open(written) as image:
         assert written.name == "home.png" and image.size == (1400, 1000)
+
+
+def test_screenshots_show_a_gif_at_its_last_frame(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    frames = [Image.new("RGB", (40, 40), color) for color in ("white", "blue", "red")]
+    frames[0].save(site / "clip.gif", save_all=True, append_images=frames[1:], duration=60_000, loop=0)
+    (site / "index.html").write_text('<html><body style="margin:0"><img src="clip.gif"></body></html>',
+                                     encoding="utf-8")
+    (written,) = take_screenshots(site, tmp_path / "shots", pages=["index.html"])
+    with Image.open(written) as image:  # a minute a frame: without the still it would show white
+        assert image.convert("RGB").getpixel((20, 20)) == (255, 0, 0)

@@ -63,4 +63,6 @@ def _draw(results, ids, folder: Path) -> set[str]:
 
 
 def _image(images: set[str], name: str, alt: str) -> str:
-    return f'<img src="{PLOTS}/{name}" alt="{alt}" width="600">\n' if name in images else ""
+    # At the figure's own size (100 px an inch), no wider than the column: a fixed width shrank
+    # the wide ones' text.
+    return f'<img src="{PLOTS}/{name}" alt="{alt}">\n' if name in images else ""

@@ -32,21 +32,25 @@ def curves(results: list[RunResult], env_id: str, path: Path) -> Path:
     by_entrant = defaultdict(list)
     for result in mine:
         by_entrant[entrant(result)].append(result)
-    figure, axes = plt.subplots(figsize=(6, 4))
+    figure, axes = plt.subplots(figsize=(6.4, 4))
     for name, runs in sorted(by_entrant.items()):
         # the span every seed's curve covers (their points fall at slightly different steps)
         grid = np.linspace(max(r.curve[0].timesteps for r in runs), min(r.curve[-1].timesteps for r in runs), 50)
         values = np.array([np.interp(grid, [p.timesteps for p in r.curve], [p.mean_return for p in r.curve])
                            for r in runs])
         mean, std = values.mean(axis=0), values.std(axis=0)
-        axes.plot(grid, mean, label=f"{name} ({len(runs)} seeds)")
-        axes.fill_between(grid, mean - std, mean + std, alpha=0.25)
+        (line,) = axes.plot(grid, mean, linewidth=2, label=f"{name} ({len(runs)} seeds)")
+        axes.fill_between(grid, mean - std, mean + std, color=line.get_color(), alpha=0.2)
     references = mine[0].references
     for name in (mine[0].floor, mine[0].best_reference):
-        axes.axhline(references[name].mean_return, linestyle="--", linewidth=1, color="grey")
-        axes.annotate(name, (0, references[name].mean_return), fontsize=8, color="grey", va="bottom")
-    axes.set(title=env_id, xlabel="environment steps", ylabel="evaluation return")
-    axes.legend(fontsize=8)
+        value = references[name].mean_return
+        axes.axhline(value, linestyle="--", linewidth=1, color="grey")
+        # named inside the plot's left edge, whatever step the curves start at
+        axes.annotate(f"{name} {value:,.4g}", (0.01, value), xycoords=("axes fraction", "data"), fontsize=9,
+                      color="dimgrey", va="bottom")
+    axes.set(title=env_id, xlabel="environment steps", ylabel="evaluation return (mean over seeds, ±1 sd)")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=9, loc="best")
     return _save(figure, path)
 
 
@@ -54,30 +58,36 @@ def intervals(results: list[RunResult], path: Path, reps: int = BOOTSTRAP_REPS) 
     """IQM, mean, median and optimality gap of each entrant with their 95 % intervals."""
     plt = _pyplot()
     matrices = {name: scores for name, (_, scores) in own_matrices(results).items()}
-    size = (3 * len(ESTIMATOR_LABELS), 0.6 * len(matrices) + 1.5)
-    figure, panels = plt.subplots(1, len(ESTIMATOR_LABELS), figsize=size, sharey=True)
-    for axes, (estimator, label) in zip(panels, ESTIMATOR_LABELS.items()):
+    # two by two, so that the figure is shown at its own size in a page's column (four side by
+    # side were shrunk to half, their text unreadable)
+    size = (8.4, 2 * (0.45 * len(matrices) + 1.3))
+    figure, panels = plt.subplots(2, 2, figsize=size, sharey=True)
+    for axes, (estimator, label) in zip(panels.flat, ESTIMATOR_LABELS.items()):
         for row, (name, scores) in enumerate(matrices.items()):
             low, high = stats.interval(estimator, scores, reps=reps)
-            axes.barh(row, high - low, left=low, height=0.6, alpha=0.6)
-            axes.plot([getattr(stats, estimator)(scores)] * 2, [row - 0.3, row + 0.3], color="black")
+            axes.barh(row, high - low, left=low, height=0.6, color=f"C{row}", alpha=0.5)
+            axes.plot([getattr(stats, estimator)(scores)] * 2, [row - 0.3, row + 0.3], color="black", linewidth=2)
         axes.set(title=label, xlabel="normalized score")
         axes.set_yticks(range(len(matrices)), list(matrices))
-    figure.suptitle("each entrant over the ids it has run, 95 % stratified bootstrap intervals", fontsize=9)
+        axes.grid(axis="x", alpha=0.3)
+    figure.suptitle("Each entrant over the ids it has run: estimate (black) and 95 % stratified bootstrap interval",
+                    fontsize=10)
     return _save(figure, path)
 
 
 def profiles(results: list[RunResult], path: Path) -> Path:
     """Each entrant's performance profile (fraction of runs above τ) with its 95 % band."""
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(6, 4))
+    figure, axes = plt.subplots(figsize=(6.4, 4))
     for name, (ids, scores) in own_matrices(results).items():
         low, high = stats.profile_interval(scores, TAUS)
-        axes.plot(TAUS, stats.performance_profile(scores, TAUS), label=f"{name} ({len(ids)} ids)")
-        axes.fill_between(TAUS, low, high, alpha=0.25)
+        (line,) = axes.plot(TAUS, stats.performance_profile(scores, TAUS), linewidth=2,
+                            label=f"{name} ({len(ids)} id{'s' if len(ids) != 1 else ''})")
+        axes.fill_between(TAUS, low, high, color=line.get_color(), alpha=0.2)
     axes.set(title="performance profiles", xlabel="normalized score τ",
              ylabel="fraction of runs with score > τ", ylim=(0, 1.02))
-    axes.legend(fontsize=8)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=9)
     return _save(figure, path)
 
 

@@ -6,7 +6,8 @@ column (it would hide its end behind a scroll bar). Links outside the site are n
 followed (nothing is fetched from the network).
 
 ``--screenshots DIR`` also writes the home page and a few environment pages as PNGs
-(``python -m envzoo.tools.site_check site --screenshots docs/images/screenshots``).
+(``python -m envzoo.tools.site_check site --screenshots docs/images/screenshots``), each GIF
+shown still at its last frame (a GIF just loaded shows its first, the empty picture at reset).
 
 Chromium (Debian's ``chromium``) is driven over the DevTools protocol on a pipe
 (``--remote-debugging-pipe``), with the standard library only; the site is served from a local
@@ -67,6 +68,28 @@ PAGE_FACTS = """(async () => {
     links: [...document.querySelectorAll("a[href]")].map(a => a.href),
     ids: [...document.querySelectorAll("[id]")].map(e => e.id),
   };
+})()"""
+
+#: Run in a page before its screenshot: each GIF replaced by a still of its last frame (the
+#: episode's end, as the gallery shows it), decoded by the browser's ImageDecoder; returns how many.
+GIFS_AT_LAST_FRAME = """(async () => {
+  const gifs = [...document.images].filter(image => new URL(image.src).pathname.toLowerCase().endsWith(".gif"));
+  for (const image of gifs) {
+    const decoder = new ImageDecoder({data: await (await fetch(image.src)).arrayBuffer(), type: "image/gif"});
+    await decoder.tracks.ready;
+    await decoder.completed;  // every frame counted
+    const last = decoder.tracks.selectedTrack.frameCount - 1;
+    const frame = (await decoder.decode({frameIndex: last})).image;
+    const canvas = document.createElement("canvas");
+    canvas.width = frame.displayWidth;
+    canvas.height = frame.displayHeight;
+    canvas.getContext("2d").drawImage(frame, 0, 0);
+    frame.close();
+    decoder.close();
+    image.src = canvas.toDataURL("image/png");
+    await image.decode();
+  }
+  return gifs.length;
 })()"""
 
 
@@ -226,7 +249,8 @@ def check_site(site: str | Path, browser: Browser | None = None) -> dict[str, li
 
 
 def take_screenshots(site: str | Path, folder: str | Path, pages=SCREENSHOT_PAGES) -> list[Path]:
-    """PNGs of ``pages`` of the built ``site`` at the check's window size, into ``folder``."""
+    """PNGs of ``pages`` of the built ``site`` at the check's window size, into ``folder``, each
+    GIF on them still at its last frame."""
     site, folder = Path(site).resolve(), Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     server, base = serve(site)
@@ -236,6 +260,7 @@ def take_screenshots(site: str | Path, folder: str | Path, pages=SCREENSHOT_PAGE
         for page in pages:
             browser.load(base + page)
             browser.evaluate(PAGE_FACTS)  # the images loaded
+            browser.evaluate(GIFS_AT_LAST_FRAME)
             name = "home" if page == "index.html" else Path(page).parent.name or Path(page).stem
             path = folder / f"{name}.png"
             path.write_bytes(browser.screenshot())
