@@ -105,6 +105,7 @@ EXECUTES_CODE = {
     "envzoo/core/subprocess_vector.py": "unpickles the env that this process pickled for its worker",
     "envzoo/godot/sim.py": "starts the Godot server on our game",
     "envzoo/traffic/sumo.py": "starts SUMO",
+    "envzoo/tools/site_check.py": "starts headless Chromium on the docs site we built",
 }
 
 
