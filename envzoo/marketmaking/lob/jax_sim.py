@@ -31,8 +31,8 @@ The functions of this file and their compiled twins (change them together)::
     | process, _Replay        | envzoo/marketmaking/lob/sim.py  process_row, _fill_segment                  |
     | advance                 | envzoo/marketmaking/lob/sim.py  advance_row                                 |
 
-The state is the compiled core's, row for row: the two orders (:data:`~.sim.ACTIVE` ..
-:data:`~.sim.PENDING_AT`, the bid first), the accounting row
+The state is the compiled core's, row for row: the two orders (columns
+:data:`~.state.ORDER`, the bid first), the accounting row
 (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`) and the clock. The stream rides along
 as :class:`~.state.Tape`, the compiled core's tape as device arrays.
 
