@@ -23,7 +23,7 @@ from twins import assert_twins_equal  # noqa: E402
 from envzoo.marketmaking.jax_rewards import reward_of  # noqa: E402 (needs jax)
 from envzoo.marketmaking.lob import jax_core  # noqa: E402
 from envzoo.marketmaking.lob import task as cpu_task  # noqa: E402
-from envzoo.marketmaking.lob.state import PENDING  # noqa: E402
+from envzoo.marketmaking.lob.state import ORDER  # noqa: E402
 
 #: The function pairs that compute what an episode compares (CPU, JAX).
 OBSERVATION = (cpu_task._push_row, jax_core.MarketMakingJaxEnv._push_row)
@@ -75,7 +75,7 @@ def test_whole_episodes_of_random_actions_equal_the_cpu_core(env_id, kwargs):
                 _close(value, jax_metrics[name], f"metric {name}", step, METRICS)
             assert bool(outcome.truncated) == truncated, step
             at_the_limit += info["metrics"]["max_abs_inventory"] == cap or state.sim.account[ACCOUNT.refused] > 0
-            in_flight += bool((state.sim.orders[:, PENDING] > 0).any())
+            in_flight += bool((state.sim.orders[:, ORDER.pending] > 0).any())
             if truncated:
                 break
         assert truncated and not bool(state.sim.failed)

@@ -42,27 +42,7 @@ from envzoo.core import rng
 from envzoo.core.compiled import kernel
 from envzoo.finance.performance import RunningMoments, welford_step
 from envzoo.marketmaking.avellaneda_stoikov.params import ASParams
-from envzoo.marketmaking.avellaneda_stoikov.state import (
-    ARRIVAL_RATE,
-    ASK_FILL,
-    BID_FILL,
-    DT,
-    FEE_RATE,
-    FEES,
-    FILL_EXPONENT,
-    GAUSSIAN_MID,
-    HELD,
-    INVENTORY_RISK,
-    MAX_INVENTORY,
-    N_STEPS,
-    POISSON_FILLS,
-    TERMINAL,
-    TERMINAL_PENALTY,
-    VOLATILITY,
-    WEALTH_CHANGE,
-    Maker,
-    Running,
-)
+from envzoo.marketmaking.avellaneda_stoikov.state import CONSTANT, RESULT, ConstantColumns, Maker, Running
 
 
 class ASSim:
@@ -148,10 +128,10 @@ class ASSim:
         """
         bid_depth, ask_depth = (self._per_instance(depth) for depth in (bid_depth, ask_depth))
         result = _advance_rows(bid_depth, ask_depth, self._constants, self._maker_fields, self._running_fields)
-        return {"wealth_change": result[:, WEALTH_CHANGE].copy(), "bid_fill": result[:, BID_FILL].copy(),
-                "ask_fill": result[:, ASK_FILL].copy(), "fees": result[:, FEES].copy(),
-                "inventory_risk": result[:, INVENTORY_RISK].copy(), "held_inventory": result[:, HELD].copy(),
-                "terminal": result[:, TERMINAL] > 0}
+        return {"wealth_change": result[:, RESULT.wealth_change].copy(),
+                "bid_fill": result[:, RESULT.bid_fill].copy(), "ask_fill": result[:, RESULT.ask_fill].copy(),
+                "fees": result[:, RESULT.fees].copy(), "inventory_risk": result[:, RESULT.inventory_risk].copy(),
+                "held_inventory": result[:, RESULT.held].copy(), "terminal": result[:, RESULT.terminal] > 0}
 
 
     def _per_instance(self, values) -> np.ndarray:
@@ -164,17 +144,20 @@ class ASSim:
 
 
 def _constants(p: ASParams) -> np.ndarray:
-    return np.array([p.volatility, p.dt, p.arrival_rate, p.fill_exponent,
-                     np.inf if p.max_inventory is None else p.max_inventory, p.fee_rate, p.terminal_penalty,
-                     p.n_steps, p.fill_probability == "poisson", p.mid_noise == "gaussian"], dtype=np.float64)
+    """The params the kernel reads, entries :data:`.state.CONSTANT`."""
+    return np.array(ConstantColumns(
+        volatility=p.volatility, dt=p.dt, arrival_rate=p.arrival_rate, fill_exponent=p.fill_exponent,
+        max_inventory=np.inf if p.max_inventory is None else p.max_inventory, fee_rate=p.fee_rate,
+        terminal_penalty=p.terminal_penalty, n_steps=p.n_steps, poisson_fills=p.fill_probability == "poisson",
+        gaussian_mid=p.mid_noise == "gaussian"), dtype=np.float64)
 
 
 @kernel
 def _fill_probability(c, depth):
     """Per-step fill probability of a quote at ``depth`` (price units) on one side: λ(δ)·dt capped
     at 1 (linear) or 1 − exp(−λ(δ)·dt) (poisson)."""
-    expected = c[ARRIVAL_RATE] * np.exp(-c[FILL_EXPONENT] * depth) * c[DT]
-    return -np.expm1(-expected) if c[POISSON_FILLS] else min(expected, 1.0)
+    expected = c[CONSTANT.arrival_rate] * np.exp(-c[CONSTANT.fill_exponent] * depth) * c[CONSTANT.dt]
+    return -np.expm1(-expected) if c[CONSTANT.poisson_fills] else min(expected, 1.0)
 
 
 @kernel
@@ -186,30 +169,31 @@ def _advance_rows(bid_depth, ask_depth, c, maker_fields, running_fields):
     keys, draws, step, mid, cash, inventory, initial_wealth = Maker(*maker_fields)
     (bid_fills, ask_fills, fees_paid, spread_sum, inventory_sum, abs_inventory_sum, max_abs_inventory, last_inventory,
      count, mean, m2, peak, max_drawdown) = Running(*running_fields)
-    out = np.empty((keys.shape[0], 7))
+    out = np.empty((keys.shape[0], len(RESULT)))
     u = np.empty(4)
     for i in range(keys.shape[0]):
         rng.draw_uniforms_one(keys[i], draws[i], u)
         draws[i] += np.uint64(1)
         old_mid = mid[i]
         old_wealth = cash[i] + inventory[i] * old_mid
-        bid_fill = 1.0 if u[2] < _fill_probability(c, bid_depth[i]) and inventory[i] < c[MAX_INVENTORY] else 0.0
-        ask_fill = 1.0 if u[3] < _fill_probability(c, ask_depth[i]) and inventory[i] > -c[MAX_INVENTORY] else 0.0
+        cap = c[CONSTANT.max_inventory]
+        bid_fill = 1.0 if u[2] < _fill_probability(c, bid_depth[i]) and inventory[i] < cap else 0.0
+        ask_fill = 1.0 if u[3] < _fill_probability(c, ask_depth[i]) and inventory[i] > -cap else 0.0
         bid_price = old_mid - bid_depth[i]
         ask_price = old_mid + ask_depth[i]
-        fees = c[FEE_RATE] * (bid_fill * bid_price + ask_fill * ask_price)
+        fees = c[CONSTANT.fee_rate] * (bid_fill * bid_price + ask_fill * ask_price)
         cash[i] = cash[i] - bid_fill * bid_price + ask_fill * ask_price - fees
         inventory[i] = inventory[i] + bid_fill - ask_fill
-        if c[GAUSSIAN_MID]:
+        if c[CONSTANT.gaussian_mid]:
             z = np.sqrt(-2.0 * np.log(u[0])) * np.cos(2.0 * np.pi * u[1])
         else:
             z = 1.0 if u[0] < 0.5 else -1.0
-        mid[i] = old_mid + c[VOLATILITY] * np.sqrt(c[DT]) * z
+        mid[i] = old_mid + c[CONSTANT.volatility] * np.sqrt(c[CONSTANT.dt]) * z
         step[i] += 1
         held = inventory[i]
-        terminal = step[i] >= c[N_STEPS]
+        terminal = step[i] >= c[CONSTANT.n_steps]
         if terminal:
-            cash[i] = cash[i] + held * mid[i] - c[TERMINAL_PENALTY] * (held * held)
+            cash[i] = cash[i] + held * mid[i] - c[CONSTANT.terminal_penalty] * (held * held)
             inventory[i] = 0.0
         change = cash[i] + inventory[i] * mid[i] - old_wealth
         # The episode's running statistics.
@@ -225,13 +209,13 @@ def _advance_rows(bid_depth, ask_depth, c, maker_fields, running_fields):
         pnl = cash[i] + inventory[i] * mid[i] - initial_wealth[i]
         peak[i] = max(peak[i], pnl)
         max_drawdown[i] = max(max_drawdown[i], peak[i] - pnl)
-        out[i, WEALTH_CHANGE] = change
-        out[i, BID_FILL] = bid_fill
-        out[i, ASK_FILL] = ask_fill
-        out[i, FEES] = fees
-        out[i, INVENTORY_RISK] = held * held * c[DT]
-        out[i, HELD] = held
-        out[i, TERMINAL] = terminal
+        out[i, RESULT.wealth_change] = change
+        out[i, RESULT.bid_fill] = bid_fill
+        out[i, RESULT.ask_fill] = ask_fill
+        out[i, RESULT.fees] = fees
+        out[i, RESULT.inventory_risk] = held * held * c[CONSTANT.dt]
+        out[i, RESULT.held] = held
+        out[i, RESULT.terminal] = terminal
     return out
 
 

@@ -1,7 +1,7 @@
 """The state of the Avellaneda–Stoikov simulator (``MarketMakingAS-v1``), named: each
 instance's market and maker (:class:`Maker`), the running statistics of its episode
-(:class:`Running`), the entries of the constants the kernel reads and the columns of a step's
-result. Every array is (B,), one entry per instance.
+(:class:`Running`), the entries of the constants the kernel reads (:data:`CONSTANT`) and the
+columns of a step's result (:data:`RESULT`). Every array is (B,), one entry per instance.
 
 :class:`~.sim.ASSim` keeps the arrays as attributes of the same names; its kernel is called
 with each group as a plain tuple of its fields (numba types a NamedTuple argument from Python
@@ -14,15 +14,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-
-# Entries of ASSim's constants (the params the kernel reads; MAX_INVENTORY inf for none, the two
-# flags 0.0 or 1.0).
-(VOLATILITY, DT, ARRIVAL_RATE, FILL_EXPONENT, MAX_INVENTORY, FEE_RATE, TERMINAL_PENALTY, N_STEPS, POISSON_FILLS,
- GAUSSIAN_MID) = range(10)
-# Columns of a step's result (B, 7): the wealth change, the two fills (0/1), the fees, the
-# inventory risk q²·dt, the inventory held before the liquidation at T, whether T was reached (0/1).
-WEALTH_CHANGE, BID_FILL, ASK_FILL, FEES, INVENTORY_RISK, HELD, TERMINAL = range(7)
-
 
 class Maker(NamedTuple):
     """The market and the maker of every instance."""
@@ -52,3 +43,36 @@ class Running(NamedTuple):
     m2: np.ndarray
     peak: np.ndarray               # the PnL's running maximum
     max_drawdown: np.ndarray
+
+
+class ConstantColumns(NamedTuple):
+    """The entries of ``ASSim``'s constants (float64): the params the kernel reads."""
+
+    volatility: int
+    dt: int
+    arrival_rate: int
+    fill_exponent: int
+    max_inventory: int  # inf for none
+    fee_rate: int
+    terminal_penalty: int
+    n_steps: int
+    poisson_fills: int  # 0.0 or 1.0
+    gaussian_mid: int   # 0.0 or 1.0
+
+
+class ResultColumns(NamedTuple):
+    """The columns of a step's result (B, len(RESULT)) float64."""
+
+    wealth_change: int
+    bid_fill: int        # 0.0 or 1.0
+    ask_fill: int
+    fees: int
+    inventory_risk: int  # q²·dt
+    held: int            # the inventory held before the liquidation at T
+    terminal: int        # whether T was reached, 0.0 or 1.0
+
+
+#: The entries of the constants.
+CONSTANT = ConstantColumns(*range(len(ConstantColumns._fields)))
+#: The columns of a step's result.
+RESULT = ResultColumns(*range(len(ResultColumns._fields)))

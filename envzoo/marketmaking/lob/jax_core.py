@@ -51,7 +51,7 @@ from envzoo.marketmaking.jax_accounting import running_metrics, update_running
 from envzoo.marketmaking.jax_rewards import reward_of
 from envzoo.marketmaking.lob import jax_sim
 from envzoo.marketmaking.lob.sim import LobSim
-from envzoo.marketmaking.lob.state import ACTIVE, INITIAL_CASH, MAX_INVENTORY, ORDER_SIZE, PRICE, REMAINING, SIZE, Tape
+from envzoo.marketmaking.lob.state import CONSTANT, ORDER, Tape
 from envzoo.marketmaking.lob.task import REWARD_SPACE, MarketMakingTask
 from envzoo.marketmaking.rewards import N_REWARD_STATE, make_reward
 from envzoo.marketmaking.state import ACCOUNT, STEP
@@ -170,15 +170,16 @@ class MarketMakingJaxEnv(JaxEnv):
         """:func:`.task._push_row`: the window with the current step's row appended."""
         c, orders, account = params.constants, s.sim.orders, s.sim.account
         mid = params.tape.mid[s.sim.now]
-        notional = c[ORDER_SIZE] * mid
+        notional = c[CONSTANT.order_size] * mid
         inventory = account[ACCOUNT.inventory]
-        active = orders[:, ACTIVE] > 0
-        size = jnp.where(active, orders[:, SIZE], 1.0)
+        active = orders[:, ORDER.active] > 0
+        size = jnp.where(active, orders[:, ORDER.size], 1.0)
         position = jnp.concatenate([
-            jnp.stack([inventory / c[MAX_INVENTORY], (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional,
+            jnp.stack([inventory / c[CONSTANT.max_inventory],
+                       (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional,
                        inventory * (mid - account[ACCOUNT.average_price]) / notional]),  # unrealized PnL, average cost
-            jnp.where(active, orders[:, PRICE] / mid - 1.0, 0.0),
-            jnp.where(active, (orders[:, SIZE] - orders[:, REMAINING]) / size, 0.0)])
+            jnp.where(active, orders[:, ORDER.price] / mid - 1.0, 0.0),
+            jnp.where(active, (orders[:, ORDER.size] - orders[:, ORDER.remaining]) / size, 0.0)])
         last_action = jnp.arange(self.action_space.n) == s.last_action
         row = jnp.concatenate([params.features[s.cursor].astype(jnp.float64), position,
                                jnp.where(last_action, 1.0, 0.0), s.last_reward[None]]).astype(jnp.float32)
@@ -189,13 +190,13 @@ class MarketMakingJaxEnv(JaxEnv):
 
     def metrics(self, s: LobState, params: LobNumbers) -> dict:
         return running_metrics(s.running, s.sim.account, _pnl(s.sim, params),
-                               params.constants[ORDER_SIZE] * s.first_mid)
+                               params.constants[CONSTANT.order_size] * s.first_mid)
 
 
 def _pnl(sim: jax_sim.SimState, params: LobNumbers):
     """cash + inventory × mid − initial cash."""
     equity = sim.account[ACCOUNT.cash] + sim.account[ACCOUNT.inventory] * params.tape.mid[sim.now]
-    return equity - params.constants[INITIAL_CASH]
+    return equity - params.constants[CONSTANT.initial_cash]
 
 
 class MarketMakingMOJaxEnv(MarketMakingJaxEnv):

@@ -31,8 +31,8 @@ The functions of this file and their compiled twins (change them together)::
     | process, _Replay        | envzoo/marketmaking/lob/sim.py  process_row, _fill_segment                  |
     | advance                 | envzoo/marketmaking/lob/sim.py  advance_row                                 |
 
-The state is the compiled core's, row for row: the two orders (:data:`~.sim.ACTIVE` ..
-:data:`~.sim.PENDING_AT`, the bid first), the accounting row
+The state is the compiled core's, row for row: the two orders (columns
+:data:`~.state.ORDER`, the bid first), the accounting row
 (:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`) and the clock. The stream rides along
 as :class:`~.state.Tape`, the compiled core's tape as device arrays.
 
@@ -61,25 +61,7 @@ from envzoo.jax.arithmetic import divide_where, numpy_sum, rounded_product
 from envzoo.marketmaking.accounting import ACCOUNT_FIELDS, PRICE_TOLERANCE, STEP_FIELDS
 from envzoo.marketmaking.jax_accounting import apply_fill, mark_step
 from envzoo.marketmaking.lob.params import ExecutionConfig
-from envzoo.marketmaking.lob.state import (
-    ACTIVE,
-    INITIAL_CASH,
-    LATENCY_NS,
-    LOT_SIZE,
-    MAKER_FEE,
-    MAX_INVENTORY,
-    N_ORDER_FIELDS,
-    ORDER_SIZE,
-    PENDING,
-    PENDING_AT,
-    PENDING_PRICE,
-    PRICE,
-    QUEUE,
-    REMAINING,
-    SIZE,
-    TAKER_FEE,
-    Tape,
-)
+from envzoo.marketmaking.lob.state import CONSTANT, ORDER, Tape
 from envzoo.marketmaking.state import ACCOUNT
 
 #: Sign of each side's order, bid (a buy) then ask (a sell), as :data:`~.sim.SIDE_SIGN`.
@@ -97,7 +79,7 @@ def device_tape(tape: Tape) -> Tape:
 
 class SimState(NamedTuple):
     """One maker (a row of :class:`~.state.SimRows`, the clock's columns by name): its orders
-    (2, N_ORDER_FIELDS), accounting row, current update, the update its step started at, and
+    (2, len(ORDER)), accounting row, current update, the update its step started at, and
     whether a market order met too little depth."""
 
     orders: Any
@@ -114,8 +96,8 @@ def select(condition, new, old):
 
 def reset(tape: Tape, c, start) -> SimState:
     """:func:`~.sim.reset_row`: at update ``start``, no orders, no inventory, the initial cash."""
-    orders = jnp.zeros((2, N_ORDER_FIELDS)).at[:, PRICE].set(jnp.nan).at[:, PENDING_PRICE].set(jnp.nan)
-    account = mark_step(jnp.zeros(len(ACCOUNT_FIELDS)).at[ACCOUNT.cash].set(c[INITIAL_CASH]), tape.mid[start])
+    orders = jnp.zeros((2, len(ORDER))).at[:, ORDER.price].set(jnp.nan).at[:, ORDER.pending_price].set(jnp.nan)
+    account = mark_step(jnp.zeros(len(ACCOUNT_FIELDS)).at[ACCOUNT.cash].set(c[CONSTANT.initial_cash]), tape.mid[start])
     start = jnp.asarray(start, jnp.int64)
     return SimState(orders, account, start, start, jnp.bool_(False))
 
@@ -170,8 +152,8 @@ def _floor_lots(quantity, lot):
 
 def _rooms(c, account):
     """:func:`~.sim._room` of each side under the inventory limit."""
-    cap = c[MAX_INVENTORY]
-    room = _floor_lots(jnp.maximum(cap - SIGN * account[ACCOUNT.inventory], 0.0), c[LOT_SIZE])
+    cap = c[CONSTANT.max_inventory]
+    room = _floor_lots(jnp.maximum(cap - SIGN * account[ACCOUNT.inventory], 0.0), c[CONSTANT.lot_size])
     return jnp.where(jnp.isfinite(cap), room, jnp.inf)
 
 
@@ -179,24 +161,25 @@ def _rooms(c, account):
 def _activate(book, c, orders, account, which, price):
     """:func:`~.sim._activate`: the orders of the sides ``which`` (2,) become ``price`` (NaN:
     cancelled) with ``book``."""
-    orders = orders.at[:, PENDING].set(jnp.where(which, 0.0, orders[:, PENDING]))
-    orders = orders.at[:, ACTIVE].set(jnp.where(which, 0.0, orders[:, ACTIVE]))
+    orders = orders.at[:, ORDER.pending].set(jnp.where(which, 0.0, orders[:, ORDER.pending]))
+    orders = orders.at[:, ORDER.active].set(jnp.where(which, 0.0, orders[:, ORDER.active]))
     wanted = which & ~jnp.isnan(price)
     crosses = _crosses(book, price)
-    size = jnp.minimum(c[ORDER_SIZE], _rooms(c, account))
+    size = jnp.minimum(c[CONSTANT.order_size], _rooms(c, account))
     refused = wanted & ~crosses & ~(size > 0)
     posted = wanted & ~crosses & (size > 0)
     account = account.at[ACCOUNT.rejected].add(jnp.sum(jnp.where(wanted & crosses, 1.0, 0.0)))
     account = account.at[ACCOUNT.refused].add(jnp.sum(jnp.where(refused, 1.0, 0.0)))
-    new = (orders.at[:, ACTIVE].set(1.0).at[:, PRICE].set(price).at[:, SIZE].set(size).at[:, REMAINING].set(size)
-           .at[:, QUEUE].set(_level_sizes(book, price)))
+    new = (orders.at[:, ORDER.active].set(1.0).at[:, ORDER.price].set(price).at[:, ORDER.size].set(size)
+           .at[:, ORDER.remaining].set(size)
+           .at[:, ORDER.queue].set(_level_sizes(book, price)))
     return jnp.where(posted[:, None], new, orders), account
 
 
 def _changes(orders, price):
     """:func:`~.sim._changes` of each side."""
-    live = orders[:, ACTIVE] > 0
-    same = live & (jnp.abs(orders[:, PRICE] - price) <= _TOLERANCE * price)
+    live = orders[:, ORDER.active] > 0
+    same = live & (jnp.abs(orders[:, ORDER.price] - price) <= _TOLERANCE * price)
     return ~(same | (~live & jnp.isnan(price)))
 
 
@@ -205,13 +188,13 @@ def quote(tape: Tape, c, s: SimState, price) -> SimState:
     at the current update, at once without latency, else as requests in flight."""
     u = s.now
     change = _changes(s.orders, price)
-    orders = s.orders.at[:, PENDING].set(jnp.where(change, s.orders[:, PENDING], 0.0))
+    orders = s.orders.at[:, ORDER.pending].set(jnp.where(change, s.orders[:, ORDER.pending], 0.0))
     activated, activated_account = _activate(_book(tape, u), c, orders, s.account, change, price)
-    at = jnp.maximum(jnp.searchsorted(tape.time, tape.time[u] + c[LATENCY_NS].astype(jnp.int64)), u + 1)
-    in_flight = (orders.at[:, PENDING].set(jnp.where(change, 1.0, orders[:, PENDING]))
-                 .at[:, PENDING_PRICE].set(jnp.where(change, price, orders[:, PENDING_PRICE]))
-                 .at[:, PENDING_AT].set(jnp.where(change, at, orders[:, PENDING_AT])))
-    immediate = c[LATENCY_NS] == 0
+    at = jnp.maximum(jnp.searchsorted(tape.time, tape.time[u] + c[CONSTANT.latency_ns].astype(jnp.int64)), u + 1)
+    in_flight = (orders.at[:, ORDER.pending].set(jnp.where(change, 1.0, orders[:, ORDER.pending]))
+                 .at[:, ORDER.pending_price].set(jnp.where(change, price, orders[:, ORDER.pending_price]))
+                 .at[:, ORDER.pending_at].set(jnp.where(change, at, orders[:, ORDER.pending_at])))
+    immediate = c[CONSTANT.latency_ns] == 0
     changed = change.any()
     return s._replace(orders=jnp.where(changed, jnp.where(immediate, activated, in_flight), orders),
                       account=jnp.where(changed & immediate, activated_account, s.account))
@@ -233,10 +216,12 @@ def _take(tape: Tape, c, s: SimState, side, quantity) -> SimState:
         before = before + sizes[k]
     depth, notional = numpy_sum(sizes), numpy_sum(jnp.stack(products))
     enough = ~(depth < quantity * (1 - 1e-12))
-    account = apply_fill(s.account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape.mid[u])
-    remaining = jnp.minimum(s.orders[:, REMAINING], _rooms(c, account))
-    orders = s.orders.at[:, REMAINING].set(jnp.where(s.orders[:, ACTIVE] > 0, remaining, s.orders[:, REMAINING]))
-    orders = orders.at[:, ACTIVE].set(jnp.where(remaining > 0, orders[:, ACTIVE], 0.0))
+    account = apply_fill(s.account, side, notional / quantity, quantity, c[CONSTANT.taker_fee] * notional, False,
+                         tape.mid[u])
+    remaining = jnp.minimum(s.orders[:, ORDER.remaining], _rooms(c, account))
+    orders = s.orders.at[:, ORDER.remaining].set(jnp.where(s.orders[:, ORDER.active] > 0, remaining,
+                                                           s.orders[:, ORDER.remaining]))
+    orders = orders.at[:, ORDER.active].set(jnp.where(remaining > 0, orders[:, ORDER.active], 0.0))
     return s._replace(orders=jnp.where(enough, orders, s.orders), account=jnp.where(enough, account, s.account),
                       failed=s.failed | ~enough)
 
@@ -271,12 +256,13 @@ class Segment(NamedTuple):
 
 def _segment_start(book, config: ExecutionConfig, orders) -> Segment:
     """:func:`~.sim._side_start` of both sides for a segment after the update of ``book``."""
-    price = orders[:, PRICE]
+    price = orders[:, ORDER.price]
     previous = _level_sizes(book, price) if config.queue_model == "probabilistic" else jnp.full(2, jnp.inf)
     zero = jnp.zeros(2)
-    return Segment(active=orders[:, ACTIVE] > 0, price=price, limit=SIGN * price + _TOLERANCE * price,
-                   remaining=orders[:, REMAINING], queue=orders[:, QUEUE], cumulative=zero, lowest=jnp.full(2, jnp.inf),
-                   ahead=orders[:, QUEUE], previous=previous, filled=zero, through=jnp.zeros(2, bool))
+    return Segment(active=orders[:, ORDER.active] > 0, price=price, limit=SIGN * price + _TOLERANCE * price,
+                   remaining=orders[:, ORDER.remaining], queue=orders[:, ORDER.queue], cumulative=zero,
+                   lowest=jnp.full(2, jnp.inf),
+                   ahead=orders[:, ORDER.queue], previous=previous, filled=zero, through=jnp.zeros(2, bool))
 
 
 def _queue_function(config: ExecutionConfig, x):
@@ -318,18 +304,19 @@ def _update_sides(book, c, config: ExecutionConfig, seg: Segment, traded):
     quantity = jnp.minimum(jnp.maximum(-seg.ahead, 0.0), seg.remaining)
     opposite_best = prices[::-1, 0]
     through = seg.through | (SIGN * opposite_best <= seg.limit)  # the opposite best reached the order
-    quantity = _floor_lots(jnp.where(through, seg.remaining, quantity), c[LOT_SIZE])
+    quantity = _floor_lots(jnp.where(through, seg.remaining, quantity), c[CONSTANT.lot_size])
     new = jnp.where(seg.active, quantity - seg.filled, 0.0)
     return seg._replace(filled=quantity, through=through), new
 
 
 def _segment_end(orders, seg: Segment):
     """:func:`~.sim._side_end` of the sides whose order rested through the segment."""
-    done = seg.filled >= seg.remaining - rounded_product(1e-12 * orders[:, SIZE])
+    done = seg.filled >= seg.remaining - rounded_product(1e-12 * orders[:, ORDER.size])
     going_on = seg.active & ~done
-    orders = orders.at[:, ACTIVE].set(jnp.where(seg.active & done, 0.0, orders[:, ACTIVE]))
-    orders = orders.at[:, REMAINING].set(jnp.where(going_on, seg.remaining - seg.filled, orders[:, REMAINING]))
-    return orders.at[:, QUEUE].set(jnp.where(going_on, jnp.maximum(seg.ahead, 0.0), orders[:, QUEUE]))
+    orders = orders.at[:, ORDER.active].set(jnp.where(seg.active & done, 0.0, orders[:, ORDER.active]))
+    orders = orders.at[:, ORDER.remaining].set(jnp.where(going_on, seg.remaining - seg.filled,
+                                                         orders[:, ORDER.remaining]))
+    return orders.at[:, ORDER.queue].set(jnp.where(going_on, jnp.maximum(seg.ahead, 0.0), orders[:, ORDER.queue]))
 
 
 class _Replay(NamedTuple):
@@ -358,13 +345,13 @@ def process(tape: Tape, c, config: ExecutionConfig, s: SimState, to) -> SimState
         account = r.account
         for side in range(2):
             price, quantity = seg.price[side], new[side]
-            filled = apply_fill(account, SIGN[side], price, quantity, c[MAKER_FEE] * price * quantity, True,
+            filled = apply_fill(account, SIGN[side], price, quantity, c[CONSTANT.maker_fee] * price * quantity, True,
                                 tape.mid[u - 1])
             account = jnp.where(quantity > 0, filled, account)
         # a segment ends where a request takes effect or at the last update
-        due = (r.orders[:, PENDING] > 0) & (r.orders[:, PENDING_AT] == u)
+        due = (r.orders[:, ORDER.pending] > 0) & (r.orders[:, ORDER.pending_at] == u)
         ended = _segment_end(r.orders, seg)
-        ended, ended_account = _activate(book, c, ended, account, due, r.orders[:, PENDING_PRICE])
+        ended, ended_account = _activate(book, c, ended, account, due, r.orders[:, ORDER.pending_price])
         ends = (u == to) | due.any()
         after_update = _Replay(
             orders=jnp.where(ends, ended, r.orders), account=jnp.where(ends, ended_account, account), u=u, t=r.t,
@@ -383,13 +370,13 @@ def advance(tape: Tape, c, config: ExecutionConfig, s: SimState, to, terminal):
     where ``terminal``, the resting orders and requests dropped and the inventory flattened."""
     s = process(tape, c, config, s, to)
     inventory = s.account[ACCOUNT.inventory]
-    closing = s._replace(orders=s.orders.at[:, ACTIVE].set(0.0).at[:, PENDING].set(0.0))
+    closing = s._replace(orders=s.orders.at[:, ORDER.active].set(0.0).at[:, ORDER.pending].set(0.0))
     s = select(terminal, flatten(tape, c, closing), s)
     a, now, start = s.account, s.now, s.step_started
     fields = {
         "start": start, "end": now, "dt": (tape.time[now] - tape.time[start]) * 1e-9,
         "mid_prev": tape.mid[start], "mid": tape.mid[now], "inventory_prev": a[ACCOUNT.mark_inventory],
-        "inventory": a[ACCOUNT.inventory], "order_size": c[ORDER_SIZE],
+        "inventory": a[ACCOUNT.inventory], "order_size": c[CONSTANT.order_size],
         "realized": a[ACCOUNT.realized] - a[ACCOUNT.mark_realized], "fees": a[ACCOUNT.fees] - a[ACCOUNT.mark_fees],
         "equity_change": a[ACCOUNT.cash] + a[ACCOUNT.inventory] * tape.mid[now] - a[ACCOUNT.mark_equity],
         "spread_captured": a[ACCOUNT.spread_captured] - a[ACCOUNT.mark_spread],

@@ -77,12 +77,13 @@ the ask); the batch calls them in a loop over the instances, and the market-maki
 them inside its own compiled step. No function mixes instances, so an instance's results do
 not depend on the others (the vector env's sub-envs equal single envs exactly).
 
-State of instance ``b`` (row ``b`` of each array; the layouts are named in :mod:`.state`): ``orders[b]`` (2, ORDER_FIELDS): one row per
-side, 0 the bid (a BUY order) and 1 the ask (a SELL order), the resting order (``ACTIVE``,
-``PRICE``, ``SIZE``, ``REMAINING``, ``QUEUE``) and the request in flight (``PENDING``,
-``PENDING_PRICE`` — NaN: a cancel —, ``PENDING_AT``), flags as 0/1; ``account[b]``, the
-accounting row of :data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`; ``clock[b]`` (the
-current update ``NOW`` and the update its step started at). The stream is read where it lies:
+State of instance ``b`` (row ``b`` of each array; the layouts are named in :mod:`.state`):
+``orders[b]`` (2, len(ORDER)): one row per side, 0 the bid (a BUY order) and 1 the ask (a SELL
+order), the resting order (``ORDER.active``, ``.price``, ``.size``, ``.remaining``, ``.queue``)
+and the request in flight (``ORDER.pending``, ``.pending_price`` — NaN: a cancel —,
+``.pending_at``), flags as 0/1; ``account[b]``, the accounting row of
+:data:`~envzoo.marketmaking.accounting.ACCOUNT_FIELDS`; ``clock[b]`` (``CLOCK.now``, the current
+update, and ``CLOCK.step_started``, the update its step started at). The stream is read where it lies:
 a memory-mapped stream stays memory-mapped (the compiled code reads its pages as it needs
 them), nothing is copied but what is derived per update or trade (mids, the update each trade
 belongs to).
@@ -111,31 +112,7 @@ from envzoo.marketmaking.accounting import (
     on_grid,
 )
 from envzoo.marketmaking.lob.params import ExecutionConfig
-from envzoo.marketmaking.lob.state import (
-    ACTIVE,
-    INITIAL_CASH,
-    LATENCY_NS,
-    LOG_QUEUE,
-    LOT_SIZE,
-    MAKER_FEE,
-    MAX_INVENTORY,
-    N_ORDER_FIELDS,
-    NOW,
-    ORDER_SIZE,
-    PENDING,
-    PENDING_AT,
-    PENDING_PRICE,
-    PRICE,
-    PROBABILISTIC,
-    QUEUE,
-    QUEUE_POWER,
-    REMAINING,
-    SIZE,
-    STEP_STARTED,
-    TAKER_FEE,
-    SimRows,
-    Tape,
-)
+from envzoo.marketmaking.lob.state import CLOCK, CONSTANT, ORDER, ConstantColumns, SimRows, Tape
 from envzoo.marketmaking.state import ACCOUNT, STEP
 
 #: Sign of the order of each side: 0 is the bid (BUY), 1 the ask (SELL). Float, as it mostly
@@ -170,10 +147,13 @@ def _tape(stream) -> Tape:
 
 
 def _constants(config: ExecutionConfig) -> np.ndarray:
-    return np.array([config.order_size, config.maker_fee, config.taker_fee, config.latency_ns,
-                     0.0 if config.lot_size is None else config.lot_size, config.max_inventory,
-                     config.queue_model == "probabilistic", config.queue_function == "log", config.queue_power,
-                     config.initial_cash], dtype=np.float64)
+    """The execution constants the kernels read, entries :data:`.state.CONSTANT`."""
+    return np.array(ConstantColumns(
+        order_size=config.order_size, maker_fee=config.maker_fee, taker_fee=config.taker_fee,
+        latency_ns=config.latency_ns, lot_size=0.0 if config.lot_size is None else config.lot_size,
+        max_inventory=config.max_inventory, probabilistic=config.queue_model == "probabilistic",
+        log_queue=config.queue_function == "log", queue_power=config.queue_power,
+        initial_cash=config.initial_cash), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------- one instance, compiled
@@ -247,10 +227,10 @@ def level_price(tape, u, side, level):
 @kernel(inline=True)
 def _room(c, account, side):
     """Room left for an order of ``side`` under the inventory limit, in whole lots."""
-    cap = c[MAX_INVENTORY]
+    cap = c[CONSTANT.max_inventory]
     if not np.isfinite(cap):
         return np.inf
-    return floor_lots_one(max(cap - _sign(side) * account[ACCOUNT.inventory], 0.0), c[LOT_SIZE])
+    return floor_lots_one(max(cap - _sign(side) * account[ACCOUNT.inventory], 0.0), c[CONSTANT.lot_size])
 
 
 @kernel(allocates=False)
@@ -259,8 +239,8 @@ def _activate(tape, c, orders, account, u, which, prices):
     with the book of update ``u``."""
     for side in range(2):
         if which[side]:
-            orders[side, PENDING] = 0.0
-            orders[side, ACTIVE] = 0.0
+            orders[side, ORDER.pending] = 0.0
+            orders[side, ORDER.active] = 0.0
     for side in range(2):
         price = prices[side]
         if not which[side] or np.isnan(price):
@@ -268,21 +248,21 @@ def _activate(tape, c, orders, account, u, which, prices):
         if _crosses(tape, u, side, price):
             account[ACCOUNT.rejected] += 1.0
             continue
-        size = min(c[ORDER_SIZE], _room(c, account, side))
+        size = min(c[CONSTANT.order_size], _room(c, account, side))
         if not size > 0:
             account[ACCOUNT.refused] += 1.0
             continue
         order = orders[side]
-        order[ACTIVE], order[PRICE], order[SIZE], order[REMAINING] = 1.0, price, size, size
-        order[QUEUE] = _level_size(tape, u, side, price)
+        order[ORDER.active], order[ORDER.price], order[ORDER.size], order[ORDER.remaining] = 1.0, price, size, size
+        order[ORDER.queue] = _level_size(tape, u, side, price)
 
 
 @kernel(inline=True)
 def _changes(orders, side, price):
     """Whether quoting ``price`` (NaN: cancel) changes the order of ``side``: else it keeps the
     live order at that price (and its queue position), or there is nothing to cancel."""
-    live = orders[side, ACTIVE] > 0
-    same = live and abs(orders[side, PRICE] - price) <= PRICE_TOLERANCE * price
+    live = orders[side, ORDER.active] > 0
+    same = live and abs(orders[side, ORDER.price] - price) <= PRICE_TOLERANCE * price
     return not (same or (not live and np.isnan(price)))
 
 
@@ -294,17 +274,18 @@ def quote_row(tape, c, orders, account, u, bid_price, ask_price):
     change = (_changes(orders, 0, bid_price), _changes(orders, 1, ask_price))
     for side in range(2):
         if not change[side]:
-            orders[side, PENDING] = 0.0
+            orders[side, ORDER.pending] = 0.0
     if not (change[0] or change[1]):
         return
-    if c[LATENCY_NS] == 0:
+    if c[CONSTANT.latency_ns] == 0:
         _activate(tape, c, orders, account, u, change, prices)
         return
     time = tape.time
-    at = max(np.searchsorted(time, time[u] + np.int64(c[LATENCY_NS])), u + 1)
+    at = max(np.searchsorted(time, time[u] + np.int64(c[CONSTANT.latency_ns])), u + 1)
     for side in range(2):
         if change[side]:
-            orders[side, PENDING], orders[side, PENDING_PRICE], orders[side, PENDING_AT] = 1.0, prices[side], at
+            orders[side, ORDER.pending], orders[side, ORDER.pending_price] = 1.0, prices[side]
+            orders[side, ORDER.pending_at] = at
 
 
 @kernel(allocates=False)
@@ -329,13 +310,13 @@ def _take(tape, c, orders, account, u, side, quantity, scratch, failure):
         failure[0], failure[1], failure[2] = 1.0, side * quantity, depth
         return False
     notional = pairwise_sum(products, 0, levels, sums)
-    apply_fill(account, side, notional / quantity, quantity, c[TAKER_FEE] * notional, False, tape.mid[u])
+    apply_fill(account, side, notional / quantity, quantity, c[CONSTANT.taker_fee] * notional, False, tape.mid[u])
     for s in range(2):  # keep resting orders within the inventory room
-        remaining = min(orders[s, REMAINING], _room(c, account, s))
-        if orders[s, ACTIVE] > 0:
-            orders[s, REMAINING] = remaining
+        remaining = min(orders[s, ORDER.remaining], _room(c, account, s))
+        if orders[s, ORDER.active] > 0:
+            orders[s, ORDER.remaining] = remaining
         if not remaining > 0:
-            orders[s, ACTIVE] = 0.0
+            orders[s, ORDER.active] = 0.0
     return True
 
 
@@ -351,9 +332,9 @@ def flatten_row(tape, c, orders, account, u, scratch, failure):
 @kernel(inline=True)
 def _queue_power(c, x):
     """f(x) of the probabilistic queue model; x ** 2 and x ** 0.5 as numpy computes them (x·x, √x)."""
-    if c[LOG_QUEUE]:
+    if c[CONSTANT.log_queue]:
         return np.log1p(x)
-    power = c[QUEUE_POWER]
+    power = c[CONSTANT.queue_power]
     if power == 2.0:
         return x * x
     if power == 0.5:
@@ -385,7 +366,7 @@ def _side_update(c, prices, sizes, opposite, u, sign, price, limit, start_remain
     cumulative, lowest, x, previous, filled, through, index = running
     index = _level_index(prices, u, sign, limit, max(index, 0))
     level = _size_at(prices, sizes, u, index, price)
-    if c[PROBABILISTIC] > 0:
+    if c[CONSTANT.probabilistic] > 0:
         x = _queue_ahead(c, x, previous, level, traded)
         previous = level
     else:
@@ -396,7 +377,7 @@ def _side_update(c, prices, sizes, opposite, u, sign, price, limit, start_remain
     through = through or sign * opposite[u, 0] <= limit  # the opposite best reached the order
     if through:
         quantity = start_remaining
-    quantity = floor_lots_one(quantity, c[LOT_SIZE])
+    quantity = floor_lots_one(quantity, c[CONSTANT.lot_size])
     return (cumulative, lowest, x, previous, quantity, through, index), quantity - filled
 
 
@@ -406,10 +387,10 @@ def _side_start(tape, c, orders, side, first):
     (bid: price + tolerance, ask: price − tolerance; "at or through" is sign × x <= sign ×
     limit), its size left and queue ahead, and the running values."""
     order = orders[side]
-    price = order[PRICE]
-    previous = _level_size(tape, first, side, price) if c[PROBABILISTIC] > 0 else np.inf
-    return (price, _sign(side) * price + PRICE_TOLERANCE * price, order[REMAINING], order[QUEUE],
-            (0.0, np.inf, order[QUEUE], previous, 0.0, False, 0))
+    price = order[ORDER.price]
+    previous = _level_size(tape, first, side, price) if c[CONSTANT.probabilistic] > 0 else np.inf
+    return (price, _sign(side) * price + PRICE_TOLERANCE * price, order[ORDER.remaining], order[ORDER.queue],
+            (0.0, np.inf, order[ORDER.queue], previous, 0.0, False, 0))
 
 
 @kernel(inline=True)
@@ -417,11 +398,11 @@ def _side_end(orders, side, start_remaining, running):
     """The order of ``side`` after a segment: done, or what is left and its queue ahead."""
     order = orders[side]
     x, filled = running[2], running[4]
-    if filled >= start_remaining - 1e-12 * order[SIZE]:
-        order[ACTIVE] = 0.0
+    if filled >= start_remaining - 1e-12 * order[ORDER.size]:
+        order[ORDER.active] = 0.0
     else:
-        order[REMAINING] = start_remaining - filled
-        order[QUEUE] = max(x, 0.0)
+        order[ORDER.remaining] = start_remaining - filled
+        order[ORDER.queue] = max(x, 0.0)
 
 
 @kernel(allocates=False)
@@ -435,7 +416,7 @@ def _fill_segment(tape, c, orders, account, first, stop):
     closed form min(q, min_{w≤u}(level_w + V_w)) − V_u with V the cumulative volume;
     probabilistic ones :func:`_queue_ahead`. The quantity filled by update u is min(max(−x_u, 0),
     r), or r once the book has moved through the order."""
-    bid_active, ask_active = orders[0, ACTIVE] > 0, orders[1, ACTIVE] > 0
+    bid_active, ask_active = orders[0, ORDER.active] > 0, orders[1, ORDER.active] > 0
     if stop <= first or not (bid_active or ask_active):
         return
     bid_price, bid_limit, bid_remaining, bid_queue, bid = _side_start(tape, c, orders, 0, first)
@@ -457,12 +438,12 @@ def _fill_segment(tape, c, orders, account, first, stop):
             bid, new = _side_update(c, bid_prices, bid_sizes, ask_prices, u, 1.0, bid_price, bid_limit, bid_remaining,
                                     bid_queue, bid_volume, bid)
             if new > 0:  # valued against the mid of the book it hit, update u − 1's
-                apply_fill(account, 1.0, bid_price, new, c[MAKER_FEE] * bid_price * new, True, mid[u - 1])
+                apply_fill(account, 1.0, bid_price, new, c[CONSTANT.maker_fee] * bid_price * new, True, mid[u - 1])
         if ask_active:
             ask, new = _side_update(c, ask_prices, ask_sizes, bid_prices, u, -1.0, ask_price, ask_limit, ask_remaining,
                                     ask_queue, ask_volume, ask)
             if new > 0:
-                apply_fill(account, -1.0, ask_price, new, c[MAKER_FEE] * ask_price * new, True, mid[u - 1])
+                apply_fill(account, -1.0, ask_price, new, c[CONSTANT.maker_fee] * ask_price * new, True, mid[u - 1])
     if bid_active:
         _side_end(orders, 0, bid_remaining, bid)
     if ask_active:
@@ -473,17 +454,18 @@ def _fill_segment(tape, c, orders, account, first, stop):
 def process_row(tape, c, orders, account, clock, to):
     """Process updates now+1 .. ``to`` of an instance: fills, queues, and the requests in flight
     that take effect, each segment between two activations at a time."""
-    while clock[NOW] < to:
+    while clock[CLOCK.now] < to:
         stop = to
         for side in range(2):
-            if orders[side, PENDING] > 0 and orders[side, PENDING_AT] <= to:
-                stop = min(stop, np.int64(orders[side, PENDING_AT]))
-        _fill_segment(tape, c, orders, account, clock[NOW], stop)
-        clock[NOW] = stop
-        due = (orders[0, PENDING] > 0 and orders[0, PENDING_AT] == stop,
-               orders[1, PENDING] > 0 and orders[1, PENDING_AT] == stop)
+            if orders[side, ORDER.pending] > 0 and orders[side, ORDER.pending_at] <= to:
+                stop = min(stop, np.int64(orders[side, ORDER.pending_at]))
+        _fill_segment(tape, c, orders, account, clock[CLOCK.now], stop)
+        clock[CLOCK.now] = stop
+        due = (orders[0, ORDER.pending] > 0 and orders[0, ORDER.pending_at] == stop,
+               orders[1, ORDER.pending] > 0 and orders[1, ORDER.pending_at] == stop)
         if due[0] or due[1]:
-            _activate(tape, c, orders, account, stop, due, (orders[0, PENDING_PRICE], orders[1, PENDING_PRICE]))
+            _activate(tape, c, orders, account, stop, due,
+                      (orders[0, ORDER.pending_price], orders[1, ORDER.pending_price]))
 
 
 @kernel(allocates=False)
@@ -495,16 +477,16 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
     inventory = account[ACCOUNT.inventory]
     if terminal:
         for side in range(2):
-            orders[side, ACTIVE] = 0.0
-            orders[side, PENDING] = 0.0
-        if not flatten_row(tape, c, orders, account, clock[NOW], scratch, failure):
+            orders[side, ORDER.active] = 0.0
+            orders[side, ORDER.pending] = 0.0
+        if not flatten_row(tape, c, orders, account, clock[CLOCK.now], scratch, failure):
             return False
-    now, start = clock[NOW], clock[STEP_STARTED]
+    now, start = clock[CLOCK.now], clock[CLOCK.step_started]
     time, mid = tape.time, tape.mid
     step[STEP.start], step[STEP.end], step[STEP.dt] = start, now, (time[now] - time[start]) * 1e-9
     step[STEP.mid_prev], step[STEP.mid] = mid[start], mid[now]
     step[STEP.inventory_prev], step[STEP.inventory] = account[ACCOUNT.mark_inventory], account[ACCOUNT.inventory]
-    step[STEP.order_size] = c[ORDER_SIZE]
+    step[STEP.order_size] = c[CONSTANT.order_size]
     step[STEP.realized] = account[ACCOUNT.realized] - account[ACCOUNT.mark_realized]
     step[STEP.fees] = account[ACCOUNT.fees] - account[ACCOUNT.mark_fees]
     equity = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid[now]
@@ -514,7 +496,7 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
     step[STEP.maker_sell_quantity] = account[ACCOUNT.step_maker_sold]
     step[STEP.taker_quantity] = account[ACCOUNT.step_taken]
     step[STEP.terminal], step[STEP.terminal_inventory] = terminal, inventory if terminal else 0.0
-    clock[STEP_STARTED] = now
+    clock[CLOCK.step_started] = now
     mark_step(account, mid[now])
     return True
 
@@ -522,12 +504,12 @@ def advance_row(tape, c, orders, account, clock, to, terminal, scratch, failure,
 @kernel(allocates=False)
 def reset_row(tape, c, orders, account, clock, start):
     """An instance starts at update ``start`` with no orders, no inventory and the initial cash."""
-    clock[NOW] = clock[STEP_STARTED] = start
+    clock[CLOCK.now] = clock[CLOCK.step_started] = start
     for side in range(2):
-        orders[side, ACTIVE] = orders[side, PENDING] = 0.0
-        orders[side, PRICE] = orders[side, PENDING_PRICE] = np.nan
+        orders[side, ORDER.active] = orders[side, ORDER.pending] = 0.0
+        orders[side, ORDER.price] = orders[side, ORDER.pending_price] = np.nan
     account[:] = 0.0
-    account[ACCOUNT.cash] = c[INITIAL_CASH]
+    account[ACCOUNT.cash] = c[CONSTANT.initial_cash]
     mark_step(account, tape.mid[start])
 
 
@@ -551,7 +533,7 @@ def _quote_rows(rows, prices, tape_fields, c, orders, account, clock):
     tape = Tape(*tape_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
-        quote_row(tape, c, orders[i], account[i], clock[i, NOW], prices[k, 0], prices[k, 1])
+        quote_row(tape, c, orders[i], account[i], clock[i, CLOCK.now], prices[k, 0], prices[k, 1])
 
 
 @kernel
@@ -564,7 +546,7 @@ def _market_orders(rows, side, quantities, tape_fields, c, orders, account, cloc
         quantity = min(quantities[k], _room(c, account[i], side))
         if not quantity > 0:
             account[i, ACCOUNT.refused] += 1.0
-        elif not _take(tape, c, orders[i], account[i], clock[i, NOW], _sign(side), quantity, scratch, failure[i]):
+        elif not _take(tape, c, orders[i], account[i], clock[i, CLOCK.now], _sign(side), quantity, scratch, failure[i]):
             return executed
         executed[k] = max(quantity, 0.0)
     return executed
@@ -575,7 +557,7 @@ def _flatten_rows(rows, tape_fields, c, orders, account, clock, failure, scratch
     tape = Tape(*tape_fields)
     for k in range(rows.shape[0]):
         i = rows[k]
-        if not flatten_row(tape, c, orders[i], account[i], clock[i, NOW], scratch, failure[i]):
+        if not flatten_row(tape, c, orders[i], account[i], clock[i, CLOCK.now], scratch, failure[i]):
             return
 
 
@@ -600,7 +582,7 @@ def _level_prices_rows(rows, levels, tape_fields, clock):
     prices = np.empty((rows.shape[0], 2))
     for k in range(rows.shape[0]):
         for side in range(2):
-            prices[k, side] = level_price(tape, clock[rows[k], NOW], side, levels[k, side])
+            prices[k, side] = level_price(tape, clock[rows[k], CLOCK.now], side, levels[k, side])
     return prices
 
 
@@ -629,7 +611,7 @@ class LobSim:
         self.config = config if config is not None else ExecutionConfig()
         self.batch = b = int(batch)
         self.constants = _constants(self.config)
-        self.orders = np.zeros((b, 2, N_ORDER_FIELDS))
+        self.orders = np.zeros((b, 2, len(ORDER)))
         self.account = np.zeros((b, N_ACCOUNT_FIELDS))
         self.clock = np.zeros((b, 2), dtype=np.int64)
         #: Per instance: 1 where a market order met too little depth, its signed quantity, the depth.
@@ -657,15 +639,15 @@ class LobSim:
 
     # ---------------------------------------------------------------- state
 
-    now = property(lambda self: self.clock[:, NOW])
-    active = property(lambda self: self.orders[:, :, ACTIVE] > 0)
-    price = property(lambda self: self.orders[:, :, PRICE])
-    size = property(lambda self: self.orders[:, :, SIZE])
-    remaining = property(lambda self: self.orders[:, :, REMAINING])
-    queue = property(lambda self: self.orders[:, :, QUEUE])
-    pending = property(lambda self: self.orders[:, :, PENDING] > 0)
-    pending_price = property(lambda self: self.orders[:, :, PENDING_PRICE])
-    pending_at = property(lambda self: self.orders[:, :, PENDING_AT].astype(np.int64))
+    now = property(lambda self: self.clock[:, CLOCK.now])
+    active = property(lambda self: self.orders[:, :, ORDER.active] > 0)
+    price = property(lambda self: self.orders[:, :, ORDER.price])
+    size = property(lambda self: self.orders[:, :, ORDER.size])
+    remaining = property(lambda self: self.orders[:, :, ORDER.remaining])
+    queue = property(lambda self: self.orders[:, :, ORDER.queue])
+    pending = property(lambda self: self.orders[:, :, ORDER.pending] > 0)
+    pending_price = property(lambda self: self.orders[:, :, ORDER.pending_price])
+    pending_at = property(lambda self: self.orders[:, :, ORDER.pending_at].astype(np.int64))
 
     @property
     def rows(self) -> SimRows:

@@ -24,28 +24,6 @@ from typing import Any, NamedTuple
 #: numpy arrays on the CPU, jax arrays in the JAX twin
 Array = Any
 
-# Columns of an order, SimRows.orders (B, 2, N_ORDER_FIELDS), one row per side (0 the bid, 1 the
-# ask); flags are 0.0 or 1.0. The resting order, then the request in flight (a NaN price: a cancel).
-ACTIVE, PRICE, SIZE, REMAINING, QUEUE, PENDING, PENDING_PRICE, PENDING_AT = range(8)
-N_ORDER_FIELDS = 8
-# Columns of SimRows.clock (B, 2) int64: the current update, the update the current step started at.
-NOW, STEP_STARTED = range(2)
-# Entries of LobSim.constants (the execution config; LOT_SIZE 0 for no lot grid).
-ORDER_SIZE, MAKER_FEE, TAKER_FEE, LATENCY_NS, LOT_SIZE, MAX_INVENTORY, PROBABILISTIC, LOG_QUEUE, QUEUE_POWER, \
-    INITIAL_CASH = range(10)
-
-# Columns of TaskRows.episode (B, 3) int64: the index of the current step in TaskTables.points,
-# that of the day's last action point, the last action (-1 before the first).
-CURSOR, LAST, LAST_ACTION = range(3)
-# Columns of TaskRows.values (B, 2): the episode's first mid, the last reward.
-FIRST_MID, LAST_REWARD = range(2)
-# Columns of a step's results (B, N_RESULTS): the reward, the vector reward, the end of the day (0/1), the cost.
-REWARD, PNL_OBJECTIVE, RISK_OBJECTIVE, COST_OBJECTIVE, TRUNCATED, COST = range(6)
-N_RESULTS = 6
-# Entries of the task's constants: the flatten action, the number of market features, the reward's code.
-FLATTEN_ACTION, N_FEATURES, REWARD_CODE = range(3)
-
-
 class Tape(NamedTuple):
     """The stream as the kernels read it (``LobSim.tape``): views of the stream's own arrays,
     memory maps included, and what is derived per update or trade."""
@@ -65,9 +43,9 @@ class Tape(NamedTuple):
 class SimRows(NamedTuple):
     """The makers of ``LobSim``, row b each."""
 
-    orders: Array   # (B, 2, N_ORDER_FIELDS) float64: the bid's and the ask's order and request
+    orders: Array   # (B, 2, len(ORDER)) float64: the bid's and the ask's order and request
     account: Array  # (B, N_ACCOUNT_FIELDS) float64: the accounting row (marketmaking.accounting)
-    clock: Array    # (B, 2) int64: NOW, STEP_STARTED
+    clock: Array    # (B, len(CLOCK)) int64
     failure: Array  # (B, 3) float64: 1 where a market order met too little depth, its signed quantity, the depth
 
 
@@ -83,8 +61,94 @@ class TaskTables(NamedTuple):
 class TaskRows(NamedTuple):
     """The task's rows besides the simulator's, row b each."""
 
-    episode: Array       # (B, 3) int64: CURSOR, LAST, LAST_ACTION
+    episode: Array       # (B, len(EPISODE)) int64
     running: Array       # (B, N_RUNNING_FIELDS): the running metrics (marketmaking.accounting)
     reward_state: Array  # (B, 2): the reward's state (the differential Sharpe ratio's moments)
-    values: Array        # (B, 2): FIRST_MID, LAST_REWARD
+    values: Array        # (B, len(VALUES)) float64
     stack: Array         # (B, W, D) float32: the observation window, the newest row last
+
+
+class OrderColumns(NamedTuple):
+    """The columns of an order, ``SimRows.orders`` (B, 2, len(ORDER)) float64, one row per side (0
+    the bid, 1 the ask); flags are 0.0 or 1.0. The resting order, then the request in flight."""
+
+    active: int
+    price: int
+    size: int
+    remaining: int
+    queue: int          # the size ahead of the order at its level
+    pending: int        # a request in flight
+    pending_price: int  # its price, NaN: a cancel
+    pending_at: int     # the update it arrives at
+
+
+class ClockColumns(NamedTuple):
+    """The columns of ``SimRows.clock`` (B, len(CLOCK)) int64."""
+
+    now: int           # the current update
+    step_started: int  # the update the current step started at
+
+
+class ConstantColumns(NamedTuple):
+    """The entries of ``LobSim.constants`` (float64): the execution config the kernels read."""
+
+    order_size: int
+    maker_fee: int
+    taker_fee: int
+    latency_ns: int
+    lot_size: int       # 0 for no lot grid
+    max_inventory: int
+    probabilistic: int  # 0.0 or 1.0: the probabilistic queue model
+    log_queue: int      # 0.0 or 1.0
+    queue_power: int
+    initial_cash: int
+
+
+class EpisodeColumns(NamedTuple):
+    """The columns of ``TaskRows.episode`` (B, len(EPISODE)) int64."""
+
+    cursor: int       # the index of the current step in TaskTables.points
+    last: int         # that of the day's last action point
+    last_action: int  # -1 before the first
+
+
+class ValueColumns(NamedTuple):
+    """The columns of ``TaskRows.values`` (B, len(VALUES)) float64."""
+
+    first_mid: int    # the episode's first mid
+    last_reward: int
+
+
+class ResultColumns(NamedTuple):
+    """The columns of a step's results (B, len(RESULT)) float64."""
+
+    reward: int
+    pnl_objective: int   # the vector reward
+    risk_objective: int
+    cost_objective: int
+    truncated: int       # the end of the day, 0.0 or 1.0
+    cost: int
+
+
+class TaskConstantColumns(NamedTuple):
+    """The entries of the task's constants (int64)."""
+
+    flatten_action: int
+    n_features: int   # the number of market features
+    reward_code: int  # the reward's code
+
+
+#: The columns of an order.
+ORDER = OrderColumns(*range(len(OrderColumns._fields)))
+#: The columns of the clock.
+CLOCK = ClockColumns(*range(len(ClockColumns._fields)))
+#: The entries of the execution constants.
+CONSTANT = ConstantColumns(*range(len(ConstantColumns._fields)))
+#: The columns of the task's episode row.
+EPISODE = EpisodeColumns(*range(len(EpisodeColumns._fields)))
+#: The columns of the task's values row.
+VALUES = ValueColumns(*range(len(ValueColumns._fields)))
+#: The columns of a step's results.
+RESULT = ResultColumns(*range(len(ResultColumns._fields)))
+#: The entries of the task's constants.
+TASK_CONSTANT = TaskConstantColumns(*range(len(TaskConstantColumns._fields)))

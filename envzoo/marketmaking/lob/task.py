@@ -32,30 +32,16 @@ from envzoo.marketmaking.accounting import (
 from envzoo.marketmaking.lob.params import MarketMakingParams, make_params
 from envzoo.marketmaking.lob.sim import LobSim, advance_row, flatten_row, level_price, quote_row, reset_row, work_arrays
 from envzoo.marketmaking.lob.state import (
-    ACTIVE,
-    COST,
-    COST_OBJECTIVE,
-    CURSOR,
-    FIRST_MID,
-    FLATTEN_ACTION,
-    INITIAL_CASH,
-    LAST,
-    LAST_ACTION,
-    LAST_REWARD,
-    MAX_INVENTORY,
-    N_RESULTS,
-    NOW,
-    ORDER_SIZE,
-    PNL_OBJECTIVE,
-    PRICE,
-    REMAINING,
-    REWARD,
-    REWARD_CODE,
-    RISK_OBJECTIVE,
-    SIZE,
-    TRUNCATED,
+    CLOCK,
+    CONSTANT,
+    EPISODE,
+    ORDER,
+    RESULT,
+    TASK_CONSTANT,
+    VALUES,
     SimRows,
     Tape,
+    TaskConstantColumns,
     TaskRows,
     TaskTables,
 )
@@ -72,68 +58,68 @@ _ROWS_PER_THREAD = 64  # an agent step of one instance takes a few microseconds
 def _push_row(tape, c, orders, account, clock, episode, values, features, stack):
     """Append the current step's observation row of one instance to its ``stack`` (window, D)."""
     f = features.shape[1]
-    mid = tape.mid[clock[NOW]]
-    notional = c[ORDER_SIZE] * mid
+    mid = tape.mid[clock[CLOCK.now]]
+    notional = c[CONSTANT.order_size] * mid
     row = stack.shape[0] - 1
     width = stack.shape[1]
     for w in range(row):  # (element by element: a slice copy would allocate)
         for j in range(width):
             stack[w, j] = stack[w + 1, j]
     out = stack[row]
-    market = features[episode[CURSOR]]
+    market = features[episode[EPISODE.cursor]]
     for j in range(width):
         out[j] = market[j] if j < f else 0.0
     inventory = account[ACCOUNT.inventory]
-    out[f] = inventory / c[MAX_INVENTORY]
+    out[f] = inventory / c[CONSTANT.max_inventory]
     out[f + 1] = (account[ACCOUNT.realized] - account[ACCOUNT.fees]) / notional
     out[f + 2] = inventory * (mid - account[ACCOUNT.average_price]) / notional  # unrealized PnL, average cost
     for side in range(2):
         order = orders[side]
-        if order[ACTIVE] > 0:
-            out[f + 3 + side] = order[PRICE] / mid - 1.0
-            out[f + 5 + side] = (order[SIZE] - order[REMAINING]) / order[SIZE]
-    if episode[LAST_ACTION] >= 0:
-        out[f + 7 + episode[LAST_ACTION]] = 1.0
-    out[-1] = values[LAST_REWARD]
+        if order[ORDER.active] > 0:
+            out[f + 3 + side] = order[ORDER.price] / mid - 1.0
+            out[f + 5 + side] = (order[ORDER.size] - order[ORDER.remaining]) / order[ORDER.size]
+    if episode[EPISODE.last_action] >= 0:
+        out[f + 7 + episode[EPISODE.last_action]] = 1.0
+    out[-1] = values[VALUES.last_reward]
 
 
 @kernel(allocates=False)
 def _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step, result, i):
     """One agent step of instance ``i``: the action's orders, the replay to the next action point
     (the day's last flattens), the reward, the running metrics, the observation row; the step's
-    results into ``result`` (N_RESULTS). False where a market order met too little depth. ``sim``
+    results into ``result`` (len(RESULT)). False where a market order met too little depth. ``sim``
     (:class:`~.state.SimRows`), ``tables`` (:class:`~.state.TaskTables`) and ``task``
     (:class:`~.state.TaskRows`) are unpacked here, and instance ``i``'s arrays handed on flat."""
     orders, account, clock, failure = sim.orders[i], sim.account[i], sim.clock[i], sim.failure[i]
     episode, running, reward_state, values, stack = (task.episode[i], task.running[i], task.reward_state[i],
                                                      task.values[i], task.stack[i])
-    now = clock[NOW]
-    if action == task_constants[FLATTEN_ACTION]:
+    now = clock[CLOCK.now]
+    if action == task_constants[TASK_CONSTANT.flatten_action]:
         quote_row(tape, c, orders, account, now, np.nan, np.nan)
         if not flatten_row(tape, c, orders, account, now, scratch, failure):
             return False
     elif action > 0:  # prices of the book's own levels: valid by construction
         quote_row(tape, c, orders, account, now, level_price(tape, now, 0, tables.pair_levels[action - 1, 0]),
                   level_price(tape, now, 1, tables.pair_levels[action - 1, 1]))
-    episode[CURSOR] += 1
-    end_of_day = episode[CURSOR] == episode[LAST]
-    to = tables.points[episode[CURSOR]]
+    episode[EPISODE.cursor] += 1
+    end_of_day = episode[EPISODE.cursor] == episode[EPISODE.last]
+    to = tables.points[episode[EPISODE.cursor]]
     if not advance_row(tape, c, orders, account, clock, to, end_of_day, scratch, failure, step):
         return False
-    reward = reward_of(task_constants[REWARD_CODE], tables.reward_parameters, reward_state, step)
-    pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * tape.mid[clock[NOW]] - c[INITIAL_CASH]
+    reward = reward_of(task_constants[TASK_CONSTANT.reward_code], tables.reward_parameters, reward_state, step)
+    pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * tape.mid[clock[CLOCK.now]] - c[CONSTANT.initial_cash]
     update_running(running, step, pnl)
-    episode[LAST_ACTION] = action
-    values[LAST_REWARD] = reward
+    episode[EPISODE.last_action] = action
+    values[VALUES.last_reward] = reward
     _push_row(tape, c, orders, account, clock, episode, values, tables.features, stack)
     notional = step[STEP.order_size] * step[STEP.mid_prev]
     inventory = step[STEP.inventory] / step[STEP.order_size]
-    result[REWARD] = reward
-    result[PNL_OBJECTIVE] = step[STEP.equity_change] / notional
-    result[RISK_OBJECTIVE] = -(inventory * inventory)
-    result[COST_OBJECTIVE] = -step[STEP.fees] / notional
-    result[TRUNCATED] = end_of_day
-    result[COST] = step[STEP.fees]
+    result[RESULT.reward] = reward
+    result[RESULT.pnl_objective] = step[STEP.equity_change] / notional
+    result[RESULT.risk_objective] = -(inventory * inventory)
+    result[RESULT.cost_objective] = -step[STEP.fees] / notional
+    result[RESULT.truncated] = end_of_day
+    result[RESULT.cost] = step[STEP.fees]
     return True
 
 
@@ -156,8 +142,9 @@ def _step_first(action, tape_fields, c, sim_fields, table_fields, task_fields, t
     tables, task = TaskTables(*table_fields), TaskRows(*task_fields)
     if _step_row(action, tape, c, sim, tables, task, task_constants, scratch, step, results[0], 0):
         account, running, values = sim.account[0], task.running[0], task.values[0]
-        pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * tape.mid[sim.clock[0, NOW]] - c[INITIAL_CASH]
-        running_metrics(running, account, pnl, c[ORDER_SIZE] * values[FIRST_MID], metrics)
+        mid = tape.mid[sim.clock[0, CLOCK.now]]
+        pnl = account[ACCOUNT.cash] + account[ACCOUNT.inventory] * mid - c[CONSTANT.initial_cash]
+        running_metrics(running, account, pnl, c[CONSTANT.order_size] * values[VALUES.first_mid], metrics)
 
 
 @kernel(allocates=False)
@@ -172,12 +159,12 @@ def _start_rows(rows, starts, tape_fields, c, sim_fields, table_fields, task_fie
         episode, running, reward_state, values, stack = (task.episode[i], task.running[i], task.reward_state[i],
                                                          task.values[i], task.stack[i])
         reset_row(tape, c, orders, account, clock, tables.points[starts[k]])
-        episode[CURSOR] = starts[k]
-        episode[LAST_ACTION] = -1
+        episode[EPISODE.cursor] = starts[k]
+        episode[EPISODE.last_action] = -1
         running[:] = 0.0
         reward_state[:] = 0.0
-        values[FIRST_MID] = tape.mid[clock[NOW]]
-        values[LAST_REWARD] = 0.0
+        values[VALUES.first_mid] = tape.mid[clock[CLOCK.now]]
+        values[VALUES.last_reward] = 0.0
         stack[:] = 0.0
         _push_row(tape, c, orders, account, clock, episode, values, tables.features, stack)
 
@@ -206,11 +193,11 @@ class MarketMakingTask(Task):
         self.reward_fn = make_reward(params.reward, **params.reward_kwargs)
         self.reward_fn.reset(batch)
         self.running = RunningMetrics(batch)
-        self.episode = np.zeros((batch, 3), dtype=np.int64)
-        self.episode[:, LAST_ACTION] = -1
-        self.values = np.ones((batch, 2))
+        self.episode = np.zeros((batch, len(EPISODE)), dtype=np.int64)
+        self.episode[:, EPISODE.last_action] = -1
+        self.values = np.ones((batch, len(VALUES)))
         self.stack = np.zeros((batch, params.window, len(params.observation_names)), dtype=np.float32)
-        self.results = np.zeros((batch, N_RESULTS))
+        self.results = np.zeros((batch, len(RESULT)))
         self._metrics = np.zeros(N_METRICS)
         self._single_work = self._work()
         # What the kernels read besides the simulator's own: the task's constant arrays and its state.
@@ -222,8 +209,9 @@ class MarketMakingTask(Task):
                                               self.reward_fn.parameters()))
         self._task_fields = tuple(TaskRows(self.episode, self.running.state, self.reward_fn.state, self.values,
                                            self.stack))
-        self._task_constants = np.array([params.flatten_action, len(params.feature_names), self.reward_fn.code],
-                                        dtype=np.int64)
+        self._task_constants = np.array(TaskConstantColumns(flatten_action=params.flatten_action,
+                                                            n_features=len(params.feature_names),
+                                                            reward_code=self.reward_fn.code), dtype=np.int64)
 
     def _work(self) -> tuple:
         """Scratch space of a step (the kernels allocate nothing): a market order's, a step row."""
@@ -246,7 +234,7 @@ class MarketMakingTask(Task):
     def start(self, rows, days) -> None:
         """Instances ``rows`` start an episode on ``days``: first action point, flat, no orders."""
         rows, days = np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(days, dtype=np.int64).reshape(-1)
-        self.episode[rows, LAST] = self.params.offsets[days + 1] - 1
+        self.episode[rows, EPISODE.last] = self.params.offsets[days + 1] - 1
         _start_rows(rows, np.ascontiguousarray(self.params.offsets[days]), self.core.tape_fields, self.core.constants,
                     self._sim_fields, self._table_fields, self._task_fields)
 
@@ -260,10 +248,10 @@ class MarketMakingTask(Task):
         over_row_ranges(step_rows, self.batch, _ROWS_PER_THREAD)
         self.core.raise_failure()
         results = self.results
-        return Transition(reward=results[:, REWARD].copy(),
-                          objectives=results[:, PNL_OBJECTIVE:COST_OBJECTIVE + 1].astype(np.float32),
-                          terminated=np.zeros(self.batch, dtype=bool), truncated=results[:, TRUNCATED] > 0,
-                          cost=results[:, COST].copy())
+        return Transition(reward=results[:, RESULT.reward].copy(),
+                          objectives=results[:, RESULT.pnl_objective:RESULT.cost_objective + 1].astype(np.float32),
+                          terminated=np.zeros(self.batch, dtype=bool), truncated=results[:, RESULT.truncated] > 0,
+                          cost=results[:, RESULT.cost].copy())
 
     def step_single(self, action, vector_reward: bool = False) -> tuple:
         _step_first(int(action), self.core.tape_fields, self.core.constants, self._sim_fields, self._table_fields,
@@ -280,7 +268,7 @@ class MarketMakingTask(Task):
         return self.core.accounting.equity(self.core.mid) - self.params.config.initial_cash
 
     def metrics(self) -> dict:
-        notional = self.params.config.order_size * self.values[:, FIRST_MID]
+        notional = self.params.config.order_size * self.values[:, VALUES.first_mid]
         return self.running.values(self.pnl(), notional, self.core.account)
 
     def observe(self) -> np.ndarray:
