@@ -489,7 +489,7 @@ def cmd_tour(args) -> int:
         silence_compiling_notice()
     progress = Progress(args.episodes * len(planned))
 
-    def finished(job: list[Run]) -> None:
+    def finished(job: list[Run], seconds: float) -> None:
         progress.label = envzoo.env_info(job[0].env_id).domain
         progress.done += args.episodes * len(job)
         progress.draw()

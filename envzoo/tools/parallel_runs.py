@@ -5,14 +5,15 @@ A run makes its own env and policy and seeds both, so the process it runs in doe
 result. What the runs in one process share is what takes time on a new machine: the compiled
 kernels (compiled or loaded on first use) and the data a domain builds once per process (the
 synthetic order book's features, a policy fitted at construction). So a job is one domain's runs,
-one after another in one process, and the jobs go to the worker processes with the domains that
-have the most kernel source first: they take longest to compile, and while they compile the
-other workers get through the rest.
+one after another in one process, and the jobs go to the worker processes longest first
+(:data:`JOB_SECONDS`): while the longest compile, the other workers get through the rest, and the
+last jobs to start are short, so the workers end together.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -47,37 +48,62 @@ def kernel_source_size(domain: str) -> int:
     return sum(path.stat().st_size for path in kernel_modules(domain))
 
 
+#: CPU seconds of each domain's job in a first ``envzoo tour`` (compiling included) on a 2-core
+#: x86-64 machine, as ``python benchmarks/first_run.py --job-seconds`` prints them (2026-12-05).
+#: They only order the jobs: a domain that is not here is estimated from its kernel source.
+JOB_SECONDS = {
+    "orbital": 36.7, "marketmaking": 27.1, "powergrid": 12.0, "crafter": 11.1, "promotion": 8.0,
+    "serverless": 6.6, "bazaar": 3.7, "trading": 2.4, "portfolio": 1.4, "swarm": 1.3, "routing": 1.2,
+    "scheduling": 0.5, "godot": 0.4, "rewardmachines": 0.1, "heavytails": 0.1, "text": 0.0,
+}
+
+#: Kernel source compiled per CPU second, about (the estimate for a domain not in JOB_SECONDS).
+KERNEL_BYTES_PER_SECOND = 5_000
+
+
+def estimated_seconds(domain: str) -> float:
+    """How long ``domain``'s tour job takes on a new machine: :data:`JOB_SECONDS`, or its kernel
+    source's compile time."""
+    return JOB_SECONDS.get(domain, kernel_source_size(domain) / KERNEL_BYTES_PER_SECOND)
+
+
 def jobs_by_domain(runs: list[Run]) -> list[list[Run]]:
-    """``runs`` grouped by domain, in their order within a domain; the domains with the most
-    kernel source first."""
+    """``runs`` grouped by domain, in their order within a domain; the longest jobs
+    (:func:`estimated_seconds`) first."""
     import envzoo
 
     jobs: dict[str, list[Run]] = {}
     for run in runs:
         jobs.setdefault(envzoo.env_info(run.env_id).domain, []).append(run)
-    return [jobs[domain] for domain in sorted(jobs, key=kernel_source_size, reverse=True)]
+    return [jobs[domain] for domain in sorted(jobs, key=estimated_seconds, reverse=True)]
 
 
-def play(job: list[Run], episodes: int, seed: int) -> list[list[EpisodeResult]]:
-    """Each run's ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...), one run after another."""
+def play(job: list[Run], episodes: int, seed: int) -> tuple[list[list[EpisodeResult]], float]:
+    """Each run's ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...), one run after
+    another, and the CPU seconds they took."""
     import envzoo
 
-    return [evaluate_policy(envzoo.env_info(run.env_id), run.policy, episodes, seed, run.max_steps) for run in job]
+    start = time.process_time()
+    results = [evaluate_policy(envzoo.env_info(run.env_id), run.policy, episodes, seed, run.max_steps)
+               for run in job]
+    return results, time.process_time() - start
 
 
 def play_all(runs: list[Run], episodes: int, seed: int, workers: int | None = None,
-             finished: Callable[[list[Run]], None] | None = None) -> dict[Run, list[EpisodeResult]]:
+             finished: Callable[[list[Run], float], None] | None = None) -> dict[Run, list[EpisodeResult]]:
     """Every run's results: :func:`play` of each of :func:`jobs_by_domain` in ``workers``
     processes (default :func:`~envzoo.core.compiled.worker_threads`, the CPUs this process may
-    use), or in this process where that is one; ``finished(job)`` is called as each job ends."""
+    use), or in this process where that is one; ``finished(job, cpu_seconds)`` is called as each
+    job ends."""
     jobs = jobs_by_domain(runs)
     workers = min(workers or worker_threads(), len(jobs))
     results: dict[Run, list[EpisodeResult]] = {}
     if workers <= 1:
         for job in jobs:
-            results.update(zip(job, play(job, episodes, seed)))
+            played, seconds = play(job, episodes, seed)
+            results.update(zip(job, played))
             if finished:
-                finished(job)
+                finished(job, seconds)
         return results
     # spawn, not fork: a forked worker would inherit this process's threads and numba state.
     # The workers compile quietly: this process says what is going on.
@@ -86,9 +112,10 @@ def play_all(runs: list[Run], episodes: int, seed: int, workers: int | None = No
         futures = {pool.submit(play, job, episodes, seed): job for job in jobs}
         try:
             for future in as_completed(futures):
-                results.update(zip(futures[future], future.result()))
+                played, seconds = future.result()
+                results.update(zip(futures[future], played))
                 if finished:
-                    finished(futures[future])
+                    finished(futures[future], seconds)
         except BaseException:  # a failed run (or Ctrl-C) ends the tour now, not after the other jobs
             pool.shutdown(cancel_futures=True)
             raise

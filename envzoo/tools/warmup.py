@@ -82,7 +82,7 @@ def warm_up(workers: int | None = None, report: Callable[[str], None] | None = N
 
     done = []
 
-    def finished(job: list[Run]) -> None:
+    def finished(job: list[Run], seconds: float) -> None:
         done.append(envzoo.env_info(job[0].env_id).domain)
         if report:
             report(f"{len(done)}/{len(domains)} {done[-1]}")

@@ -18,11 +18,18 @@ def test_the_domains_with_kernels_include_those_using_finances_kernels():
     assert any(path.parent.name == "finance" for path in parallel_runs.kernel_modules("portfolio"))
 
 
-def test_jobs_are_domains_the_most_kernel_source_first():
+def test_jobs_are_domains_the_longest_first(monkeypatch):
     runs = [parallel_runs.Run(env_id, "x") for env_id in
             ("envzoo/Trading-v1", "envzoo/Household-v0", "envzoo/Crafter-v1", "envzoo/TradingMO-v1")]
     jobs = parallel_runs.jobs_by_domain(runs)
     assert jobs == [[runs[2]], [runs[0], runs[3]], [runs[1]]]  # crafter, trading, text (no kernels)
+    # a domain not measured yet: estimated from its kernel source (crafter's is the larger)
+    monkeypatch.setattr(parallel_runs, "JOB_SECONDS", {"trading": 30.0})
+    assert parallel_runs.jobs_by_domain(runs) == [[runs[0], runs[3]], [runs[2]], [runs[1]]]
+
+
+def test_the_job_seconds_name_registered_domains_only():
+    assert set(parallel_runs.JOB_SECONDS) <= {entry.domain for entry in envzoo.list_envs()}
 
 
 def test_warm_up_compiles_in_workers_reports_and_marks(tmp_path, monkeypatch):
