@@ -74,6 +74,16 @@ def test_what_a_program_answers_is_checked_by_the_caller(output, failure):
         runner.Outcome([1, None], ("KeyError",))
 
 
+def test_the_cpu_limit_and_a_kill_are_told_apart():
+    """SIGXCPU at the CPU limit says so; a program that ignores SIGXCPU dies a second later by
+    SIGKILL, which the failure names as such (it is also what the machine's memory killer sends)."""
+    spin = "def solve():\n    while True:\n        pass"
+    assert run_solution(spin, [[]], wall_seconds=20.0).failure == \
+        f"it ran past the CPU-time limit of {runner.CPU_SECONDS} s"
+    ignoring = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n" + spin
+    assert run_solution(ignoring, [[]], wall_seconds=20.0).failure.startswith("it was killed (SIGKILL)")
+
+
 def test_the_seccomp_filter_is_well_formed():
     program = inside.seccomp_filter(inside.PROGRAM_DENIED, "x86_64")
     assert len(program) % 8 == 0 and len(program) // 8 == len(inside.PROGRAM_DENIED) + 6

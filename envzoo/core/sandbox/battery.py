@@ -153,7 +153,8 @@ ATTEMPTS = (
             "        threading.Thread(target=time.sleep, args=(60,)).start()\ndef solve():\n    return attempt(bomb)",
             lambda o, h: _one(o) == ["RuntimeError", None]),
     Attempt("memory bomb", "allocate 16 MiB blocks forever", "out of memory at the address-space limit",
-            "def solve():\n    hog = []\n    while True:\n        hog.append(bytearray(2**24))",
+            # bytes(n) maps zeroed pages untouched, so the address-space limit comes before the CPU limit
+            "def solve():\n    hog = []\n    while True:\n        hog.append(bytes(2**24))",
             lambda o, h: o.outputs is None and "ran out of memory" in o.failure, wall_seconds=20.0),
     Attempt("fill the disk", "write 512 KiB files until it fails", "no space left, after at most 64 MiB",
             "def solve():\n    count = 0\n    try:\n        while True:\n"

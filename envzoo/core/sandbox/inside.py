@@ -128,9 +128,13 @@ def install_filter(denied: tuple[str, ...]) -> bool:
 def _set_limits(limits: dict) -> None:
     import resource
 
-    for name, value in (("RLIMIT_CPU", limits["cpu_seconds"]), ("RLIMIT_AS", limits["memory_bytes"]),
-                        ("RLIMIT_FSIZE", limits["file_bytes"]), ("RLIMIT_NOFILE", limits["open_files"]),
-                        ("RLIMIT_CORE", 0), ("RLIMIT_NPROC", 0)):  # NPROC: not enforced for root
+    # The CPU limit's hard value is a second later, so that reaching it sends SIGXCPU and a
+    # SIGKILL means something else (the program ignored SIGXCPU, or the machine ran out of memory).
+    cpu = limits["cpu_seconds"]
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    for name, value in (("RLIMIT_AS", limits["memory_bytes"]), ("RLIMIT_FSIZE", limits["file_bytes"]),
+                        ("RLIMIT_NOFILE", limits["open_files"]), ("RLIMIT_CORE", 0),
+                        ("RLIMIT_NPROC", 0)):  # NPROC: not enforced for root
         resource.setrlimit(getattr(resource, name), (value, value))
 
 

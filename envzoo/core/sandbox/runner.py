@@ -154,8 +154,11 @@ def outcome(status: bytes, code: int, output: bytes, count: int, function: str, 
         return Outcome(None, failure=f"its results passed the limit of {OUTPUT_BYTES // 2**20} MiB")
     if status == inside.ENDED_WORKER:
         return Outcome(None, failure="it killed the sandbox's process that started it")
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+    if code == -signal.SIGXCPU:
         return Outcome(None, failure=f"it ran past the CPU-time limit of {CPU_SECONDS} s")
+    if code == -signal.SIGKILL:
+        return Outcome(None, failure=f"it was killed (SIGKILL): it ignored the CPU-time limit of {CPU_SECONDS} s "
+                                     "or the machine ran out of memory")
     crashed = Outcome(None, failure=f"it crashed (exit status {code})")
     try:
         results = json.loads(output.decode("utf-8"))
