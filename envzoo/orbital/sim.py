@@ -719,7 +719,8 @@ def _assess_pairs(rows, s, pairs, scratch):
 @kernel
 def _step_constellation(delta_v, return_to_slot, rows, s, pairs, burnt, refused, collision, hit, scratch):
     """Every satellite's step, then the sibling conjunctions inside it and the pairs' view."""
-    _step_rows(0, rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
+    # np.int64(0), not 0: a literal argument would compile _step_rows a second time, beside the batch's
+    _step_rows(np.int64(0), rows.step_index.shape[0], delta_v, return_to_slot, rows, s, burnt, refused, collision)
     _decide_pairs(rows, s, pairs, hit, scratch)
     _assess_pairs(rows, s, pairs, scratch)
 
