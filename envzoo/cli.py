@@ -424,6 +424,24 @@ def cmd_train(args) -> int:
     return 0
 
 
+def cmd_tune(args) -> int:
+    from envzoo.train.tune import default_output, tune, write_study
+
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    study = tune(args.id, args.algo, args.trials, args.timesteps, args.evaluations, args.episodes, args.seed,
+                 args.hyperparams, log=log)
+    print(f"{'trial':>5}  {'state':<8}  {'validation return':>17}  values")
+    for trial in study.trials:
+        value = "" if trial.value is None else f"{trial.value:.4g}"
+        shown = ", ".join(f"{key}={value}" for key, value in trial.params.items()) or trial.failure
+        print(f"{trial.number:>5}  {trial.state:<8}  {value:>17}  {shown}")
+    command = f"envzoo tune {args.id} --algo {args.algo} --trials {args.trials} --timesteps {study.timesteps}"
+    path = write_study(study, args.out or default_output(args.id, args.algo), command)
+    print(f"best: trial {study.best.number} ({study.best.value:.4g}); wrote {path}: train with "
+          f"`envzoo train {args.id} --algo {args.algo} --hyperparams {path}`")
+    return 0
+
+
 def cmd_sweep(args) -> int:
     from envzoo.train.sweep import plan, sweep
 
@@ -805,6 +823,19 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--ray-address", help="run RLlib on this Ray cluster, `auto` for this machine's (default: "
                                                 "start a Ray of the run's own)")
     training.set_defaults(run=cmd_train)
+
+    tuning = commands.add_parser("tune", help="search an algorithm's hyperparameters on an id (Optuna; extra `train`)")
+    tuning.add_argument("id", help="an envzoo id")
+    tuning.add_argument("--algo", required=True, help="ppo, maskable-ppo or a2c (rl-baselines3-zoo's search spaces)")
+    tuning.add_argument("--trials", type=_positive, default=20, help="trials (20)")
+    tuning.add_argument("--timesteps", type=_positive, help="steps per trial (default: the block's n_timesteps)")
+    tuning.add_argument("--evaluations", type=_positive, default=5,
+                        help="validations along each trial, where the pruner may stop it (5)")
+    tuning.add_argument("--episodes", type=_positive, default=5, help="episodes per validation (5)")
+    tuning.add_argument("--seed", type=int, default=0, help="seed of the sampler and of every trial's training (0)")
+    tuning.add_argument("--hyperparams", help=HYPERPARAMS_HELP + " (the block the search starts from)")
+    tuning.add_argument("--out", help="the hyperparameter file written (default: ./tuned-NAME-ALGO.yml)")
+    tuning.set_defaults(run=cmd_tune)
 
     sweeping = commands.add_parser("sweep", help="train ids x algorithms x seeds as Ray tasks (extra `rllib`)")
     sweeping.add_argument("--ids", nargs="+", required=True, help="envzoo ids")

@@ -13,12 +13,13 @@ from envzoo.tools.rollout import evaluate
 from envzoo.leaderboard.results import EVAL_SEED, Evaluation
 
 
-def evaluation(env_id: str, make_policy, env_kwargs: dict, episodes: int) -> Evaluation:
-    """``episodes`` episodes of ``make_policy(env)`` on seeds ``EVAL_SEED, EVAL_SEED + 1, ...``:
-    their returns (in the env's own units) and final metrics."""
-    results = evaluate(lambda: envzoo.make(env_id, **env_kwargs), make_policy, episodes, EVAL_SEED)
+def evaluation(env_id: str, make_policy, env_kwargs: dict, episodes: int, first_seed: int = EVAL_SEED) -> Evaluation:
+    """``episodes`` episodes of ``make_policy(env)`` on seeds ``first_seed, first_seed + 1, ...``
+    (the leaderboard's, ``EVAL_SEED``, unless told): their returns (in the env's own units) and
+    final metrics."""
+    results = evaluate(lambda: envzoo.make(env_id, **env_kwargs), make_policy, episodes, first_seed)
     names = sorted({name for result in results for name in result.metrics})
-    return Evaluation(seeds=tuple(range(EVAL_SEED, EVAL_SEED + episodes)),
+    return Evaluation(seeds=tuple(range(first_seed, first_seed + episodes)),
                       returns=tuple(float(np.sum(result.episode_return)) for result in results),
                       metrics={name: tuple(result.metrics.get(name, float("nan")) for result in results)
                                for name in names})

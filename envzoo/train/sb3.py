@@ -86,7 +86,7 @@ class SB3Learner:
             self.env = VecUnitActions(self.env)
         if checkpoint is None:
             self.model = algorithm(_policy(config.policy), self.env, seed=seed, verbose=0, device="cpu",
-                                   **config.algo_kwargs)
+                                   **_with_activation_class(config.algo_kwargs))
         else:
             self.model = algorithm.load(checkpoint / "model.zip", env=self.env, device="cpu")
         if entry.is_multi_agent:
@@ -163,6 +163,20 @@ def _algorithm(entry, algo: str, space, choice: bool = False):
         raise TrainingError(f"MaskablePPO needs a single-agent env that reports info['action_mask']; "
                             f"{entry.id} does not. Pick --algo ppo")
     return getattr(require("train", module), name)
+
+
+def _with_activation_class(algo_kwargs: dict) -> dict:
+    """``algo_kwargs`` with ``policy_kwargs.activation_fn`` given by its torch.nn class name in the
+    hyperparameter file (``Tanh``, ``ReLU``, ...) replaced by the class, which SB3 takes."""
+    name = algo_kwargs.get("policy_kwargs", {}).get("activation_fn")
+    if not isinstance(name, str):
+        return algo_kwargs
+    nn = require("train", "torch.nn")
+    activation = getattr(nn, name, None)
+    if not (isinstance(activation, type) and issubclass(activation, nn.Module)):
+        raise TrainingError(f"policy_kwargs.activation_fn {name!r} is no torch.nn module; give a class name such "
+                            f"as Tanh, ReLU, ELU or LeakyReLU")
+    return {**algo_kwargs, "policy_kwargs": {**algo_kwargs["policy_kwargs"], "activation_fn": activation}}
 
 
 def _policy(name: str):
