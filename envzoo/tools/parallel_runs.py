@@ -13,8 +13,10 @@ last jobs to start are short, so the workers end together.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
@@ -22,6 +24,25 @@ from pathlib import Path
 
 from envzoo.core.compiled import PACKAGE_FOLDER, dependency_files, silence_compiling_notice, worker_threads
 from envzoo.tools.rollout import EpisodeResult, evaluate_policy
+
+
+@contextmanager
+def _without_huge_pages():
+    """Workers started inside see ``NUMPY_MADVISE_HUGEPAGE=0`` (unless the user set it): numpy
+    asks Linux for huge pages for large arrays, and where the kernel compacts memory to find them
+    (``transparent_hugepage/defrag`` = madvise, the common setting) a short-lived worker pays more
+    system time than the pages save (1.5 of 2.3 CPU seconds in building the synthetic order
+    book's features)."""
+    saved = os.environ.get(_HUGE_PAGES)
+    os.environ.setdefault(_HUGE_PAGES, "0")
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[_HUGE_PAGES]
+
+
+_HUGE_PAGES = "NUMPY_MADVISE_HUGEPAGE"
 
 
 @dataclass(frozen=True)
@@ -107,8 +128,8 @@ def play_all(runs: list[Run], episodes: int, seed: int, workers: int | None = No
         return results
     # spawn, not fork: a forked worker would inherit this process's threads and numba state.
     # The workers compile quietly: this process says what is going on.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=silence_compiling_notice) as pool:
+    with _without_huge_pages(), ProcessPoolExecutor(max_workers=workers, initializer=silence_compiling_notice,
+                                                    mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(play, job, episodes, seed): job for job in jobs}
         try:
             for future in as_completed(futures):

@@ -74,3 +74,16 @@ def test_a_first_tour_says_once_that_it_compiles_then_marks_the_machine_warm(mon
     err = capsys.readouterr().err
     assert err.startswith(warmup.COMPILING_LINE) and err.count("envzoo: compiling") == 1
     assert marked == [True]
+
+
+def test_workers_start_without_numpys_huge_pages_unless_the_user_chose(monkeypatch):
+    import os
+
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    with parallel_runs._without_huge_pages():
+        assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
+    assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    with parallel_runs._without_huge_pages():
+        assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "1"
+    assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "1"
