@@ -56,19 +56,21 @@ def id_table(results: list[RunResult], env_id: str) -> Table:
         scores = np.array([[r.normalized_score for r in runs]]).T
         low, high = stats.interval("mean", scores) if len(runs) > 1 else (scores[0, 0], scores[0, 0])
         budget = f"{int(np.median([r.timesteps for r in runs])):,}"
-        rows.append((name, str(len(runs)), budget, f"{returns.mean():.4g} ± {returns.std():.2g}",
+        wall = f"{np.median([r.wall_seconds for r in runs]) / 60:.1f}"
+        rows.append((name, str(len(runs)), budget, wall, f"{returns.mean():.4g} ± {returns.std():.2g}",
                      f"{scores.mean():.2f} {_interval(low, high)}"))
     reference = mine[0]
     for name, evaluation in sorted(reference.references.items(), key=lambda item: -reference.scored_return(item[1])):
         scored = reference.scored_return(evaluation)
-        rows.append((f"reference: {name}", "–", "–", f"{scored:.4g}", f"{reference.normalize(scored):.2f}"))
+        rows.append((f"reference: {name}", "–", "–", "–", f"{scored:.4g}", f"{reference.normalize(scored):.2f}"))
     episodes = len(reference.evaluation.seeds)
     constrained = "" if reference.constraint is None else (
         f" (constrained return: an episode with {reference.constraint.metric} counts as "
         f"{reference.constraint.infeasible_return:g})")
     return Table(f"{env_id}: {episodes} evaluation episodes per run; score 0 = {reference.floor}, 1 = {reference.best_reference}"
                  f"{constrained}",
-                 ("entrant", "runs", "budget (steps)", "mean return", "normalized score [95 % CI]"), tuple(rows))
+                 ("entrant", "runs", "budget (steps)", "wall time (min, a run)", "mean return",
+                  "normalized score [95 % CI]"), tuple(rows))
 
 
 def metrics_table(results: list[RunResult], env_id: str, metrics: list[str], reps: int = BOOTSTRAP_REPS) -> Table:
