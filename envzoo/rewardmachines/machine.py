@@ -104,6 +104,12 @@ class Edge:
             return self.reward
         return max(0.0, float(self.reward - self.slope * clock_value))
 
+    def reward_text(self) -> str:
+        """The reward as the format writes it: ``0.5`` or ``1 - 0.04*x``."""
+        if self.reward_clock is None:
+            return f"{self.reward:g}"
+        return f"{self.reward:g} - {self.slope:g}*{self.reward_clock}"
+
     def zero_from(self) -> int:
         """The smallest integer clock value from which a clock-dependent reward pays 0."""
         return math.ceil(self.reward / self.slope)

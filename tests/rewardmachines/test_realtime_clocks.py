@@ -7,9 +7,12 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 
+import gymnasium
 import numpy as np
 import pytest
 
+import envzoo  # noqa: F401
+from envzoo.rewardmachines.learning import learning_curve
 from envzoo.rewardmachines.machine import CompiledMachine, parse_trm
 from envzoo.rewardmachines.params import make_params
 from envzoo.rewardmachines.realtime import RegionMachine, delay_for, ordered_partitions, region_of
@@ -139,3 +142,12 @@ def test_the_two_clock_delivery_ids_observe_regions_and_their_order():
         assert tables.observed_config(tables.state_of[config], tables.clocks_of[config]) == config
     config = tables.config(1, (Fraction(7, 2), Fraction(5, 4)))
     assert tables.clock_text(config) == "x in (3, 4) y in (1, 2) frac y < frac x"
+
+
+@pytest.mark.parametrize("semantics, episodes", [("digital", 200), ("real-time", 60)])
+def test_q_learning_plain_and_imagining_learn_the_two_clock_delivery(semantics, episodes):
+    env = gymnasium.make("envzoo/DeliveryTRMTwoClocks-v0")
+    imagining = learning_curve(env, True, episodes, seed=0, evaluate_every=episodes, semantics=semantics)
+    plain = learning_curve(env, False, episodes, seed=0, evaluate_every=episodes, semantics=semantics)
+    assert imagining.values[-1] > 0.5 * imagining.optimum
+    assert plain.optimum == imagining.optimum and plain.values[-1] < imagining.values[-1]
