@@ -82,6 +82,15 @@ def delay_choices(clocks: int) -> int:
     return max(len(DELAY_CHOICES), 2 * clocks + 1)
 
 
+def delay_choice_names(clocks: int) -> tuple[str, ...]:
+    """The names of the delay choices of a machine with ``clocks`` clocks, by index:
+    :data:`DELAY_CHOICES` for one clock at most, else ``none``, ``to-integer 1``,
+    ``past-integer 1``, ``to-integer 2``, ..."""
+    if clocks <= 1:
+        return DELAY_CHOICES
+    return ("none", *(f"{kind} {i}" for i in range(1, clocks + 1) for kind in ("to-integer", "past-integer")))
+
+
 def _fraction(value: Fraction) -> Fraction:
     return value - (value.numerator // value.denominator)
 

@@ -125,3 +125,10 @@ def test_the_learners_take_the_faces_semantics():
     assert curve.optimum == pytest.approx(start_value(mdp, value_iteration(mdp, DISCOUNT)[0]))
     with pytest.raises(ValueError, match="semantics='digital'"):
         learning_curve(env, True, 1, semantics="digital")
+
+
+def test_every_action_of_two_clocks_has_its_name():
+    names = gymnasium.make("envzoo/DeliveryTRMTwoClocksRealTime-v0").unwrapped.task.action_names()
+    assert len(names) == 25 and names[:5] == ["up with delay none", "up with delay to-integer 1",
+                                              "up with delay past-integer 1", "up with delay to-integer 2",
+                                              "up with delay past-integer 2"]
