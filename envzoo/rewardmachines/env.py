@@ -1,5 +1,6 @@
-"""The timed-reward-machine faces: the product face (``OfficeTRM-v0``, ``DeliveryTRM-v0``,
-``FrozenLakeTRM-v0``, ``DeliveryTRMRealTime-v0``) and the non-Markovian one (``OfficeTRMHidden-v0``)."""
+"""The timed-reward-machine faces: the product face (``OfficeTRM-v0``, ``DeliveryTRM-v0``, the two-clock
+``DeliveryTRMTwoClocks-v0``, ``FrozenLakeTRM-v0``, and their real-time ``DeliveryTRMRealTime-v0`` and
+``DeliveryTRMTwoClocksRealTime-v0``) and the non-Markovian one (``OfficeTRMHidden-v0``)."""
 
 from __future__ import annotations
 
@@ -48,13 +49,20 @@ class TRMEnv(TaskEnv):
     ({0}, (0, 1), {1}, ..., {C}, beyond C) decides every guard, and these three choices reach
     every region a delay in [0, 1) reaches, so the region abstraction
     (``envzoo.rewardmachines.realtime``) is exact: the env steps it, and its optimal values are
-    the real-time optimum. Real time handles machines with one clock at most.
+    the real-time optimum. With k clocks (``DeliveryTRMTwoClocksRealTime-v0``: two) a region
+    also holds the order of the clocks' fractional parts and there are 2k + 1 delay choices:
+    ``none``, then for each group of clocks with equal fractional part, in the order they reach
+    their next integer, "to it" and "past it" (``envzoo.rewardmachines.realtime`` says exactly).
+    An edge's reward may fall with a clock (``reward 1 - 0.04*x``: ``max(0, 1 - 0.04 x)``); in
+    real time the region product pays it at the region's corner, the supremum of what delays
+    reach (machines with one clock).
 
     ## Action Space
 
     Digital: ``Discrete(5)``: 0 up, 1 right, 2 down, 3 left, 4 wait. Real time:
     ``Discrete(15)``: action ``3 * move + delay`` with ``move`` as above and ``delay`` 0
-    ``none``, 1 ``to-integer``, 2 ``past-integer`` (the delay is waited before the move). A move
+    ``none``, 1 ``to-integer``, 2 ``past-integer`` (the delay is waited before the move);
+    ``Discrete(5 * (2k + 1))`` for k clocks, ``(2k + 1) * move + delay``. A move
     into a wall stays put. With ``slip`` > 0 a move goes sideways with probability ``slip``
     (half to each side); waiting never slips.
 
@@ -66,7 +74,9 @@ class TRMEnv(TaskEnv):
     at its largest constant C + 1 (``C + 2`` values). Real time: the clock's region index
     (``2C + 2`` values): ``2k`` when the clock is exactly k, ``2k + 1`` when it is strictly
     between k and k + 1, ``2C + 1`` when it is beyond C (its exact value, a fraction, is
-    not observed; the region is all a guard reads).
+    not observed; the region is all a guard reads); with two clocks or more one more column,
+    the index of the order of the fractional parts of the clocks between integers
+    (``RegionMachine.clock_text`` writes it out, e.g. ``frac y < frac x``).
 
     ## Rewards
 
@@ -98,10 +108,13 @@ class TRMEnv(TaskEnv):
     Shipped specifications: office ``coffee-then-mail`` (coffee to the office within 12 steps
     of the pickup, then the mail), ``timely-coffee`` (1, 0.5 or 0.1 by the serving time, 0.01
     per step), ``coffee-and-mail`` (both in either order, then the office, within 24 steps),
-    ``deliver-coffee`` (untimed); delivery ``pickup-deliver`` (A to D, 1 within 12 steps of the
+    ``deliver-coffee`` (untimed), ``hot-coffee`` (``1 - 0.04*x``, x the time since the pickup);
+    delivery ``pickup-deliver`` (A to D, 1 within 12 steps of the
     pickup, 0.2 later), ``two-rides`` (A to B, then C to D, each within 10 steps),
     ``pickup-window`` (pick up at B between steps 15 and 20, then drop at C), ``precise-drop``
-    (A to D strictly between 10 and 11 time units: only a real-time delay meets it); frozenlake
+    (A to D strictly between 10 and 11 time units: only a real-time delay meets it),
+    ``two-deadlines`` (two clocks: A within 8 of the start, C strictly 4 to 5 after the pickup
+    and within 12 of the start); frozenlake
     ``goal-deadline`` (the goal within 20 steps), ``goal`` (untimed), ``goal-soon`` (1, 0.5,
     0.25 by the arrival time).
 

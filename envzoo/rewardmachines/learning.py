@@ -27,7 +27,7 @@ import numpy as np
 
 from envzoo.rewardmachines.params import SEMANTICS
 from envzoo.rewardmachines.planning import ProductMDP, policy_values, start_value, value_iteration
-from envzoo.rewardmachines.realtime import RealTimeWorld, RegionMachine, delay_for
+from envzoo.rewardmachines.realtime import RealTimeWorld, RegionMachine
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def run_realtime_episode(world: RealTimeWorld, learner: QLearner) -> float:
     while not done:
         action = learner.act(cell, config)
         move, choice = divmod(action, choices)
-        next_cell, next_config, reward, terminated, truncated = world.step(move, delay_for(world.clock, choice))
+        next_cell, next_config, reward, terminated, truncated = world.step(move, world.delay(choice))
         learner.learn(cell, config, action, reward, next_cell, next_config, terminated)
         cell, config, total, done = next_cell, next_config, total + reward, terminated or truncated
     return total

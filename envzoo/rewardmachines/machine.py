@@ -21,10 +21,14 @@ One statement a line; ``#`` starts a comment; blank lines are ignored. Names are
     u1 -> done on office if x <= 10 reward 1
     u1 -> late on any if x > 10
 
-An edge ``FROM -> TO on EVENT [if GUARD] [reset CLOCK ...] [reward NUMBER]``: ``EVENT`` is a
+An edge ``FROM -> TO on EVENT [if GUARD] [reset CLOCK ...] [reward REWARD]``: ``EVENT`` is a
 label of the world (``coffee``, ``office``...), ``any`` (every step) or ``none`` (a step onto
 an unlabelled cell); ``GUARD`` is comparisons ``CLOCK OP INTEGER`` joined by ``and``, with
-``OP`` one of ``< <= == >= >``. The reward of an edge without ``reward`` is 0.
+``OP`` one of ``< <= == >= >``. ``REWARD`` is a number, or ``A - B*CLOCK`` with numbers A, B > 0
+(spaces around ``-`` optional, none around ``*``): a reward for timeliness that falls by B per
+time unit of the clock and pays ``max(0, A - B * CLOCK)``, the clock read when the edge fires
+(advanced by the step, before its resets); ``reward 10 - 0.5*x`` pays 10 at x = 0 and nothing
+from x = 20 on. The reward of an edge without ``reward`` is 0.
 
 What one step does: the clocks advance by 1; the first edge out of the current state, in the
 order of the file, whose event matches the new cell's label and whose guard holds fires: the
@@ -37,7 +41,8 @@ Digital clocks
 --------------
 
 A clock never compared with a constant above C cannot tell C + 1 from any larger value, so each
-clock is capped at its largest constant + 1 without changing a single reward
+clock is capped at its largest constant + 1 without changing a single reward (a reward
+``A - B*CLOCK`` counts as the constant ceil(A / B), from which it pays 0)
 (:class:`CompiledMachine`): the machine becomes a finite deterministic automaton over
 *configurations* (state, clock values), the product with the grid a finite MDP that value
 iteration solves exactly (:mod:`envzoo.rewardmachines.planning`).
@@ -46,6 +51,7 @@ iteration solves exactly (:mod:`envzoo.rewardmachines.planning`).
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import re
 from dataclasses import dataclass
@@ -88,6 +94,25 @@ class Edge:
     resets: tuple[str, ...]
     reward: float
     line: int
+    #: A reward ``reward - slope * clock`` (never below 0) reads this clock; None: a constant reward.
+    reward_clock: str | None = None
+    slope: float = 0.0
+
+    def pay(self, clock_value=0) -> float:
+        """The reward when the edge fires with its reward clock at ``clock_value``."""
+        if self.reward_clock is None:
+            return self.reward
+        return max(0.0, float(self.reward - self.slope * clock_value))
+
+    def reward_text(self) -> str:
+        """The reward as the format writes it: ``0.5`` or ``1 - 0.04*x``."""
+        if self.reward_clock is None:
+            return f"{self.reward:g}"
+        return f"{self.reward:g} - {self.slope:g}*{self.reward_clock}"
+
+    def zero_from(self) -> int:
+        """The smallest integer clock value from which a clock-dependent reward pays 0."""
+        return math.ceil(self.reward / self.slope)
 
 
 @dataclass(frozen=True)
@@ -116,11 +141,14 @@ class TimedRewardMachine:
         return frozenset(edge.event for edge in self.edges) - {ANY, NONE}
 
     def clock_caps(self) -> tuple[int, ...]:
-        """Each clock's largest constant in a guard + 1: the value that stands for all larger."""
+        """Each clock's largest constant in a guard (or where a reward reading it reaches 0) + 1:
+        the value that stands for all larger."""
         caps = {clock: 1 for clock in self.clocks}
         for edge in self.edges:
             for term in edge.guard:
                 caps[term.clock] = max(caps[term.clock], term.constant + 1)
+            if edge.reward_clock:
+                caps[edge.reward_clock] = max(caps[edge.reward_clock], edge.zero_from() + 1)
         return tuple(caps[clock] for clock in self.clocks)
 
     def check_labels(self, labels) -> None:
@@ -135,14 +163,20 @@ class TimedRewardMachine:
         labelled ``label`` (None: unlabelled): the next state, clock values and reward. A step
         takes ``elapsed`` time units: 1 over digital clocks, 1 + the agent's delay in real time
         (:mod:`envzoo.rewardmachines.realtime`; clocks are then exact fractions)."""
+        return self.transition(state, clocks, label, elapsed)[1:]
+
+    def transition(self, state: str, clocks: tuple, label: str | None, elapsed=1) -> tuple:
+        """:meth:`fire` with the edge that fired first (None where none did): (edge, next
+        state, clock values, reward)."""
         advanced = tuple(value + elapsed for value in clocks)
         for edge in self.edges:
             if edge.source != state or not _matches(edge.event, label):
                 continue
             if all(term.holds(advanced[self.clocks.index(term.clock)]) for term in edge.guard):
                 after = tuple(0 if clock in edge.resets else value for clock, value in zip(self.clocks, advanced))
-                return edge.target, after, edge.reward
-        return state, advanced, self.step_rewards.get(state, 0.0)
+                paid = edge.pay(advanced[self.clocks.index(edge.reward_clock)] if edge.reward_clock else 0)
+                return edge, edge.target, after, paid
+        return None, state, advanced, self.step_rewards.get(state, 0.0)
 
 
 def _matches(event: str, label: str | None) -> bool:
@@ -253,7 +287,7 @@ def _parse_edge(number, raw, words, clocks, fail, name, number_of) -> Edge:
         fail(number, raw, "an edge needs its event after the target: FROM -> TO on EVENT (a label, 'any' or 'none')")
     event = name(number, raw, rest[1], "event")
     rest = rest[2:]
-    guard, resets, reward = [], [], 0.0
+    guard, resets, reward, reward_clock, slope = [], [], 0.0, None, 0.0
     seen = set()
     while rest:
         part = rest[0]
@@ -274,11 +308,31 @@ def _parse_edge(number, raw, words, clocks, fail, name, number_of) -> Edge:
                     fail(number, raw, f"reset of the unknown clock {clock!r}; the clocks are {clocks or 'none'} "
                                       "(declare them first with 'clocks ...')")
             resets = body
-        else:
-            if len(body) != 1:
-                fail(number, raw, "'reward' takes one number")
+        elif len(body) == 1 and _LINEAR.match(body[0]) is None:
             reward = number_of(number, raw, body[0], "the reward")
-    return Edge(source, target, event, tuple(guard), tuple(resets), reward, number)
+        else:
+            reward, reward_clock, slope = _parse_linear_reward(number, raw, body, clocks, fail)
+    return Edge(source, target, event, tuple(guard), tuple(resets), reward, number, reward_clock, slope)
+
+
+_NUMBER = r"\d+(?:\.\d*)?|\.\d+"
+_LINEAR = re.compile(rf"(?P<start>{_NUMBER})-(?P<slope>{_NUMBER})\*(?P<clock>[A-Za-z_][A-Za-z0-9_\-]*)\Z")
+
+
+def _parse_linear_reward(number, raw, body, clocks, fail) -> tuple[float, str, float]:
+    """(A, CLOCK, B) of a reward ``A - B*CLOCK``."""
+    match = _LINEAR.match("".join(body))
+    if match is None:
+        fail(number, raw, f"'reward' takes a number or 'A - B*CLOCK' (a reward falling with a clock, paid as "
+                          f"max(0, A - B*CLOCK), A and B > 0, e.g. 'reward 10 - 0.5*x'), got {' '.join(body)!r}")
+    start, slope, clock = float(match["start"]), float(match["slope"]), match["clock"]
+    if clock not in clocks:
+        fail(number, raw, f"the reward reads the unknown clock {clock!r}; the clocks are {clocks or 'none'} "
+                          "(declare them first with 'clocks ...')")
+    if start <= 0 or slope <= 0:
+        fail(number, raw, f"in 'reward A - B*CLOCK' A and B must be > 0 (it pays A at 0 and falls by B per time "
+                          f"unit to 0), got A = {start:g}, B = {slope:g}")
+    return start, clock, slope
 
 
 def _parse_guard(number, raw, body, clocks, fail) -> list[Comparison]:

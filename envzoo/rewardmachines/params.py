@@ -52,7 +52,7 @@ def make_params(world: str = "office", spec: str = "coffee-then-mail", slip: flo
         start: ``"random"``: each episode starts on a free unlabelled cell drawn uniformly;
             ``"fixed"``: on the map's start cell.
         semantics: ``"digital"`` (integer clocks: an action is a move) or ``"real-time"``
-            (real clocks: an action is a move and a delay choice; machines with one clock at most).
+            (real clocks: an action is a move and a delay choice, 2 * clocks + 1 of them, 3 at least).
     """
     if not isinstance(world, str) or world not in MAPS:
         raise ValueError(f"world must be one of {sorted(MAPS)}, got {world!r}")

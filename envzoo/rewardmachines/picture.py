@@ -99,7 +99,7 @@ def machine_graph(machine, path: str) -> None:
                                        connectionstyle=f"arc3,rad={bend}"))
         guard = " and ".join(f"{t.clock}{t.op}{t.constant}" for t in edge.guard)
         resets = f"\n{', '.join(edge.resets)}:=0" if edge.resets else ""
-        text = edge.event + (f"\n[{guard}]" if guard else "") + resets + (f"\nr={edge.reward:g}" if edge.reward else "")
+        text = edge.event + (f"\n[{guard}]" if guard else "") + resets + (f"\nr={edge.reward_text()}" if edge.reward else "")
         # The middle of the arc: half-way to the control point of matplotlib's arc3.
         mx, my, dx, dy = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
         axes.text(mx + bend * dy / 2, my - bend * dx / 2, text, fontsize=7, ha="center", va="center", zorder=6,

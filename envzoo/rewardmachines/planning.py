@@ -57,6 +57,8 @@ class ProductMDP:
         self.config = np.moveaxis(tables[:, choice, labels], 0, 1)                   # (S, M, A, K)
         self.reward = np.moveaxis(rewards[:, choice, labels], 0, 1)
         self.continues = ~machine.terminal[self.config]
+        #: The successor's index in the flattened values (S * M): one gather per backup.
+        self.successor = self.cell * machine.size + self.config
         self.terminal = machine.terminal
         #: The start cells (equally likely) and the initial configuration.
         self.start_cells, self.initial = params.start_cells, machine.initial
@@ -64,7 +66,7 @@ class ProductMDP:
     def backup(self, values: np.ndarray, discount: float) -> np.ndarray:
         """Q (S, M, A) of the values V (S, M) one step later: the expected reward plus the
         discounted value of the successor (0 at a terminal one); 0 in terminal configurations."""
-        later = np.where(self.continues, values[self.cell, self.config], 0.0)
+        later = np.where(self.continues, np.take(values, self.successor), 0.0)
         q = (self.probability * (self.reward + discount * later)).sum(axis=-1)
         q[:, self.terminal] = 0.0
         return q

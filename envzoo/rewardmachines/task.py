@@ -11,7 +11,7 @@ from envzoo.core.contract import Task, Transition
 from envzoo.core.rng import keys_from
 from envzoo.rewardmachines import picture
 from envzoo.rewardmachines.params import TRMParams, make_params
-from envzoo.rewardmachines.realtime import DELAY_CHOICES
+from envzoo.rewardmachines.realtime import delay_choice_names
 from envzoo.rewardmachines.sim import TRMSim
 from envzoo.rewardmachines.worlds import ACTION_NAMES
 
@@ -33,7 +33,8 @@ class TRMTask(Task):
         """The actions' names by index: the moves, or in real time each move with each delay choice."""
         if self.params.semantics == "digital":
             return list(ACTION_NAMES)
-        return [f"{move} with delay {choice}" for move in ACTION_NAMES for choice in DELAY_CHOICES]
+        choices = delay_choice_names(len(self.params.machine.clocks))
+        return [f"{move} with delay {choice}" for move in ACTION_NAMES for choice in choices]
 
     @staticmethod
     def observation_sizes(world, machine) -> list[int]:

@@ -42,6 +42,15 @@ def test_a_step_advances_clocks_fires_the_first_matching_edge_and_resets_after_t
     assert machine.fire("b", (0, 0), "mail") == ("b", (1, 1), 0.0)
 
 
+def test_a_reward_falling_with_a_clock_reads_it_before_the_reset_and_never_pays_below_0():
+    machine = parse_trm("clocks x\ninitial a\naccepting b\na -> b on coffee reset x reward 10 -0.5*x\n")
+    edge = machine.edges[0]
+    assert (edge.reward, edge.slope, edge.reward_clock) == (10.0, 0.5, "x")
+    assert machine.fire("a", (3,), "coffee") == ("b", (0,), 8.0)
+    assert machine.fire("a", (30,), "coffee") == ("b", (0,), 0.0)
+    assert machine.clock_caps() == (21,)   # pays 0 from x = 20 on
+
+
 @pytest.mark.parametrize("world", sorted(MAPS))
 def test_every_shipped_specification_parses_and_compiles_over_its_world(world):
     specs = shipped_specs(world)
@@ -58,6 +67,9 @@ BAD = [
     ("clocks x\ninitial a\naccepting b\na -> b on coffee if x =< 3\n", 4, "unknown comparison '=<'"),
     ("clocks x\ninitial a\naccepting b\na -> b on coffee if x <= 2.5\n", 4, "integer"),
     ("clocks x\ninitial a\naccepting b\na -> b on coffee reward lots\n", 4, "must be a number"),
+    ("clocks x\ninitial a\naccepting b\na -> b on coffee reward 10 + 0.5*x\n", 4, "'A - B\\*CLOCK'"),
+    ("clocks x\ninitial a\naccepting b\na -> b on coffee reward 10 - 0.5*y\n", 4, "reward reads the unknown clock 'y'"),
+    ("clocks x\ninitial a\naccepting b\na -> b on coffee reward 10 - 0*x\n", 4, "A and B must be > 0"),
     ("clocks x\ninitial a\naccepting b\na -> b on coffee reset y\n", 4, "unknown clock 'y'"),
     ("clocks x x\n", 1, "declared twice"),
     ("initial a\ninitial b\n", 2, "declared twice"),

@@ -107,11 +107,13 @@ def test_without_delays_real_time_is_digital_and_delays_never_lose(world, spec):
 
 
 def test_delays_reach_every_successor_region_and_regions_are_read_right():
-    cap = 3
-    assert [region_of(Fraction(v), cap) for v in ("0", "1/2", "1", "5/2", "3", "7/2", "9")] == [0, 1, 2, 5, 6, 7, 7]
+    cap = (3,)
+    assert [region_of((Fraction(v),), cap)[0][0] for v in ("0", "1/2", "1", "5/2", "3", "7/2", "9")] == \
+        [0, 1, 2, 5, 6, 7, 7]
     for clock, reached in ((Fraction(2), {6, 7}), (Fraction(5, 4), {5, 6, 7})):   # regions of clock + 1 + d
-        assert {region_of(clock + 1 + delay_for(clock, j), 10) for j in range(3)} == reached
-        assert all(0 <= delay_for(clock, j) < 1 for j in range(3))
+        delays = [delay_for((clock,), (10,), j) for j in range(3)]
+        assert {region_of((clock + 1 + delay,), (10,))[0][0] for delay in delays} == reached
+        assert all(0 <= delay < 1 for delay in delays)
 
 
 def test_real_time_world_follows_the_parsed_machine_and_refuses_bad_delays(tmp_path):
@@ -121,11 +123,11 @@ def test_real_time_world_follows_the_parsed_machine_and_refuses_bad_delays(tmp_p
     assert config == world.regions.initial
     up = ACTION_NAMES.index("up")
     world.step(up, Fraction(1, 3))
-    assert world.clock == Fraction(4, 3) and world.observe() == world.regions.config(0, Fraction(4, 3))
+    assert world.clocks == (Fraction(4, 3),) and world.observe() == world.regions.config(0, (Fraction(4, 3),))
     with pytest.raises(ValueError, match=r"in \[0, 1\)"):
         world.step(up, Fraction(1))
-    with pytest.raises(ValueError, match="at most one clock"):
-        RegionMachine(parse_trm("clocks x y\ninitial a\naccepting b\na -> b on A if x > 1 and y < 2"), ("A",))
+    with pytest.raises(ValueError, match="one clock"):
+        RegionMachine(parse_trm("clocks x y\ninitial a\naccepting b\na -> b on A reward 2 - 1*y"), ("A",))
 
 
 def test_imagining_in_real_time_updates_every_configuration_and_delay_of_the_move():

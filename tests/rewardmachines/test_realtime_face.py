@@ -11,7 +11,7 @@ import envzoo  # noqa: F401
 from envzoo.rewardmachines.learning import learning_curve
 from envzoo.rewardmachines.planning import ProductMDP, start_value, value_iteration
 from envzoo.rewardmachines.policies import Optimal
-from envzoo.rewardmachines.realtime import DELAY_CHOICES, RealTimeWorld, delay_for
+from envzoo.rewardmachines.realtime import DELAY_CHOICES, RealTimeWorld
 
 DISCOUNT = 0.9
 
@@ -32,6 +32,7 @@ def discounted_returns(env, policy, episodes: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("make, episodes", [
     ({"id": "envzoo/DeliveryTRMRealTime-v0"}, 200),                          # deterministic, random start cells
     ({"id": "envzoo/FrozenLakeTRM-v0", "semantics": "real-time"}, 600),      # slips
+    ({"id": "envzoo/DeliveryTRMTwoClocksRealTime-v0"}, 100),                 # two clocks
 ])
 def test_the_optimal_policy_earns_the_exact_real_time_value(make, episodes):
     env = gymnasium.make(**make)
@@ -52,7 +53,7 @@ def test_the_real_time_optimum_beats_the_digital_one_where_a_window_needs_a_dela
     assert (real_returns > 3 * digital_returns).all()
 
 
-@pytest.mark.parametrize("spec", ["precise-drop", "pickup-window", "two-rides"])
+@pytest.mark.parametrize("spec", ["precise-drop", "pickup-window", "two-rides", "two-deadlines"])
 def test_the_face_plays_what_the_parsed_machine_plays_on_exact_clocks(spec):
     env = gymnasium.make("envzoo/DeliveryTRM-v0", spec=spec, semantics="real-time", start="random")
     world = RealTimeWorld(env.unwrapped.params, horizon=100)
@@ -65,12 +66,13 @@ def test_the_face_plays_what_the_parsed_machine_plays_on_exact_clocks(spec):
         done = False
         while not done:
             action = int(choices.integers(env.action_space.n))
-            move, choice = divmod(action, len(DELAY_CHOICES))
-            cell, config, reward, terminated, _ = world.step(move, delay_for(world.clock, choice))
+            move, choice = divmod(action, world.regions.delay_choices)
+            cell, config, reward, terminated, _ = world.step(move, world.delay(choice))
             observation, face_reward, face_terminated, truncated, _ = env.step(action)
             assert face_reward == reward and face_terminated == terminated
             assert env.unwrapped.task.sim.config[0] == config and env.unwrapped.task.sim.cell[0] == cell
-            done, fractional = terminated or truncated, fractional or world.clock.denominator > 1
+            done = terminated or truncated
+            fractional = fractional or any(clock.denominator > 1 for clock in world.clocks)
     assert fractional   # the random delays took the clock off the integers
 
 
@@ -87,6 +89,16 @@ def test_the_spaces_and_the_text_name_the_delays_and_regions():
         env.step(15)
 
 
+def test_two_clocks_take_five_delay_choices_and_observe_the_order_of_their_fractions():
+    env = gymnasium.make("envzoo/DeliveryTRMTwoClocksRealTime-v0", render_mode="ansi")
+    assert env.action_space == gymnasium.spaces.Discrete(25)
+    assert list(env.observation_space.nvec) == [7, 9, 4, 2 * 12 + 2, 2 * 5 + 2, 3]
+    env.reset(seed=0)
+    observation, *_ = env.step(5 * 4 + 2)        # wait: x and y pass 1 together by half a unit; order 2:
+    # the orders of two clocks are x < y, y < x, x = y (`ordered_partitions`)
+    assert list(observation[3:]) == [3, 3, 2] and "x in (1, 2) y in (1, 2) frac x = frac y" in env.render()
+
+
 def test_the_hidden_machine_face_in_real_time_runs_the_regions_itself():
     hidden = gymnasium.make("envzoo/OfficeTRMHidden-v0", world="delivery", spec="precise-drop",
                             semantics="real-time")
@@ -95,13 +107,13 @@ def test_the_hidden_machine_face_in_real_time_runs_the_regions_itself():
         discounted_returns(product, Optimal(product), 10, seed=4))
 
 
-def test_bad_semantics_and_two_clocks_are_refused(tmp_path):
+def test_bad_semantics_and_a_falling_reward_on_two_clocks_in_real_time_are_refused(tmp_path):
     with pytest.raises(ValueError, match="semantics must be one of"):
         gymnasium.make("envzoo/DeliveryTRM-v0", semantics="dense")
     path = tmp_path / "two.trm"
-    path.write_text("clocks x y\ninitial a\naccepting b\na -> b on A if x > 1 and y < 2\n")
-    gymnasium.make("envzoo/DeliveryTRM-v0", spec=str(path))          # digital time takes two clocks
-    with pytest.raises(ValueError, match="at most one clock"):
+    path.write_text("clocks x y\ninitial a\naccepting b\na -> b on A if x > 1 reward 3 - 1*y\n")
+    gymnasium.make("envzoo/DeliveryTRM-v0", spec=str(path))          # digital time takes it
+    with pytest.raises(ValueError, match="machines with one clock"):
         gymnasium.make("envzoo/DeliveryTRM-v0", spec=str(path), semantics="real-time")
 
 
@@ -113,3 +125,10 @@ def test_the_learners_take_the_faces_semantics():
     assert curve.optimum == pytest.approx(start_value(mdp, value_iteration(mdp, DISCOUNT)[0]))
     with pytest.raises(ValueError, match="semantics='digital'"):
         learning_curve(env, True, 1, semantics="digital")
+
+
+def test_every_action_of_two_clocks_has_its_name():
+    names = gymnasium.make("envzoo/DeliveryTRMTwoClocksRealTime-v0").unwrapped.task.action_names()
+    assert len(names) == 25 and names[:5] == ["up with delay none", "up with delay to-integer 1",
+                                              "up with delay past-integer 1", "up with delay to-integer 2",
+                                              "up with delay past-integer 2"]
