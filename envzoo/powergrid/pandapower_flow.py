@@ -11,7 +11,8 @@ build pandapower's tables; the rest of the package never imports pandapower.
   takes, every impedance referred to the voltage most buses have; bus-bus switches that are
   closed merge their buses.
 - :func:`network`: a :class:`~envzoo.powergrid.feeders.Feeder` as a pandapower network (each line
-  1 km of its impedance, no shunts; the substation an external grid at 1 p.u.).
+  1 km of its impedance, no shunts; the substation an external grid at the feeder's voltage; each regulator a
+  transformer with a ratio tap changer on its low-voltage side, :func:`set_taps`).
 - :class:`PandapowerFlow`: solves one row's bus powers with ``pandapower.runpp`` (Newton–Raphson,
   flat start), returning what :func:`~envzoo.powergrid.powerflow.sweep` returns.
 - :func:`simbench_feeder` and :func:`simbench_profiles`: a SimBench grid (``feeder="simbench:CODE"``)
@@ -27,6 +28,7 @@ from collections import Counter
 import numpy as np
 
 from envzoo.powergrid.feeders import Feeder
+from envzoo.powergrid.regulators import CONTROL_ROUNDS, MAX_TAP, TAP_STEP, move_taps, regulator_tables
 
 #: Newton–Raphson's tolerance on the power mismatch (MVA) and its iteration cap.
 TOLERANCE_MVA = 1e-10
@@ -87,20 +89,64 @@ def tables_from_pandapower(net) -> tuple[list, dict, float, str]:
     return lines, {bus: tuple(pq) for bus, pq in loads.items()}, float(base_kv), substation
 
 
-def network(feeder: Feeder):
+def network(feeder: Feeder, taps=None):
     """The feeder as a pandapower network: bus ``i`` is the feeder's bus ``i`` (sweep order), its
-    loads the feeder's peak loads, the substation an external grid at 1 p.u."""
+    loads the feeder's peak loads, the substation an external grid at its voltage, its regulators
+    transformers at ``taps`` (R,) (default neutral; :func:`set_taps`)."""
     pp = _pandapower()
     net = pp.create_empty_network(sn_mva=1.0)
     for name in feeder.bus_names:
         pp.create_bus(net, vn_kv=feeder.base_kv, name=name)
-    pp.create_ext_grid(net, 0, vm_pu=1.0, va_degree=0.0)
+    pp.create_ext_grid(net, 0, vm_pu=feeder.source_pu, va_degree=0.0)
+    regulated = {regulator.bus for regulator in feeder.regulators}
     for bus in range(1, feeder.n_buses):
+        if bus in regulated:
+            pp.create_transformer_from_parameters(
+                net, int(feeder.parent[bus]), bus, sn_mva=1.0, vn_hv_kv=feeder.base_kv, vn_lv_kv=feeder.base_kv,
+                vk_percent=1.0, vkr_percent=0.0, pfe_kw=0.0, i0_percent=0.0, tap_side="lv", tap_neutral=0,
+                tap_min=-MAX_TAP, tap_max=MAX_TAP, tap_step_percent=100.0 * TAP_STEP, tap_pos=0,
+                tap_changer_type="Ratio")
+            continue
         pp.create_line_from_parameters(net, int(feeder.parent[bus]), bus, length_km=1.0,
                                        r_ohm_per_km=float(feeder.r_ohm[bus]), x_ohm_per_km=float(feeder.x_ohm[bus]),
                                        c_nf_per_km=0.0, max_i_ka=1e6)
     pp.create_loads(net, list(range(feeder.n_buses)), p_mw=feeder.p_kw / 1000.0, q_mvar=feeder.q_kvar / 1000.0)
+    set_taps(net, feeder, np.zeros(len(feeder.regulators), dtype=np.int64) if taps is None else taps)
     return net
+
+
+def set_taps(net, feeder: Feeder, taps) -> None:
+    """Put the regulators of ``network(feeder)`` at ``taps`` (R,). pandapower refers a
+    transformer's impedance to its tapped low-voltage rating, so that it grows with the square of
+    the ratio; each transformer's ``vk``/``vkr`` is set to keep the regulator's impedance in ohm,
+    as the sweep's ideal ratio before a fixed impedance has it."""
+    for row, (regulator, tap) in enumerate(zip(feeder.regulators, np.asarray(taps))):
+        z_pu = complex(feeder.r_ohm[regulator.bus], feeder.x_ohm[regulator.bus]) / feeder.z_base_ohm
+        scale = 100.0 / (1.0 + TAP_STEP * int(tap)) ** 2
+        net.trafo.loc[row, ["tap_pos", "vk_percent", "vkr_percent"]] = int(tap), abs(z_pu) * scale, z_pu.real * scale
+
+
+def run_at_taps(net, feeder: Feeder, taps) -> None:
+    """``pandapower.runpp`` (Newton–Raphson, flat start) on ``network(feeder)`` with its
+    regulators at ``taps``. From a flat start Newton–Raphson can fail on a regulator off neutral
+    (its tiny impedance turns the flat start's 5 % ratio into a huge mismatch: on the IEEE 34- and
+    123-bus feeders it does); then it solves at neutral taps and walks every regulator to its tap
+    one step at a time, each solve starting from the last. Raises pandapower's
+    ``LoadflowNotConverged`` where that fails too."""
+    pp = _pandapower()
+    taps = np.asarray(taps, dtype=np.int64)
+    options = dict(algorithm="nr", tolerance_mva=TOLERANCE_MVA, max_iteration=MAX_ITERATIONS,
+                   calculate_voltage_angles=True)
+    set_taps(net, feeder, taps)
+    try:
+        pp.runpp(net, init="flat", **options)
+        return
+    except pp.LoadflowNotConverged:
+        if not taps.any():
+            raise
+    for reach in range(np.abs(taps).max() + 1):
+        set_taps(net, feeder, np.sign(taps) * np.minimum(np.abs(taps), reach))
+        pp.runpp(net, init="flat" if reach == 0 else "results", **options)
 
 
 class PandapowerFlow:
@@ -111,26 +157,35 @@ class PandapowerFlow:
         self.feeder = feeder
         self.net = network(feeder)
         self.z = (feeder.r_ohm + 1j * feeder.x_ohm) / feeder.z_base_ohm
+        self.regulator_buses, self.regulator_settings = regulator_tables(feeder)
 
-    def solve(self, s: np.ndarray, v: np.ndarray, current: np.ndarray) -> int:
+    def solve(self, s: np.ndarray, v: np.ndarray, current: np.ndarray, ratio: np.ndarray, taps: np.ndarray) -> int:
         """Solve bus powers drawn ``s`` (N,) complex p.u.; write the voltages into ``v`` and each
         bus's line current (from its parent; the feeder's total at the substation) into
-        ``current``. Returns the iterations taken, -1 where Newton–Raphson did not converge
-        (``v`` then 0, finite)."""
+        ``current``, the regulators' controller moving ``taps`` (R,) and ``ratio`` (N,) between
+        solves as :func:`~envzoo.powergrid.powerflow.regulated_sweep` does. Returns the last
+        solve's iterations, -1 where Newton–Raphson did not converge (``v`` then 0, finite)."""
+        iterations = self._solve_at_taps(s, v, current, ratio, taps)
+        for _ in range(CONTROL_ROUNDS):
+            if iterations < 0 or not move_taps(v, current, self.regulator_buses, self.regulator_settings, taps, ratio):
+                break
+            iterations = self._solve_at_taps(s, v, current, ratio, taps)
+        return iterations
+
+    def _solve_at_taps(self, s, v, current, ratio, taps) -> int:
         net, parent = self.net, self.feeder.parent
         net.load["p_mw"] = s.real
         net.load["q_mvar"] = s.imag
         try:
-            self.pp.runpp(net, algorithm="nr", init="flat", tolerance_mva=TOLERANCE_MVA,
-                          max_iteration=MAX_ITERATIONS, calculate_voltage_angles=True)
+            run_at_taps(net, self.feeder, taps)
         except self.pp.LoadflowNotConverged:
             v[:] = 0.0
             current[:] = 0.0
             return -1
         v[:] = net.res_bus.vm_pu.to_numpy() * np.exp(1j * np.radians(net.res_bus.va_degree.to_numpy()))
         current[0] = 0.0
-        current[1:] = (v[parent[1:]] - v[1:]) / self.z[1:]
-        current[0] = current[parent == 0].sum()
+        current[1:] = (ratio[1:] * v[parent[1:]] - v[1:]) / self.z[1:]
+        current[0] = (ratio * current)[parent == 0].sum()
         return int(net._ppc["iterations"]) if "iterations" in net._ppc else 1
 
 

@@ -39,7 +39,7 @@ def test_without_pandapower_the_error_names_the_fix():
 
 
 @pytest.mark.skipif(not HAS_PANDAPOWER, reason="pandapower is not installed (it pins pandas below envzoo's)")
-@pytest.mark.parametrize("feeder", ["ieee13", "cigre_lv"])
+@pytest.mark.parametrize("feeder", ["ieee13", "ieee34", "cigre_lv"])
 def test_pandapower_backend_plays_the_sweeps_episode(feeder):
     sweep, _ = play("sweep", feeder)
     newton, info = play("pandapower", feeder)
