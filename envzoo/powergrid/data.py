@@ -23,6 +23,10 @@ from envzoo.powergrid.feeders import Feeder, feeder_from_tables
 #: Day profiles a user may give, one value per step: the feeder's loads (multiple of its peak
 #: loads), irradiance (W/m²), outdoor temperature (°C) and tariff ($/kWh).
 PROFILE_COLUMNS = ("load", "irradiance_w_m2", "outdoor_c", "price")
+#: Per-bus profiles (a dict's arrays only, one row per step, one column per bus): each bus's net
+#: draw (kW, kVAr) of its loads less the grid's own generators, replacing the feeder's peak loads
+#: times ``load`` (as SimBench's profiles give them: ``pandapower_flow.simbench_profiles``).
+BUS_PROFILES = ("bus_p_kw", "bus_q_kvar")
 
 
 def _numbers(table, column: str, path, first_row: int) -> np.ndarray:

@@ -99,7 +99,9 @@ class PowerGridEnv(TaskEnv):
       :class:`~envzoo.powergrid.feeders.Feeder` (``feeder_from_tables``). It must be radial.
     - ``profiles``: your day's profiles, one value per step, replacing the drawn ones: a CSV or
       Parquet file, or a dict of arrays, with any of ``load`` (multiple of the feeder's peak
-      loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``.
+      loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``; a dict may instead of ``load``
+      give every bus its own net draw, ``bus_p_kw`` and ``bus_q_kvar`` (steps, buses), as
+      ``envzoo.powergrid.pandapower_flow.simbench_profiles`` gives SimBench's.
     - ``agents``: a list of dicts ``{"name", "bus", "building_units", "pv_kw", "battery_kwh",
       "ev_ports"}`` (bus by its feeder name; sizes 0 for devices it lacks). Default: the five
       agents below on ``ieee33``; on another feeder the same five on its five buses farthest

@@ -53,12 +53,13 @@ def _pandapower():
     return pandapower
 
 
-def tables_from_pandapower(net) -> tuple[list, dict, float, str]:
-    """``(lines, loads, base_kv, substation)`` of a radial pandapower network (see the module's
-    docstring); bus names are pandapower's bus indices as text."""
+def _merged_buses(net):
+    """The bus each of a pandapower network's buses is, its closed bus-bus switches merging
+    buses: a function of pandapower's bus index."""
     merged = {int(b): int(b) for b in net.bus.index}
 
     def root(b):
+        b = int(b)
         while merged[b] != b:
             b = merged[b]
         return b
@@ -66,6 +67,13 @@ def tables_from_pandapower(net) -> tuple[list, dict, float, str]:
     for _, switch in net.switch.iterrows():
         if switch.et == "b" and switch.closed:
             merged[root(int(switch.element))] = root(int(switch.bus))
+    return root
+
+
+def tables_from_pandapower(net) -> tuple[list, dict, float, str]:
+    """``(lines, loads, base_kv, substation)`` of a radial pandapower network (see the module's
+    docstring); bus names are pandapower's bus indices as text."""
+    root = _merged_buses(net)
     open_lines = {int(s.element) for _, s in net.switch.iterrows() if s.et == "l" and not s.closed}
     base_kv = Counter(net.bus.vn_kv).most_common(1)[0][0]
     lines = []
@@ -189,36 +197,51 @@ class PandapowerFlow:
         return int(net._ppc["iterations"]) if "iterations" in net._ppc else 1
 
 
-def simbench_feeder(code: str) -> Feeder:
+def simbench_feeder(code: str, net=None) -> Feeder:
     """The SimBench grid ``code`` (such as ``"1-LV-rural1--0-sw"``) as a radial feeder: its lines,
     transformers and loads (their rated power) by :func:`tables_from_pandapower`; its PV and other
-    generators are left to the env's agents."""
+    generators enter through :func:`simbench_profiles` (``net``: the grid's pandapower network,
+    if already loaded)."""
     from envzoo.powergrid.feeders import feeder_from_tables
 
-    lines, loads, base_kv, substation = tables_from_pandapower(_simbench().get_simbench_net(code))
+    lines, loads, base_kv, substation = tables_from_pandapower(_simbench().get_simbench_net(code) if net is None
+                                                               else net)
     return feeder_from_tables(f"simbench:{code}", lines, loads, base_kv, substation)
 
 
 def simbench_profiles(code: str, day: int, steps: int = 96) -> dict[str, np.ndarray]:
     """``steps`` 15-minute steps of SimBench grid ``code``'s year from the start of ``day`` (0 is
-    1 January), as the env's ``profiles``: ``load``, the grid's summed load over its summed rated
-    load (a multiple of the feeder's peak loads), and ``irradiance_w_m2``, its PV generators'
-    summed output over their summed rating as the irradiance that gives it through the env's PV
-    model (``1000 / efficiency`` W/m² per unit, efficiency 0.96)."""
+    1 January), as the env's ``profiles`` for ``feeder="simbench:CODE"``:
+
+    - ``bus_p_kw``, ``bus_q_kvar`` (steps, N): every bus's loads, each by its own SimBench
+      profile, less the grid's own generators (PV, wind, ...) by theirs, in the feeder's bus order;
+    - ``irradiance_w_m2`` (steps,), for the env's agents' PV: the grid's PV generators' summed
+      output over their summed rating as the irradiance that gives it through the env's PV
+      model (``1000 / efficiency`` W/m² per unit, efficiency 0.96)."""
     from envzoo.powergrid.devices import PVParams
 
     simbench = _simbench()
     net = simbench.get_simbench_net(code)
     values = simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)
-    load, pv = values[("load", "p_mw")].to_numpy(), values[("sgen", "p_mw")].to_numpy()
-    year = len(load)
+    pv = values[("sgen", "p_mw")].to_numpy()
+    year = len(pv)
     if isinstance(day, bool) or not isinstance(day, (int, np.integer)) or not 0 <= day * 96 <= year - steps:
         raise ValueError(f"day must be a whole number from 0 to {(year - steps) // 96} (SimBench's year has {year} "
                          f"15-minute steps), got {day!r}")
     window = slice(int(day) * 96, int(day) * 96 + steps)
-    rated_load = (net.load.p_mw * net.load.scaling).sum()
-    profiles = {"load": load[window].sum(axis=1) / rated_load}
-    if pv.shape[1]:
-        rated_pv = (net.sgen.p_mw * net.sgen.scaling).sum()
-        profiles["irradiance_w_m2"] = np.maximum(pv[window].sum(axis=1) / rated_pv, 0.0) * 1000.0 / PVParams().efficiency
+    feeder, root = simbench_feeder(code, net), _merged_buses(net)
+    profiles = {"bus_p_kw": np.zeros((steps, feeder.n_buses)), "bus_q_kvar": np.zeros((steps, feeder.n_buses))}
+    for table, sign in (("load", 1.0), ("sgen", -1.0)):
+        for quantity, name in (("p_mw", "bus_p_kw"), ("q_mvar", "bus_q_kvar")):
+            if (table, quantity) not in values:
+                continue
+            frame = values[(table, quantity)]
+            columns = [feeder.bus_index(root(net[table].bus.at[element])) for element in frame.columns]
+            np.add.at(profiles[name].T, columns, sign * 1000.0 * frame.to_numpy()[window].T)
+    generators = net.sgen.loc[values[("sgen", "p_mw")].columns]
+    is_pv = generators.type.astype(str).str.contains("PV", case=False).to_numpy()
+    if is_pv.any():
+        rated_pv = (generators.p_mw * generators.scaling)[is_pv].sum()
+        profiles["irradiance_w_m2"] = (np.maximum(pv[window][:, is_pv].sum(axis=1) / rated_pv, 0.0) * 1000.0
+                                       / PVParams().efficiency)
     return profiles

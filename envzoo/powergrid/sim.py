@@ -111,6 +111,7 @@ class PowerGridSim:
         self.constants = constants(params)
         self.z = impedances_pu(feeder)
         self.arrival_probability = generator.arrival_probabilities(params)
+        self.base_p, self.base_q = generator.bus_loads(params)
         self.step_count = np.zeros(batch, dtype=np.int64)
         self.load, self.irradiance, self.outdoor_c, self.price = (np.zeros((batch, steps)) for _ in range(4))
         self.ev_draws = np.zeros((batch, steps, ports, generator.PORT_DRAWS))
@@ -150,7 +151,7 @@ class PowerGridSim:
         self.remaining[rows], self.asked[rows], self.departure[rows] = 0.0, 0.0, -1
         self.terms[rows], self.net_kw[rows], self.totals[rows], self.pv_kw[rows], self.pv_kvar[rows] = 0, 0, 0, 0, 0
         self.taps[rows], self.ratio[rows] = 0, tap_ratios(p.feeder, np.zeros_like(self.taps[0]))
-        _idle_flow(rows, self.load, self.params.feeder.parent, self.z, p.feeder.p_kw, p.feeder.q_kvar, self.bus_power,
+        _idle_flow(rows, self.load, self.params.feeder.parent, self.z, self.base_p, self.base_q, self.bus_power,
                    self.voltage, self.current, self.magnitude, self.grid, self.constants, self.regulation())
         if self.pandapower is not None:
             rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
@@ -192,7 +193,7 @@ class PowerGridSim:
                   layout.pv_agent, layout.pv_bus, layout.pv_kw, layout.pv_action, layout.battery_agent,
                   layout.battery_bus, layout.battery_kwh, layout.battery_action, layout.port_agent, layout.port_bus,
                   layout.port_action, layout.agent_bus)
-        network = (feeder.parent, self.z, feeder.p_kw, feeder.q_kvar, self.constants)
+        network = (feeder.parent, self.z, self.base_p, self.base_q, self.constants)
         out = (self.bus_power, self.voltage, self.current, self.magnitude, self.pv_kw, self.pv_kvar,
                self.station_request, self.terms, self.net_kw, self.grid, self.totals)
         return day, devices, places, network, out
@@ -202,7 +203,7 @@ class PowerGridSim:
 def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, current, magnitude, grid, c, regulation):
     for b in rows:
         for i in range(parent.shape[0]):
-            bus_power[b, i] = complex(base_p[i] * load[b, 0], base_q[i] * load[b, 0]) / 1000.0
+            bus_power[b, i] = complex(base_p[0, i] * load[b, 0], base_q[0, i] * load[b, 0]) / 1000.0
         iterations = _regulated_flow(b, parent, z, bus_power, voltage, current, regulation)
         _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c)
 
@@ -285,7 +286,7 @@ def devices_row(b, action, day, devices, layout, network, out):
         for k in range(terms.shape[2]):
             terms[b, a, k] = 0.0
     for i in range(parent.shape[0]):
-        bus_power[b, i] = complex(base_p[i] * load[b, t], base_q[i] * load[b, t]) / 1000.0
+        bus_power[b, i] = complex(base_p[t, i] * load[b, t], base_q[t, i] * load[b, t]) / 1000.0
 
     for k in range(building_agent.shape[0]):
         zone_kw = action[building_action[k]] * c[C_RATED]
@@ -354,7 +355,7 @@ def settle_row(b, iterations, day, devices, layout, network, out):
     n_agents = terms.shape[1]
     load_kw = 0.0
     for i in range(parent.shape[0]):
-        load_kw += base_p[i] * load[b, t]
+        load_kw += base_p[t, i] * load[b, t]
     violation = _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c) * dt
     device_kw = 0.0
     for a in range(n_agents):

@@ -61,3 +61,32 @@ def test_profiles_replace_the_drawn_day(tmp_path):
         gymnasium.make("envzoo/PowerGrid-v0", profiles={"load": np.ones(10)})
     with pytest.raises(ValueError, match="unknown names"):
         gymnasium.make("envzoo/PowerGrid-v0", profiles={"sun": np.ones(96)})
+
+
+def play_with(profiles, steps=24):
+    env = gymnasium.make("envzoo/PowerGrid-v0", profiles=profiles)
+    observation, _ = env.reset(seed=1)
+    trajectory = [observation]
+    for _ in range(steps):
+        observation, reward, _, _, info = env.step(env.action_space.high * 0.5)
+        trajectory.append(np.append(observation, [reward, info["substation_kw"]]))
+    return np.concatenate(trajectory)
+
+
+def test_per_bus_profiles_replace_the_feeders_loads():
+    """Each bus's own draw (as SimBench's profiles give it): the feeder's peaks times a day's
+    load profile, given per bus, play the same episode as the load profile; a bus of generation
+    lowers the substation's power by what it generates."""
+    feeder = feeders.ieee33()
+    load = np.linspace(0.4, 1.0, 96)
+    per_bus = {"bus_p_kw": np.outer(load, feeder.p_kw), "bus_q_kvar": np.outer(load, feeder.q_kvar)}
+    np.testing.assert_array_equal(play_with(per_bus), play_with({"load": load}))
+    generating = {name: values.copy() for name, values in per_bus.items()}
+    generating["bus_p_kw"][:, feeder.bus_index(18)] -= 200.0
+    assert play_with(generating)[-1] < play_with(per_bus)[-1] - 150.0
+    with pytest.raises(ValueError, match="give both per-bus profiles"):
+        gymnasium.make("envzoo/PowerGrid-v0", profiles={"bus_p_kw": per_bus["bus_p_kw"]})
+    with pytest.raises(ValueError, match="give both per-bus profiles"):
+        gymnasium.make("envzoo/PowerGrid-v0", profiles={**per_bus, "load": load})
+    with pytest.raises(ValueError, match=r"give \(steps, buses\) = \(96, 33\)"):
+        gymnasium.make("envzoo/PowerGrid-v0", profiles={name: v[:, :5] for name, v in per_bus.items()})
