@@ -16,9 +16,11 @@ build pandapower's tables; the rest of the package never imports pandapower.
 - :class:`PandapowerFlow`: solves one row's bus powers with ``pandapower.runpp`` (Newton–Raphson,
   flat start), returning what :func:`~envzoo.powergrid.powerflow.sweep` returns.
 - :func:`simbench_feeder` and :func:`simbench_profiles`: a SimBench grid (``feeder="simbench:CODE"``)
-  and a day of its year-long 15-minute profiles, from the ``simbench`` package, which ships its
-  grids and profiles (nothing is downloaded) and needs pandapower. SimBench's data are under the
-  Open Database License; envzoo ships none of them.
+  and a day of its year-long 15-minute profiles per bus, from the ``simbench`` package, which
+  ships its grids and profiles (nothing is downloaded) and needs pandapower;
+  :func:`export_grid_year` writes a grid and its year to files that envzoo's own environment
+  reads without simbench (:func:`envzoo.powergrid.data.load_grid_year`). SimBench's data are
+  under the Open Database License; envzoo ships none of them.
 """
 
 from __future__ import annotations
@@ -207,6 +209,31 @@ def simbench_feeder(code: str, net=None) -> Feeder:
     lines, loads, base_kv, substation = tables_from_pandapower(_simbench().get_simbench_net(code) if net is None
                                                                else net)
     return feeder_from_tables(f"simbench:{code}", lines, loads, base_kv, substation)
+
+
+def export_grid_year(code: str, folder) -> None:
+    """Write SimBench grid ``code`` and its whole year of per-bus profiles (as
+    :func:`simbench_profiles` gives a day of them) to ``folder`` (``lines.csv``, ``loads.csv``,
+    ``year.npz``), for :func:`envzoo.powergrid.data.load_grid_year` in an environment without
+    simbench. The files hold SimBench's data: the Open Database License applies to them."""
+    import csv
+    from pathlib import Path
+
+    simbench = _simbench()
+    net = simbench.get_simbench_net(code)
+    lines, loads, base_kv, substation = tables_from_pandapower(net)
+    year = len(simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)[("load", "p_mw")])
+    profiles = simbench_profiles(code, day=0, steps=year)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lines.csv", "w", newline="") as file:
+        csv.writer(file).writerows([("from_bus", "to_bus", "r_ohm", "x_ohm"),
+                                    *((a, b, repr(float(r)), repr(float(x))) for a, b, r, x in lines)])
+    with open(folder / "loads.csv", "w", newline="") as file:
+        csv.writer(file).writerows([("bus", "p_kw", "q_kvar"),
+                                    *((bus, repr(float(p)), repr(float(q))) for bus, (p, q) in loads.items())])
+    np.savez_compressed(folder / "year.npz", name=f"simbench:{code}", base_kv=base_kv, substation=substation,
+                        steps_per_day=96, **profiles)
 
 
 def simbench_profiles(code: str, day: int, steps: int = 96) -> dict[str, np.ndarray]:

@@ -58,14 +58,15 @@ def test_without_simbench_the_error_names_the_fix():
 
 
 @pytest.mark.skipif(not HAS_SIMBENCH, reason="simbench is not installed (it needs pandapower)")
-def test_a_simbench_grid_with_a_day_of_its_year():
+def test_a_simbench_grid_with_a_day_of_its_year(tmp_path):
     """SimBench's rural LV grid: the sweep agrees with pandapower on it, and a midsummer day of
     its per-load and per-generator profiles, summed per bus, plays a whole episode."""
     import pandapower
     import simbench
 
     from envzoo.powergrid import feeders, powerflow
-    from envzoo.powergrid.pandapower_flow import network, simbench_profiles
+    from envzoo.powergrid.data import load_grid_year
+    from envzoo.powergrid.pandapower_flow import export_grid_year, network, simbench_profiles
 
     feeder = feeders.feeder(f"simbench:{SIMBENCH_GRID}")
     net = network(feeder)
@@ -84,6 +85,14 @@ def test_a_simbench_grid_with_a_day_of_its_year():
     assert profiles["irradiance_w_m2"].max() > 300 and profiles["irradiance_w_m2"][:8].max() == 0  # night
     with pytest.raises(ValueError, match="day must be a whole number from 0 to 365"):
         simbench_profiles(SIMBENCH_GRID, day=366)
+    export_grid_year(SIMBENCH_GRID, tmp_path)  # what envzoo's own environment reads without simbench
+    exported, exported_day = load_grid_year(tmp_path, day=172)
+    assert exported.bus_names == feeder.bus_names and exported.name == feeder.name
+    np.testing.assert_array_equal(exported.r_ohm, feeder.r_ohm)
+    np.testing.assert_array_equal(exported.p_kw, feeder.p_kw)
+    assert exported_day.keys() == profiles.keys()
+    for name, values in profiles.items():
+        np.testing.assert_array_equal(exported_day[name], values)
     env = gymnasium.make("envzoo/PowerGrid-v0", feeder=feeder, profiles=profiles)
     env.reset(seed=0)
     for _ in range(96):
