@@ -87,7 +87,10 @@ class PowerGridEnv(TaskEnv):
     ``losses_kwh``, ``substation_kwh``, ``load_kwh`` (the feeder's own loads), ``device_kwh``
     (the agents' net draw; ``substation_kwh = load_kwh + device_kwh + losses_kwh``),
     ``undervoltage_steps``, ``overvoltage_steps``, ``nonconverged_steps``. Every step's ``info``
-    has ``powerflow_converged``, ``losses_kw``, ``substation_kw``, ``min_voltage``, ``max_voltage``.
+    has ``powerflow_converged``, ``losses_kw``, ``substation_kw``, ``min_voltage``, ``max_voltage``,
+    and on a feeder with step-voltage regulators (``ieee13``, ``ieee34``, ``ieee123``)
+    ``regulator_taps``, which the simulator's controller moves to their bands in every step
+    (:mod:`envzoo.powergrid.regulators`).
 
     ## Arguments
 
