@@ -62,3 +62,31 @@ def test_a_regulator_on_no_line_is_named():
     assert feeders.feeder_from_tables("ok", lines, {}, 12.47, regulators={(2, 3): settings}).regulators[0].bus == 2
     with pytest.raises(ValueError, match="a regulator on 3-2"):
         feeders.feeder_from_tables("reversed", lines, {}, 12.47, regulators={(3, 2): settings})
+
+
+def test_the_envs_report_the_taps_their_controller_moves():
+    """On the 34-bus feeder the taps leave neutral, stay within their range and are in every
+    face's info; the feeder without regulators has none."""
+    import gymnasium
+
+    import envzoo
+
+    env = gymnasium.make("envzoo/PowerGrid-v0", feeder="ieee34")
+    env.reset(seed=0)
+    seen = []
+    for _ in range(8):
+        *_, info = env.step(env.action_space.low)
+        seen.append(info["regulator_taps"])
+    assert np.shape(seen) == (8, 2) and np.abs(seen).max() <= MAX_TAP and np.any(seen)
+    vector = gymnasium.make_vec("envzoo/PowerGrid-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                                feeder="ieee34")
+    vector.reset(seed=0)
+    *_, infos = vector.step(np.tile(vector.single_action_space.low, (3, 1)))
+    assert infos["regulator_taps"].shape == (3, 2)
+    agents = envzoo.make("envzoo/PowerGridAgents-v0", feeder="ieee123")
+    agents.reset(seed=0)
+    *_, agent_infos = agents.step({a: agents.action_space(a).low for a in agents.agents})
+    assert all(np.shape(agent_infos[a]["regulator_taps"]) == (4,) for a in agents.agents)
+    plain = gymnasium.make("envzoo/PowerGrid-v0")
+    plain.reset(seed=0)
+    assert "regulator_taps" not in plain.step(plain.action_space.low)[4]
