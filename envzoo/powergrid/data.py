@@ -8,6 +8,9 @@ column names matched case-insensitively).
   ``"name"``, ``"substation"``: the slack bus, by default the first line's ``from_bus``).
 - :func:`load_profiles`: a table of one row per step with any of the columns of
   :data:`PROFILE_COLUMNS`; the env's ``profiles`` argument takes its path or a dict of arrays.
+- :func:`load_grid_year`: a grid and its year of per-bus profiles as
+  ``pandapower_flow.export_grid_year`` writes them (SimBench's, exported where simbench is
+  installed), as the env's ``feeder`` and a day of ``profiles``, in envzoo's own environment.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ from envzoo.powergrid.feeders import Feeder, feeder_from_tables
 #: Day profiles a user may give, one value per step: the feeder's loads (multiple of its peak
 #: loads), irradiance (W/m²), outdoor temperature (°C) and tariff ($/kWh).
 PROFILE_COLUMNS = ("load", "irradiance_w_m2", "outdoor_c", "price")
+#: Per-bus profiles (a dict's arrays only, one row per step, one column per bus): each bus's net
+#: draw (kW, kVAr) of its loads less the grid's own generators, replacing the feeder's peak loads
+#: times ``load`` (as SimBench's profiles give them: ``pandapower_flow.simbench_profiles``).
+BUS_PROFILES = ("bus_p_kw", "bus_q_kvar")
 
 
 def _numbers(table, column: str, path, first_row: int) -> np.ndarray:
@@ -58,6 +65,33 @@ def load_feeder(lines, loads, base_kv: float, name: str | None = None, substatio
     q = _numbers(table, columns["q_kvar"], loads, first)
     bus_loads = dict(zip(table[columns["bus"]].astype(str), zip(p, q)))
     return feeder_from_tables(name or Path(lines).stem, rows, bus_loads, base_kv, substation)
+
+
+#: The files of an exported grid (:func:`load_grid_year`): its tables and its year of profiles.
+GRID_YEAR_FILES = ("lines.csv", "loads.csv", "year.npz")
+
+
+def load_grid_year(folder, day: int, steps: int = 96) -> tuple[Feeder, dict[str, np.ndarray]]:
+    """``(feeder, profiles)`` of the grid exported to ``folder`` (``lines.csv``, ``loads.csv``
+    and ``year.npz``: ``bus_p_kw``, ``bus_q_kvar`` (year's steps, N), optionally
+    ``irradiance_w_m2``, and ``name``, ``base_kv``, ``substation``, ``steps_per_day``): the
+    feeder, and ``steps`` steps of its year from the start of ``day`` (0: the year's first)."""
+    folder = Path(folder)
+    missing = [name for name in GRID_YEAR_FILES if not (folder / name).exists()]
+    if missing:
+        raise FileNotFoundError(f"{folder} lacks {missing}: export the grid with "
+                                "envzoo.powergrid.pandapower_flow.export_grid_year where simbench is installed")
+    with np.load(folder / "year.npz") as archive:
+        year = {name: archive[name] for name in archive.files}
+    feeder = load_feeder(folder / "lines.csv", folder / "loads.csv", float(year["base_kv"]), str(year["name"]),
+                         str(year["substation"]))
+    per_day, length = int(year["steps_per_day"]), len(year["bus_p_kw"])
+    if isinstance(day, bool) or not isinstance(day, (int, np.integer)) or not 0 <= day * per_day <= length - steps:
+        raise ValueError(f"day must be a whole number from 0 to {(length - steps) // per_day} (the year has {length} "
+                         f"steps, {per_day} a day), got {day!r}")
+    window = slice(int(day) * per_day, int(day) * per_day + steps)
+    names = ("bus_p_kw", "bus_q_kvar", "irradiance_w_m2")
+    return feeder, {name: year[name][window] for name in names if name in year}
 
 
 def load_profiles(path) -> dict[str, np.ndarray]:

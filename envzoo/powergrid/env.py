@@ -87,7 +87,10 @@ class PowerGridEnv(TaskEnv):
     ``losses_kwh``, ``substation_kwh``, ``load_kwh`` (the feeder's own loads), ``device_kwh``
     (the agents' net draw; ``substation_kwh = load_kwh + device_kwh + losses_kwh``),
     ``undervoltage_steps``, ``overvoltage_steps``, ``nonconverged_steps``. Every step's ``info``
-    has ``powerflow_converged``, ``losses_kw``, ``substation_kw``, ``min_voltage``, ``max_voltage``.
+    has ``powerflow_converged``, ``losses_kw``, ``substation_kw``, ``min_voltage``, ``max_voltage``,
+    and on a feeder with step-voltage regulators (``ieee13``, ``ieee34``, ``ieee123``)
+    ``regulator_taps``, which the simulator's controller moves to their bands in every step
+    (:mod:`envzoo.powergrid.regulators`).
 
     ## Arguments
 
@@ -99,7 +102,9 @@ class PowerGridEnv(TaskEnv):
       :class:`~envzoo.powergrid.feeders.Feeder` (``feeder_from_tables``). It must be radial.
     - ``profiles``: your day's profiles, one value per step, replacing the drawn ones: a CSV or
       Parquet file, or a dict of arrays, with any of ``load`` (multiple of the feeder's peak
-      loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``.
+      loads), ``irradiance_w_m2``, ``outdoor_c``, ``price``; a dict may instead of ``load``
+      give every bus its own net draw, ``bus_p_kw`` and ``bus_q_kvar`` (steps, buses), as
+      ``envzoo.powergrid.pandapower_flow.simbench_profiles`` gives SimBench's.
     - ``agents``: a list of dicts ``{"name", "bus", "building_units", "pv_kw", "battery_kwh",
       "ev_ports"}`` (bus by its feeder name; sizes 0 for devices it lacks). Default: the five
       agents below on ``ieee33``; on another feeder the same five on its five buses farthest

@@ -2,7 +2,8 @@
 
 A :class:`Feeder` is balanced single-phase-equivalent data, as the test feeders of distribution
 studies publish it: every line by its two buses and its series impedance in ohms, every bus by
-its constant-power load in kW and kVAr, bus 0 the substation (the slack, held at 1 p.u.). The
+its constant-power load in kW and kVAr, bus 0 the substation (the slack, held at
+:attr:`Feeder.source_pu`, 1 p.u. but where the feeder's data say otherwise). The
 buses are kept in an order in which every line's upstream bus comes before its downstream bus
 (:attr:`Feeder.parent`), the order the backward/forward sweep of :mod:`envzoo.powergrid.powerflow`
 walks.
@@ -10,7 +11,7 @@ walks.
 Shipped (:data:`FEEDERS`): :func:`ieee33`, the 33-bus 12.66 kV feeder of Baran & Wu (1989), as
 published (the five normally open tie lines left open); and, as tables in ``feeder_data/``
 (:data:`SHIPPED`), balanced positive-sequence equivalents of the IEEE PES 13-, 34- and 123-bus
-test feeders and of the CIGRE LV and MV benchmark networks (how they were reduced, and from
+test feeders (with their step-voltage regulators, :class:`Regulator`) and of the CIGRE LV and MV benchmark networks (how they were reduced, and from
 which files: ``tests/powergrid/convert_feeders.py`` and ``docs/powergrid.md``).
 :func:`feeder_from_tables` builds a user's feeder from a line table and a load table;
 :func:`feeder` resolves the env's ``feeder`` argument.
@@ -45,6 +46,31 @@ IEEE33_LOADS = (
 )
 
 
+@dataclass(frozen=True)
+class Regulator:
+    """A step-voltage regulator at the head of one line, with its controller's settings as the
+    IEEE feeders' OpenDSS ``RegControl`` gives them (the physics: :mod:`envzoo.powergrid.regulators`).
+
+    Attributes:
+        bus: index of the bus it regulates (its secondary); it sits on the line from that bus's parent.
+        band_center_v, bandwidth_v: the voltage it holds, and the band around it, in volts on its
+            potential transformer's secondary (120 V nominal).
+        pt_ratio: the potential transformer's ratio (line-to-neutral volts per relay volt).
+        ct_primary_a: the current transformer's primary rating (A).
+        r_v, x_v: the line-drop compensator's settings (volts at the CT's rated current).
+        delay_s: the controller's time delay (s) before a tap change.
+    """
+
+    bus: int
+    band_center_v: float
+    bandwidth_v: float
+    pt_ratio: float
+    ct_primary_a: float
+    r_v: float = 0.0
+    x_v: float = 0.0
+    delay_s: float = 15.0
+
+
 @dataclass(frozen=True, eq=False)
 class Feeder:
     """A radial feeder in the sweep's order (bus 0 the substation, every bus after its parent).
@@ -57,6 +83,8 @@ class Feeder:
             (N,) float64; 0 for the substation.
         p_kw, q_kvar: each bus's constant-power load at its peak (kW, kVAr), (N,) float64.
         base_kv: line-to-line voltage base (kV); the power base is 1 MVA.
+        regulators: its step-voltage regulators (none on ``ieee33``).
+        source_pu: the substation's voltage (p.u.), the slack of the power flow.
     """
 
     name: str
@@ -67,6 +95,8 @@ class Feeder:
     p_kw: np.ndarray
     q_kvar: np.ndarray
     base_kv: float
+    regulators: tuple[Regulator, ...] = ()
+    source_pu: float = 1.0
 
     @property
     def n_buses(self) -> int:
@@ -93,9 +123,13 @@ class Feeder:
         return depth
 
 
-def feeder_from_tables(name: str, lines, loads, base_kv: float, substation=None) -> Feeder:
+def feeder_from_tables(name: str, lines, loads, base_kv: float, substation=None, regulators=None,
+                       source_pu: float = 1.0) -> Feeder:
     """A radial feeder from its lines ``(from, to, r_ohm, x_ohm)`` and its loads
-    ``{bus: (p_kw, q_kvar)}`` (buses not named carry none), ordered for the sweep.
+    ``{bus: (p_kw, q_kvar)}`` (buses not named carry none), ordered for the sweep; ``regulators``
+    ``{(from, to): {setting: value}}`` puts a step-voltage regulator on line from-to (its
+    settings the fields of :class:`Regulator` after ``bus``); ``source_pu`` is the substation's
+    voltage.
 
     ``substation`` names the slack bus (default: the first line's ``from`` bus). Raises a
     ``ValueError`` naming the fix for a feeder the sweep cannot solve: a loop (a bus fed twice),
@@ -138,8 +172,16 @@ def feeder_from_tables(name: str, lines, loads, base_kv: float, substation=None)
         if str(bus) not in seen:
             raise ValueError(f"feeder {name!r}: a load on bus {bus}, which no line reaches; fix the bus name")
         p_kw[seen[str(bus)]], q_kvar[seen[str(bus)]] = float(p), float(q)
+    placed = []
+    for (a, b), settings in dict(regulators or {}).items():
+        a, b = str(a), str(b)
+        if b not in seen or a not in seen or order[parent[seen[b]]] != a:
+            raise ValueError(f"feeder {name!r}: a regulator on {a}-{b}, which is no line from the substation's "
+                             "side (from) to the far side (to); name the line's two buses in that order")
+        placed.append(Regulator(seen[b], **{key: float(value) for key, value in settings.items()}))
     return Feeder(name, tuple(order), np.asarray(parent, dtype=np.int64), np.asarray(r_ohm), np.asarray(x_ohm),
-                  p_kw, q_kvar, float(base_kv))
+                  p_kw, q_kvar, float(base_kv), tuple(sorted(placed, key=lambda regulator: regulator.bus)),
+                  float(source_pu))
 
 
 def ieee33() -> Feeder:
@@ -160,6 +202,10 @@ SHIPPED = {
     "cigre_mv": (20.0, "0", ("CIGRE TF C6.04.02 European MV benchmark (two 20 kV feeders behind their 110/20 kV "
                              "transformers, switches S1-S3 open)")),
 }
+#: The substation's voltage (p.u.) where a shipped feeder's data set one other than 1: the source
+#: of the OpenDSS circuits (``pu=1.0001`` in ``IEEE13Nodeckt.dss``, ``pu=1.05`` in ``ieee34Mod2.dss``,
+#: behind substation transformers of negligible impedance that the tables leave out).
+SOURCE_PU = {"ieee13": 1.0001, "ieee34": 1.05}
 FEEDER_DATA = Path(__file__).with_name("feeder_data")
 
 
@@ -170,7 +216,11 @@ def shipped(name: str) -> Feeder:
         lines = [(row["from_bus"], row["to_bus"], row["r_ohm"], row["x_ohm"]) for row in csv.DictReader(lines_file)]
     with open(FEEDER_DATA / f"{name}_loads.csv", newline="") as loads_file:
         loads = {row["bus"]: (row["p_kw"], row["q_kvar"]) for row in csv.DictReader(loads_file)}
-    return feeder_from_tables(name, lines, loads, base_kv, substation)
+    regulators = {}
+    if (FEEDER_DATA / f"{name}_regulators.csv").exists():
+        with open(FEEDER_DATA / f"{name}_regulators.csv", newline="") as regulators_file:
+            regulators = {(row.pop("from_bus"), row.pop("to_bus")): row for row in csv.DictReader(regulators_file)}
+    return feeder_from_tables(name, lines, loads, base_kv, substation, regulators, SOURCE_PU.get(name, 1.0))
 
 
 #: The feeders shipped, by the name the env's ``feeder`` argument takes.

@@ -92,6 +92,7 @@ def _weather(params: PowerGridParams, day: np.ndarray, per_step: np.ndarray, ev_
     price = np.broadcast_to(prices(params), load.shape)
     given = params.profiles  # a user's profiles replace the drawn ones, the same in every row
     load = np.broadcast_to(given["load"], load.shape) if "load" in given else load
+    load = np.ones_like(load) if "bus_p_kw" in given else load  # the buses' own profiles are the loads
     irradiance = np.broadcast_to(given["irradiance_w_m2"], load.shape) if "irradiance_w_m2" in given else irradiance
     outdoor = np.broadcast_to(given["outdoor_c"], load.shape) if "outdoor_c" in given else outdoor
     price = np.broadcast_to(given["price"], load.shape) if "price" in given else price
@@ -104,6 +105,15 @@ def _uniforms(keys, out):
     same numbers without the (B, width) temporaries of the array version."""
     for b in range(keys.shape[0]):
         draw_uniforms_one(keys[b], np.uint64(0), out[b])
+
+
+def bus_loads(params: PowerGridParams) -> tuple[np.ndarray, np.ndarray]:
+    """Each bus's load per step before the day's ``load`` multiple, (steps, N) kW and kVAr: the
+    user's per-bus profiles where given (``load`` is then 1), else the feeder's peak loads."""
+    if "bus_p_kw" in params.profiles:
+        return params.profiles["bus_p_kw"], params.profiles["bus_q_kvar"]
+    feeder = params.feeder
+    return np.tile(feeder.p_kw, (params.steps, 1)), np.tile(feeder.q_kvar, (params.steps, 1))
 
 
 def arrival_probabilities(params: PowerGridParams) -> np.ndarray:

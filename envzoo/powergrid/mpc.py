@@ -113,7 +113,8 @@ def plan_day(params: PowerGridParams, day: dict) -> np.ndarray:
 def plan(params: PowerGridParams, day: dict, indoor_c: np.ndarray, stored_kwh: np.ndarray,
          cars: list[tuple[int, int, int, float]]) -> np.ndarray:
     """The flat actions (H, n_actions) of the optimal plan over the H steps of ``day`` (its
-    ``load``, ``irradiance``, ``outdoor_c``, ``price``, (H,) each) from the buildings'
+    ``load``, ``irradiance``, ``outdoor_c``, ``price``, (H,) each, and ``first_step``, the day's
+    step it starts at, default 0) from the buildings'
     ``indoor_c`` (°C) and the batteries' ``stored_kwh`` now, for ``cars`` (port, first step,
     last step, kWh asked; steps counted from the plan's first)."""
     require("powergrid", "scipy")
@@ -207,7 +208,9 @@ def plan(params: PowerGridParams, day: dict, indoor_c: np.ndarray, stored_kwh: n
                 p_terms[bus].append((np.array(indices), 1.0, t))
 
     # voltages: LinDistFlow around the flow of the feeder's own loads, with violation slacks
-    base = powerflow.solve(feeder, feeder.p_kw * day["load"][:, None], feeder.q_kvar * day["load"][:, None])
+    window = slice(day.get("first_step", 0), day.get("first_step", 0) + steps)
+    bus_p, bus_q = (loads[window] for loads in generator.bus_loads(p))
+    base = powerflow.solve(feeder, bus_p * day["load"][:, None], bus_q * day["load"][:, None])
     v0 = np.abs(base.voltage)  # (steps, N)
     sensitivity = shared_path(feeder.parent, powerflow.impedances_pu(feeder), buses) / 1000.0
     under = v.add((steps, feeder.n_buses), 0.0, np.inf, w[2] * dt)

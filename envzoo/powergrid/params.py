@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from envzoo.core.checks import non_negative, positive
-from envzoo.powergrid.data import PROFILE_COLUMNS, load_feeder, load_profiles
+from envzoo.powergrid.data import BUS_PROFILES, PROFILE_COLUMNS, load_feeder, load_profiles
 from envzoo.powergrid.devices import BatteryParams, BuildingParams, EVParams, PVParams
 from envzoo.powergrid.feeders import Feeder
 from envzoo.powergrid.feeders import feeder as resolve_feeder
@@ -196,7 +196,8 @@ class PowerGridParams:
         weights: of the scalar reward, one per :data:`OBJECTIVES`.
         grid_reward: how the agents' rewards include voltage violations (:data:`GRID_REWARDS`).
         profiles: the user's day profiles that replace the drawn ones, ``{name: (steps,)}``
-            (names from :data:`~envzoo.powergrid.data.PROFILE_COLUMNS`; empty: all drawn).
+            (names from :data:`~envzoo.powergrid.data.PROFILE_COLUMNS`; empty: all drawn), and
+            ``{name: (steps, N)}`` for :data:`~envzoo.powergrid.data.BUS_PROFILES` (both or none).
         backend: the power flow (:data:`BACKENDS`).
     """
 
@@ -278,16 +279,26 @@ def _feeder(spec) -> Feeder:
     return resolve_feeder(spec)
 
 
-def _profiles(spec, steps: int) -> dict:
+def _profiles(spec, steps: int, n_buses: int) -> dict:
     if spec is None:
         return {}
     profiles = load_profiles(spec) if not isinstance(spec, dict) else dict(spec)
-    unknown = sorted(set(profiles) - set(PROFILE_COLUMNS))
+    unknown = sorted(set(profiles) - set(PROFILE_COLUMNS) - set(BUS_PROFILES))
     if unknown:
-        raise ValueError(f"profiles has unknown names {unknown}; give any of {list(PROFILE_COLUMNS)}")
+        raise ValueError(f"profiles has unknown names {unknown}; give any of {list(PROFILE_COLUMNS + BUS_PROFILES)}")
+    if len(set(BUS_PROFILES) & set(profiles)) == 1 or {"load", *BUS_PROFILES} <= set(profiles):
+        raise ValueError(f"give both per-bus profiles {BUS_PROFILES} or neither, and not with 'load' (they replace it)")
     checked = {}
     for name, values in profiles.items():
         values = np.asarray(values, dtype=np.float64)
+        if name in BUS_PROFILES:
+            if values.shape != (steps, n_buses):
+                raise ValueError(f"profile {name!r} has shape {values.shape}; give (steps, buses) = ({steps}, "
+                                 f"{n_buses}): a row per step, a column per bus in the feeder's order")
+            if not np.isfinite(values).all():
+                raise ValueError(f"profile {name!r} must be finite")
+            checked[name] = values
+            continue
         if values.shape != (steps,):
             raise ValueError(f"profile {name!r} has {values.size} values, the episode {steps} steps: give one value "
                              f"per step, or set steps={values.size}")
@@ -335,4 +346,5 @@ def make_params(feeder="ieee33", agents=None, building=None, pv=None, battery=No
                            _device(PVParams, pv, "pv"), _device(BatteryParams, battery, "battery"),
                            _device(EVParams, ev, "ev"), float(dt_h), int(steps), float(start_hour),
                            float(load_scale), float(price_offpeak), float(price_peak), peak_hours, float(v_min),
-                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps)), backend)
+                           float(v_max), weights, grid_reward, _profiles(profiles, int(steps), grid.n_buses),
+                           backend)

@@ -209,6 +209,7 @@ class RollingMPC(Policy):
                 steps_left = round(hours * p.ev.stay_h[1] / p.dt_h)
                 cars.append((port, 0, min(steps_left, end - now) - 1, energy * p.ev.energy_kwh[1]))
         window = {name: getattr(self.day, name)[0, now:end] for name in ("load", "irradiance", "outdoor_c", "price")}
+        window["first_step"] = now
         return plan(p, window, devices[:sizes[1]], devices[sizes[2]:sizes[3]] * layout.battery_kwh, cars)
 
 

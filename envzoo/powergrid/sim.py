@@ -13,7 +13,8 @@ A step of a row, with the flat action vector of all its devices (:class:`~envzoo
    whose deadline comes leave (what they still ask is unserved), then free ports receive the
    step's arrivals; at the day's end every car leaves;
 5. the bus powers (the feeder's loads of the hour plus the devices' net draw) go into the
-   backward/forward sweep (:func:`envzoo.powergrid.powerflow.sweep`), or with
+   backward/forward sweep (:func:`envzoo.powergrid.powerflow.regulated_sweep`, the feeder's
+   regulators moving their taps to their bands: :mod:`envzoo.powergrid.regulators`), or with
    ``backend="pandapower"`` into pandapower's Newton–Raphson
    (:mod:`envzoo.powergrid.pandapower_flow`, one row at a time, between the two compiled halves
    of the step: :func:`devices_row` and :func:`settle_row`): voltages, losses, the substation's
@@ -42,7 +43,8 @@ from envzoo.powergrid.devices import (
     pv_reactive_limit,
 )
 from envzoo.powergrid.params import GRID_REWARDS, OBJECTIVES, PowerGridParams
-from envzoo.powergrid.powerflow import MAX_ITERATIONS, TOLERANCE, impedances_pu, sweep
+from envzoo.powergrid.powerflow import MAX_ITERATIONS, TOLERANCE, impedances_pu, regulated_sweep
+from envzoo.powergrid.regulators import regulator_tables, tap_ratios
 
 COST, COMFORT, VOLTAGE, WEAR, UNSERVED = range(len(OBJECTIVES))
 #: Grid outputs of the last step, ``grid[b, ...]``.
@@ -95,6 +97,8 @@ class PowerGridSim:
     - ``remaining``, ``asked`` (B, ports) kWh of the car at each port (0 where free) and
       ``departure`` (B, ports) int64, the step its car leaves (-1 where free);
     - ``voltage`` (B, N) complex p.u. and ``magnitude`` (B, N) of the last power flow;
+    - ``taps`` (B, R) int64: the regulators' taps, and ``ratio`` (B, N) each line's voltage
+      ratio that follows from them (1 but at a regulator);
     - ``pv_kw``, ``pv_kvar`` (B, pv): each inverter's output in the last step;
     - ``terms`` (B, agents, 5), ``net_kw`` (B, agents): each agent's step costs and net draw;
     - ``grid`` (B, :data:`GRID`) the last step's grid results; ``totals`` (B, :data:`TOTALS`).
@@ -107,6 +111,7 @@ class PowerGridSim:
         self.constants = constants(params)
         self.z = impedances_pu(feeder)
         self.arrival_probability = generator.arrival_probabilities(params)
+        self.base_p, self.base_q = generator.bus_loads(params)
         self.step_count = np.zeros(batch, dtype=np.int64)
         self.load, self.irradiance, self.outdoor_c, self.price = (np.zeros((batch, steps)) for _ in range(4))
         self.ev_draws = np.zeros((batch, steps, ports, generator.PORT_DRAWS))
@@ -118,6 +123,9 @@ class PowerGridSim:
         self.voltage = np.ones((batch, n), dtype=np.complex128)
         self.current = np.zeros((batch, n), dtype=np.complex128)
         self.magnitude = np.ones((batch, n))
+        self.regulator_buses, self.regulator_settings = regulator_tables(feeder)
+        self.taps = np.zeros((batch, len(self.regulator_buses)), dtype=np.int64)
+        self.ratio = tap_ratios(feeder, self.taps)
         self.pv_kw, self.pv_kvar = np.zeros((batch, len(layout.pv_agent))), np.zeros((batch, len(layout.pv_agent)))
         self.station_request = np.zeros((batch, agents))
         self.terms = np.zeros((batch, agents, len(OBJECTIVES)))
@@ -142,8 +150,9 @@ class PowerGridSim:
         self.energy[rows] = p.battery.initial_soc * layout.battery_kwh
         self.remaining[rows], self.asked[rows], self.departure[rows] = 0.0, 0.0, -1
         self.terms[rows], self.net_kw[rows], self.totals[rows], self.pv_kw[rows], self.pv_kvar[rows] = 0, 0, 0, 0, 0
-        _idle_flow(rows, self.load, self.params.feeder.parent, self.z, p.feeder.p_kw, p.feeder.q_kvar, self.bus_power,
-                   self.voltage, self.current, self.magnitude, self.grid, self.constants)
+        self.taps[rows], self.ratio[rows] = 0, tap_ratios(p.feeder, np.zeros_like(self.taps[0]))
+        _idle_flow(rows, self.load, self.params.feeder.parent, self.z, self.base_p, self.base_q, self.bus_power,
+                   self.voltage, self.current, self.magnitude, self.grid, self.constants, self.regulation())
         if self.pandapower is not None:
             rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
             _grid_rows(rows, self._solve_by_pandapower(rows), self.params.feeder.parent, self.z, self.voltage,
@@ -154,7 +163,9 @@ class PowerGridSim:
         actions = np.asarray(actions, dtype=np.float64)
         if self.pandapower is None:
             state = self.kernel_arguments()
-            over_row_ranges(lambda start, stop: _step_rows(start, stop, actions, *state), self.batch, ROWS_PER_THREAD)
+            regulation = self.regulation()
+            over_row_ranges(lambda start, stop: _step_rows(start, stop, actions, *state, regulation), self.batch,
+                            ROWS_PER_THREAD)
             return
         _devices_rows(actions, *self.kernel_arguments())
         _settle_rows(self._solve_by_pandapower(np.arange(self.batch)), *self.kernel_arguments())
@@ -162,8 +173,13 @@ class PowerGridSim:
     def _solve_by_pandapower(self, rows: np.ndarray) -> np.ndarray:
         """The power flows of ``rows`` by pandapower (``backend="pandapower"``), one at a time,
         into ``voltage`` and ``current``; their iterations (-1: not converged), (len(rows),) int64."""
-        return np.array([self.pandapower.solve(self.bus_power[b], self.voltage[b], self.current[b]) for b in rows],
-                        dtype=np.int64)
+        return np.array([self.pandapower.solve(self.bus_power[b], self.voltage[b], self.current[b], self.ratio[b],
+                                               self.taps[b]) for b in rows], dtype=np.int64)
+
+    def regulation(self) -> tuple:
+        """What the regulators' controller reads and moves: ``ratio``, ``taps``, the
+        regulators' buses and settings (:func:`~envzoo.powergrid.regulators.regulator_tables`)."""
+        return self.ratio, self.taps, self.regulator_buses, self.regulator_settings
 
     def kernel_arguments(self) -> tuple:
         """What the step's kernels read and write after the actions, as the five tuples
@@ -177,26 +193,27 @@ class PowerGridSim:
                   layout.pv_agent, layout.pv_bus, layout.pv_kw, layout.pv_action, layout.battery_agent,
                   layout.battery_bus, layout.battery_kwh, layout.battery_action, layout.port_agent, layout.port_bus,
                   layout.port_action, layout.agent_bus)
-        network = (feeder.parent, self.z, feeder.p_kw, feeder.q_kvar, self.constants)
+        network = (feeder.parent, self.z, self.base_p, self.base_q, self.constants)
         out = (self.bus_power, self.voltage, self.current, self.magnitude, self.pv_kw, self.pv_kvar,
                self.station_request, self.terms, self.net_kw, self.grid, self.totals)
         return day, devices, places, network, out
 
 
 @kernel
-def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, current, magnitude, grid, c):
+def _idle_flow(rows, load, parent, z, base_p, base_q, bus_power, voltage, current, magnitude, grid, c, regulation):
     for b in rows:
         for i in range(parent.shape[0]):
-            bus_power[b, i] = complex(base_p[i] * load[b, 0], base_q[i] * load[b, 0]) / 1000.0
-        _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c)
+            bus_power[b, i] = complex(base_p[0, i] * load[b, 0], base_q[0, i] * load[b, 0]) / 1000.0
+        iterations = _regulated_flow(b, parent, z, bus_power, voltage, current, regulation)
+        _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c)
 
 
 @kernel(inline=True)
-def _flow(b, parent, z, bus_power, voltage, current, magnitude, grid, c):
-    """The row's power flow by the sweep and its grid results; returns the p.u. violation summed
-    over buses."""
-    iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
-    return _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c)
+def _regulated_flow(b, parent, z, bus_power, voltage, current, regulation):
+    """Row ``b``'s power flow by the sweep, its regulators moving their taps; its iterations."""
+    ratio, taps, regulator_buses, settings = regulation
+    return regulated_sweep(parent, z, ratio[b], bus_power[b], voltage[b], current[b], regulator_buses, settings,
+                           taps[b], TOLERANCE, MAX_ITERATIONS)
 
 
 @kernel(inline=True)
@@ -223,12 +240,12 @@ def _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c
 
 
 @kernel
-def _step_rows(start, stop, actions, day, devices, layout, network, out):
+def _step_rows(start, stop, actions, day, devices, layout, network, out, regulation):
     parent, z = network[0], network[1]
     bus_power, voltage, current = out[0], out[1], out[2]
     for b in range(start, stop):  # one step of row b (see the module's docstring)
         devices_row(b, actions[b], day, devices, layout, network, out)
-        iterations = sweep(parent, z, bus_power[b], voltage[b], current[b], TOLERANCE, MAX_ITERATIONS)
+        iterations = _regulated_flow(b, parent, z, bus_power, voltage, current, regulation)
         settle_row(b, iterations, day, devices, layout, network, out)
 
 
@@ -269,7 +286,7 @@ def devices_row(b, action, day, devices, layout, network, out):
         for k in range(terms.shape[2]):
             terms[b, a, k] = 0.0
     for i in range(parent.shape[0]):
-        bus_power[b, i] = complex(base_p[i] * load[b, t], base_q[i] * load[b, t]) / 1000.0
+        bus_power[b, i] = complex(base_p[t, i] * load[b, t], base_q[t, i] * load[b, t]) / 1000.0
 
     for k in range(building_agent.shape[0]):
         zone_kw = action[building_action[k]] * c[C_RATED]
@@ -338,7 +355,7 @@ def settle_row(b, iterations, day, devices, layout, network, out):
     n_agents = terms.shape[1]
     load_kw = 0.0
     for i in range(parent.shape[0]):
-        load_kw += base_p[i] * load[b, t]
+        load_kw += base_p[t, i] * load[b, t]
     violation = _grid_results(b, iterations, parent, z, voltage, current, magnitude, grid, c) * dt
     device_kw = 0.0
     for a in range(n_agents):

@@ -81,9 +81,12 @@ class _GridTask:
 
     def _grid_info(self) -> dict:
         g = self.sim.grid
-        return {"powerflow_converged": g[:, CONVERGED] > 0.5, "losses_kw": g[:, LOSSES_KW].copy(),
+        info = {"powerflow_converged": g[:, CONVERGED] > 0.5, "losses_kw": g[:, LOSSES_KW].copy(),
                 "substation_kw": g[:, SUBSTATION_KW].copy(), "min_voltage": g[:, MIN_VOLTAGE].copy(),
                 "max_voltage": g[:, MAX_VOLTAGE].copy()}
+        if self.params.feeder.regulators:  # the regulators' taps (B, R), which the controller moves
+            info["regulator_taps"] = self.sim.taps.copy()
+        return info
 
     def _totals(self) -> dict[str, np.ndarray]:
         totals = self.sim.totals
@@ -153,6 +156,7 @@ class PowerGridTask(_GridTask, Task):
         g = sim.grid[0].tolist()
         info = {"powerflow_converged": g[CONVERGED] > 0.5, "losses_kw": g[LOSSES_KW], "substation_kw": g[SUBSTATION_KW],
                 "min_voltage": g[MIN_VOLTAGE], "max_voltage": g[MAX_VOLTAGE],
+                **({"regulator_taps": sim.taps[0].copy()} if self.params.feeder.regulators else {}),
                 "cost": {"voltage_violation": float(-objectives[0, VOLTAGE]), "comfort": float(-objectives[0, 1])}}
         reward = objectives[0].astype(np.float32) if vector_reward else float(reward[0])
         return (self._features()[0].astype(np.float32), reward, not g[CONVERGED] > 0.5,
@@ -207,7 +211,7 @@ class PowerGridAgentsTask(_GridTask, AgentsTask):
         objectives = -sim.terms[0]
         n = len(self.agents)
         converged = bool(sim.grid[0, CONVERGED] > 0.5)
-        info = {name: np.repeat(value, n) for name, value in self._grid_info().items()}
+        info = {name: np.repeat(value, n, axis=0) for name, value in self._grid_info().items()}
         info["net_kw"] = sim.net_kw[0].copy()
         return Transition(reward=self._scalar(objectives), objectives=objectives,
                           terminated=np.full(n, not converged),

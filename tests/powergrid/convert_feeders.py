@@ -19,6 +19,10 @@ How a three-phase feeder becomes one positive-sequence feeder (stated again in
   sit at their neutral tap (ratio 1) and keep only their small impedance; a closed switch joins
   its two buses into one (named after the upstream one); a line downstream of a
   transformer is referred to the feeder's base by the square of the voltage ratio;
+- a voltage regulator's controller (``RegControl``: band centre and width in volts on its
+  potential transformer's secondary, PT ratio, CT primary rating, line-drop compensator R and X
+  in volts, time delay) is written to ``NAME_regulators.csv`` by its bank's two buses; the
+  phases of one bank become one ganged regulator with the mean of their settings;
 - every load (of any model: constant power, current or impedance) becomes constant power at
   nominal voltage, its phases summed; a capacitor is a constant reactive injection at its
   rating; a normally open switch is left out; the substation's own transformer is left out (the
@@ -106,7 +110,7 @@ def bus(name: str) -> str:
 def ieee_tables(path: Path, head: str, base_kv: float):
     """(lines, loads, capacitors) of an IEEE feeder's OpenDSS master file: lines ``(from, to, r
     ohm, x ohm)`` at the bus's own voltage with that voltage, loads ``{bus: [kW, kvar]}``."""
-    codes, lines, transformers, loads, opened, likes = {}, {}, {}, {}, set(), {}
+    codes, lines, transformers, loads, opened, likes, controls = {}, {}, {}, {}, set(), {}, {}
     for verb, target, p in commands(path):
         kind, _, name = target.partition(".")
         if verb == "open" and kind == "line":
@@ -123,6 +127,10 @@ def ieee_tables(path: Path, head: str, base_kv: float):
                 first = {**likes[first["like"].lower()], **first}
             likes[name] = first
             transformers[name] = (first, p)
+        elif kind == "regcontrol":
+            if "like" in first:
+                first = {**controls[first["like"].lower()], **first}
+            controls[name] = first
         elif kind in ("load", "capacitor"):
             sign = 1.0 if kind == "load" else 0.0
             entry = loads.setdefault(bus(first["bus1"]), [0.0, 0.0])
@@ -199,10 +207,29 @@ def ieee_tables(path: Path, head: str, base_kv: float):
         entry = merged.setdefault(named(k), [0.0, 0.0])
         entry[0], entry[1] = entry[0] + p, entry[1] + q
     reached = {a for a, _, _, _ in rows} | {b for _, b, _, _ in rows}
-    return rows, {k: v for k, v in merged.items() if k in reached and any(v)}
+    return rows, {k: v for k, v in merged.items() if k in reached and any(v)}, regulators(controls, transformers, named)
 
 
-def write(name: str, rows, loads) -> None:
+#: A RegControl's settings as the regulators' table names them, with OpenDSS's defaults.
+REGCONTROL = {"band_center_v": ("vreg", 120.0), "bandwidth_v": ("band", 3.0), "pt_ratio": ("ptratio", 60.0),
+              "ct_primary_a": ("ctprim", 300.0), "r_v": ("r", 0.0), "x_v": ("x", 0.0), "delay_s": ("delay", 15.0)}
+
+
+def regulators(controls: dict, transformers: dict, named) -> dict:
+    """``{(from bus, to bus): {setting: value}}``: each regulator bank's controller settings,
+    the mean over its phases' RegControls (:data:`REGCONTROL`)."""
+    banks: dict = {}
+    for control in controls.values():
+        first, p = transformers[control["transformer"].lower()]
+        ends = p["bus"] if "bus" in p else first["buses"].strip("[]()").replace(",", " ").split()
+        key = (named(bus(ends[0])), named(bus(ends[1])))
+        banks.setdefault(key, []).append({column: rpn(control.get(prop, str(default)))
+                                          for column, (prop, default) in REGCONTROL.items()})
+    return {key: {column: float(np.mean([phase[column] for phase in phases])) for column in REGCONTROL}
+            for key, phases in banks.items()}
+
+
+def write(name: str, rows, loads, regulator_settings=None) -> None:
     OUT.mkdir(exist_ok=True)
     with open(OUT / f"{name}_lines.csv", "w", newline="") as f:
         out = csv.writer(f)
@@ -212,7 +239,13 @@ def write(name: str, rows, loads) -> None:
         out = csv.writer(f)
         out.writerow(["bus", "p_kw", "q_kvar"])
         out.writerows([(b, f"{p:.9g}", f"{q:.9g}") for b, (p, q) in loads.items()])
-    print("wrote", name, len(rows), "lines,", len(loads), "loads")
+    if regulator_settings:
+        with open(OUT / f"{name}_regulators.csv", "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["from_bus", "to_bus", *REGCONTROL])
+            out.writerows([(a, b, *(f"{settings[c]:.9g}" for c in REGCONTROL))
+                           for (a, b), settings in regulator_settings.items()])
+    print("wrote", name, len(rows), "lines,", len(loads), "loads,", len(regulator_settings or ()), "regulators")
 
 
 def main(ieee_folder: Path) -> None:

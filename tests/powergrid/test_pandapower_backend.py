@@ -39,7 +39,7 @@ def test_without_pandapower_the_error_names_the_fix():
 
 
 @pytest.mark.skipif(not HAS_PANDAPOWER, reason="pandapower is not installed (it pins pandas below envzoo's)")
-@pytest.mark.parametrize("feeder", ["ieee13", "cigre_lv"])
+@pytest.mark.parametrize("feeder", ["ieee13", "ieee34", "cigre_lv"])
 def test_pandapower_backend_plays_the_sweeps_episode(feeder):
     sweep, _ = play("sweep", feeder)
     newton, info = play("pandapower", feeder)
@@ -58,13 +58,15 @@ def test_without_simbench_the_error_names_the_fix():
 
 
 @pytest.mark.skipif(not HAS_SIMBENCH, reason="simbench is not installed (it needs pandapower)")
-def test_a_simbench_grid_with_a_day_of_its_year():
+def test_a_simbench_grid_with_a_day_of_its_year(tmp_path):
     """SimBench's rural LV grid: the sweep agrees with pandapower on it, and a midsummer day of
-    its profiles plays a whole episode."""
+    its per-load and per-generator profiles, summed per bus, plays a whole episode."""
     import pandapower
+    import simbench
 
     from envzoo.powergrid import feeders, powerflow
-    from envzoo.powergrid.pandapower_flow import network, simbench_profiles
+    from envzoo.powergrid.data import load_grid_year
+    from envzoo.powergrid.pandapower_flow import export_grid_year, network, simbench_profiles
 
     feeder = feeders.feeder(f"simbench:{SIMBENCH_GRID}")
     net = network(feeder)
@@ -72,10 +74,26 @@ def test_a_simbench_grid_with_a_day_of_its_year():
     flow = powerflow.solve(feeder)
     assert np.abs(np.abs(flow.voltage[0]) - net.res_bus.vm_pu.to_numpy()).max() < 1e-8
     profiles = simbench_profiles(SIMBENCH_GRID, day=172)
-    assert profiles["load"].shape == (96,) and 0 < profiles["load"].max() <= 1.5
+    net = simbench.get_simbench_net(SIMBENCH_GRID)
+    year = simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)
+    midsummer = slice(172 * 96, 173 * 96)
+    assert profiles["bus_p_kw"].shape == (96, feeder.n_buses)
+    drawn = year[("load", "p_mw")].to_numpy()[midsummer].sum(axis=1)
+    generated = year[("sgen", "p_mw")].to_numpy()[midsummer].sum(axis=1)
+    np.testing.assert_allclose(profiles["bus_p_kw"].sum(axis=1), 1000.0 * (drawn - generated), rtol=0, atol=1e-9)
+    assert (profiles["bus_p_kw"][:, 0] == 0).all() and (profiles["bus_p_kw"] != 0).any(axis=0).sum() > 10
     assert profiles["irradiance_w_m2"].max() > 300 and profiles["irradiance_w_m2"][:8].max() == 0  # night
     with pytest.raises(ValueError, match="day must be a whole number from 0 to 365"):
         simbench_profiles(SIMBENCH_GRID, day=366)
+    export_grid_year(SIMBENCH_GRID, tmp_path)  # what envzoo's own environment reads without simbench
+    exported, exported_day = load_grid_year(tmp_path, day=172)
+    assert exported.bus_names == feeder.bus_names and exported.name == feeder.name
+    for exported_values, values in ((exported.r_ohm, feeder.r_ohm), (exported.x_ohm, feeder.x_ohm),
+                                    (exported.p_kw, feeder.p_kw)):
+        np.testing.assert_allclose(exported_values, values, rtol=1e-13, atol=0)  # the CSV reader's last digit
+    assert exported_day.keys() == profiles.keys()
+    for name, values in profiles.items():
+        np.testing.assert_array_equal(exported_day[name], values)
     env = gymnasium.make("envzoo/PowerGrid-v0", feeder=feeder, profiles=profiles)
     env.reset(seed=0)
     for _ in range(96):

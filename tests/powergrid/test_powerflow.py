@@ -109,9 +109,11 @@ SHIPPED_REFERENCE = json.loads(Path(__file__).with_name("pandapower_feeders.json
 
 @pytest.mark.parametrize("name", sorted(feeders.SHIPPED))
 def test_every_shipped_feeder_agrees_with_pandapower(name):
-    """Every shipped feeder, at peak and at half load with generation far out: voltages within
-    1e-8 p.u. and 1e-6 degrees, losses and substation power within 1e-4 kW of pandapower's
-    Newton–Raphson (tolerance 1e-10 MVA) on the network built from the same tables."""
+    """Every shipped feeder, at peak and at half load with generation far out, its regulators at
+    the case's fixed taps: voltages within 1e-8 p.u. and 1e-6 degrees, losses and substation
+    power within 1e-4 kW of pandapower's Newton–Raphson (tolerance 1e-10 MVA) on the network
+    built from the same tables (regulators as transformers with ratio tap changers); at peak with
+    the controller moving the taps, the taps it chose on pandapower's flows and the voltages."""
     assert set(SHIPPED_REFERENCE) == set(feeders.SHIPPED)
     feeder = feeders.feeder(name)
     for reference in SHIPPED_REFERENCE[name].values():
@@ -119,10 +121,14 @@ def test_every_shipped_feeder_agrees_with_pandapower(name):
         for bus, (p_gen, q_gen) in reference["generation_kw_kvar"].items():
             p[feeder.bus_index(bus)] -= p_gen
             q[feeder.bus_index(bus)] -= q_gen
-        flow = powerflow.solve(feeder, p, q)  # pandapower's bus i is the feeder's bus i
+        regulated = "losses_kw" not in reference  # the case "peak_regulated": the controller's taps
+        flow = powerflow.solve(feeder, p, q, taps=None if regulated else reference["taps"])  # bus i is bus i
         assert flow.converged.all()
+        assert flow.taps[0].tolist() == reference["taps"]
         assert np.abs(np.abs(flow.voltage[0]) - reference["vm_pu"]).max() < 1e-8
         assert np.abs(np.degrees(np.angle(flow.voltage[0])) - reference["va_degree"]).max() < 1e-6
+        if regulated:
+            continue
         assert flow.losses_kw[0] == pytest.approx(reference["losses_kw"], abs=1e-4)
         assert flow.substation_kw[0] == pytest.approx(reference["substation_kw"], abs=1e-4)
         assert flow.substation_kvar[0] == pytest.approx(reference["substation_kvar"], abs=1e-4)
