@@ -118,6 +118,23 @@ def test_a_key_rllib_does_not_know_is_named_with_the_valid_ones(tmp_path, capsys
     assert valid in line
 
 
+def _shipped_blocks():
+    import yaml
+
+    from envzoo.train.hyperparams import hyperparams_file
+
+    return sorted(set(yaml.safe_load(hyperparams_file("ppo", "rllib").read_text())) - {"default"})
+
+
+@pytest.mark.parametrize("env_id", _shipped_blocks())
+def test_every_shipped_block_passes_the_checks_made_before_a_run(env_id):
+    import envzoo
+    from envzoo.train.hyperparams import config_for
+    from envzoo.train.rllib import learner_factory
+
+    learner_factory(envzoo.env_info(env_id), "ppo", 0, config_for(env_id, "ppo", framework="rllib"))
+
+
 SB3_HYPERPARAMS = """
 default:
   n_timesteps: 256
