@@ -360,7 +360,7 @@ def test_malformed_document_raises_registry_error(text):
 
 # ---------------------------------------------------------------------- the leaderboard's 0
 #: The reference policies that play at random among the valid actions only.
-RANDOM_VALID = {"random-available", "random-admissible"}
+RANDOM_VALID = {"random-valid", "random-available", "random-admissible"}
 
 
 def _mostly_refuses_random_actions(entry) -> bool:
@@ -391,3 +391,17 @@ def test_a_refused_routing_action_changes_nothing_and_costs_no_reward(env_id, cl
     assert (reward, terminated, truncated, info["cost"]) == (0.0, False, False, 1.0)
     for name, value in observation.items():
         np.testing.assert_array_equal(after[name], value, err_msg=name)
+
+
+def test_random_valid_play_chooses_only_valid_actions_and_all_of_them(closing):
+    from envzoo.core.policy import RandomValidPolicy
+
+    env = closing(envzoo.make("envzoo/SchedulingCluster-v0"))
+    policy = RandomValidPolicy(env)
+    policy.reset(0)
+    _, info = env.reset(seed=0)
+    mask = np.asarray(info["action_mask"], dtype=bool)
+    chosen = {policy(None, info) for _ in range(400)}
+    assert chosen == set(np.flatnonzero(mask).tolist()) and len(chosen) < mask.size
+    with pytest.raises(ValueError, match="marks no action valid"):
+        policy(None, {"action_mask": np.zeros_like(mask)})
