@@ -71,3 +71,15 @@ class RandomPolicy(Policy):
     def _sample(space, generator: np.random.Generator):
         space.seed(int(generator.integers(2**31)))
         return space.sample()
+
+
+class RandomValidPolicy(RandomPolicy):
+    """Uniformly random among the actions ``info["action_mask"]`` marks valid (a ``Discrete``
+    space's), seeded at each ``reset(seed)``: the floor of an id whose uniform random actions are
+    mostly refused, play that knows the rules and nothing more."""
+
+    def __call__(self, observation: Any, info: dict) -> Any:
+        valid = np.flatnonzero(np.asarray(info["action_mask"], dtype=bool))
+        if valid.size == 0:
+            raise ValueError("info['action_mask'] marks no action valid: RandomValidPolicy has none to choose from")
+        return self.env.action_space.start + int(self._generator.choice(valid))

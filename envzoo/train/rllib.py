@@ -22,6 +22,7 @@ whose Ray pins ``gymnasium==1.2.2``.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from functools import partial
 from pathlib import Path
@@ -66,7 +67,7 @@ def _sections(config: TrainConfig) -> tuple[dict, dict, dict]:
 
 
 def _check_sections(entry, config: TrainConfig) -> None:
-    environment, model, _ = _sections(config)
+    environment, model, training = _sections(config)
     for name, section in (("environment", environment), ("model", model)):
         if not isinstance(section, dict):
             raise TrainingError(f"{entry.id}: `{name}:` must be a mapping of keys, got {section!r}")
@@ -78,6 +79,20 @@ def _check_sections(entry, config: TrainConfig) -> None:
     if unknown:
         raise TrainingError(f"{entry.id}: model keys {unknown} are not fields of RLlib's DefaultModelConfig; "
                             f"its fields: {', '.join(sorted(fields))}")
+    keys = _training_keys()
+    unknown = sorted(set(training) - keys)
+    if unknown:
+        raise TrainingError(f"{entry.id}: keys {unknown} are neither envzoo's nor PPOConfig.training's; "
+                            f"PPOConfig.training takes {', '.join(sorted(keys))} (and `environment:`, `model:` blocks)")
+
+
+def _training_keys() -> set[str]:
+    """The keyword arguments of ``PPOConfig.training``, its own and those it passes on to
+    ``AlgorithmConfig.training``."""
+    ppo = require("rllib", "ray.rllib.algorithms.ppo").PPOConfig
+    algorithm = require("rllib", "ray.rllib.algorithms.algorithm_config").AlgorithmConfig
+    names = set(inspect.signature(ppo.training).parameters) | set(inspect.signature(algorithm.training).parameters)
+    return names - {"self", "kwargs", "model"}  # `model` is the old API stack's; envzoo's `model:` block replaces it
 
 
 def _default_model_config():
@@ -124,14 +139,12 @@ class RLlibLearner:
 
 class RLlibPolicy(Policy):
     """An RLlib algorithm's modules acting deterministically: the mode of each action distribution,
-    a continuous action mapped from RLlib's normalized [-1, 1] to the action space's bounds where
-    the algorithm normalizes actions, else clipped to them (as ``clip_actions`` does in training)."""
+    turned into the action the env got in training (:func:`action_for_env`)."""
 
     def __init__(self, env, algo):
         super().__init__(env)
         self.algo = algo
         self._torch = require("rllib", "torch")
-        self._unsquash = require("rllib", "ray.rllib.utils.spaces.space_utils").unsquash_action
         self._mapping = algo.config.policy_mapping_fn
 
     def __call__(self, observation, info):
@@ -146,9 +159,19 @@ class RLlibPolicy(Policy):
             out = module.forward_inference({"obs": self._torch.as_tensor(np.asarray(observation)[None])})
             distribution = module.get_inference_action_dist_cls().from_logits(out["action_dist_inputs"])
             action = distribution.to_deterministic().sample()[0].numpy()
-        if self.algo.config.normalize_actions:
-            return self._unsquash(action, space)
-        return np.clip(action, space.low, space.high).astype(space.dtype) if isinstance(space, Box) else action
+        return action_for_env(action, space, self.algo.config.normalize_actions, self.algo.config.clip_actions)
+
+
+def action_for_env(action, space, normalize_actions: bool, clip_actions: bool):
+    """The action the env gets in training for the module's ``action`` (a ``Box``'s; any other
+    space's is the action itself): mapped from [-1, 1] to the bounds where RLlib normalizes actions
+    (a bounded Box's, clipped to the bounds as RLlib does), else clipped to the bounds where it
+    clips them."""
+    if not isinstance(space, Box):
+        return action
+    if normalize_actions and space.is_bounded():
+        return (space.low + (np.clip(action, -1.0, 1.0) + 1.0) * (space.high - space.low) / 2).astype(space.dtype)
+    return np.clip(action, space.low, space.high).astype(space.dtype) if clip_actions else action
 
 
 def _register(entry, config: TrainConfig) -> str:
@@ -171,14 +194,10 @@ def _ppo_config(entry, env_name: str, seed: int, config: TrainConfig):
     if config.n_envs < 1:
         raise TrainingError(f"n_envs must be at least 1, got {config.n_envs}")
     environment, model, training = _sections(config)
-    try:
-        settings = (ppo.PPOConfig().environment(env_name, **environment)
-                    .env_runners(num_env_runners=0, num_envs_per_env_runner=1 if entry.is_multi_agent else config.n_envs)
-                    .rl_module(model_config=_default_model_config()(**model))
-                    .training(**training).debugging(seed=seed))
-    except TypeError as error:
-        raise TrainingError(f"{entry.id}: a key of the RLlib hyperparameter block is not PPOConfig.training's: {error}") \
-            from None
+    settings = (ppo.PPOConfig().environment(env_name, **environment)
+                .env_runners(num_env_runners=0, num_envs_per_env_runner=1 if entry.is_multi_agent else config.n_envs)
+                .rl_module(model_config=_default_model_config()(**model))
+                .training(**training).debugging(seed=seed))
     if entry.is_multi_agent:
         agents = list(envzoo.make(entry.id, **config.env_kwargs).possible_agents)
         if config.multi_agent_policies == "shared":

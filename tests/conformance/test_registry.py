@@ -329,6 +329,7 @@ MALFORMED = {
     "constraint without costs": (GOOD_ENTRY + "    constraint: {metric: score, infeasible_return: 0}\n", "constraint"),
     "constraint without its return": (GOOD_ENTRY + "    costs: [spend]\n    constraint: {metric: score}\n",
                                       "constraint"),
+    "score floor that is no policy of the id": (GOOD_ENTRY + "    score_floor: random-valid\n", "score_floor"),
 }
 
 
@@ -355,3 +356,52 @@ def test_duplicate_id_names_entry_and_field():
 def test_malformed_document_raises_registry_error(text):
     with pytest.raises(RegistryError):
         parse_registry(text)
+
+
+# ---------------------------------------------------------------------- the leaderboard's 0
+#: The reference policies that play at random among the valid actions only.
+RANDOM_VALID = {"random-valid", "random-available", "random-admissible"}
+
+
+def _mostly_refuses_random_actions(entry) -> bool:
+    """Ids with an action mask, and text ids that list admissible commands (a random string is
+    almost never one)."""
+    return "action-mask" in entry.tags or "random-admissible" in [ref.name for ref in entry.policies]
+
+
+@pytest.mark.parametrize("entry", all_entries(), ids=lambda entry: entry.id)
+def test_every_floor_is_a_policy_the_id_has(entry):
+    assert entry.score_floor == "random" or entry.score_floor in [ref.name for ref in entry.policies]
+
+
+@pytest.mark.parametrize("entry", [e for e in all_entries() if _mostly_refuses_random_actions(e)], ids=lambda e: e.id)
+def test_where_random_actions_are_mostly_refused_the_floor_is_random_among_valid_ones(entry):
+    """Or a refusal is free (routing: nothing changes, no reward), so that uniform random play ends
+    as random valid play does (checked in the next test)."""
+    assert entry.score_floor in RANDOM_VALID or entry.domain == "routing", (
+        f"{entry.id}: its floor {entry.score_floor!r} is mostly refused actions; name one of {sorted(RANDOM_VALID)}")
+
+
+@pytest.mark.parametrize("env_id", ["envzoo/TSP-v0", "envzoo/CVRP-v0", "envzoo/Orienteering-v0"])
+def test_a_refused_routing_action_changes_nothing_and_costs_no_reward(env_id, closing):
+    env = closing(envzoo.make(env_id))
+    observation, info = env.reset(seed=0)
+    refused = int(np.flatnonzero(~np.asarray(info["action_mask"], dtype=bool))[0])
+    after, reward, terminated, truncated, info = env.step(refused)
+    assert (reward, terminated, truncated, info["cost"]) == (0.0, False, False, 1.0)
+    for name, value in observation.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+
+
+def test_random_valid_play_chooses_only_valid_actions_and_all_of_them(closing):
+    from envzoo.core.policy import RandomValidPolicy
+
+    env = closing(envzoo.make("envzoo/SchedulingCluster-v0"))
+    policy = RandomValidPolicy(env)
+    policy.reset(0)
+    _, info = env.reset(seed=0)
+    mask = np.asarray(info["action_mask"], dtype=bool)
+    chosen = {policy(None, info) for _ in range(400)}
+    assert chosen == set(np.flatnonzero(mask).tolist()) and len(chosen) < mask.size
+    with pytest.raises(ValueError, match="marks no action valid"):
+        policy(None, {"action_mask": np.zeros_like(mask)})

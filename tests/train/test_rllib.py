@@ -104,15 +104,35 @@ def test_the_shipped_defaults_reach_rllib_and_a_box_action_is_clipped_not_rescal
         learner.close()
 
 
-@pytest.mark.parametrize("block, named", [("environment: {normalise_actions: false}", "normalise_actions"),
-                                          ("model: {hidden: [64]}", "hidden"),
-                                          ("lamda: 0.9", "lamda")])
-def test_a_key_rllib_does_not_know_is_named(tmp_path, capsys, block, named):
+@pytest.mark.parametrize("block, named, valid", [
+    ("environment: {normalise_actions: false}", "normalise_actions", "normalize_actions"),
+    ("model: {hidden: [64]}", "hidden", "fcnet_hiddens"),
+    ("lamda: 0.9", "lamda", "lambda_"),
+])
+def test_a_key_rllib_does_not_know_is_named_with_the_valid_ones(tmp_path, capsys, block, named, valid):
     hyperparams = tmp_path / "rllib-ppo.yml"
     hyperparams.write_text(HYPERPARAMS + f"envzoo/MarketMakingAS-v1:\n  {block}\n")
     assert main(["train", "envzoo/MarketMakingAS-v1", "--algo", "ppo", "--framework", "rllib", "--hyperparams",
                  str(hyperparams), "--results", str(tmp_path / "results")]) == 2
-    assert named in capsys.readouterr().err
+    [line] = [line for line in capsys.readouterr().err.splitlines() if named in line]
+    assert valid in line
+
+
+def _shipped_blocks():
+    import yaml
+
+    from envzoo.train.hyperparams import hyperparams_file
+
+    return sorted(set(yaml.safe_load(hyperparams_file("ppo", "rllib").read_text())) - {"default"})
+
+
+@pytest.mark.parametrize("env_id", _shipped_blocks())
+def test_every_shipped_block_passes_the_checks_made_before_a_run(env_id):
+    import envzoo
+    from envzoo.train.hyperparams import config_for
+    from envzoo.train.rllib import learner_factory
+
+    learner_factory(envzoo.env_info(env_id), "ppo", 0, config_for(env_id, "ppo", framework="rllib"))
 
 
 SB3_HYPERPARAMS = """
