@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import envzoo
+from envzoo.cli import main
+from envzoo.leaderboard.results import collect
 from envzoo.routing.exact import held_karp
 from envzoo.routing.generator import kool
 from envzoo.routing.multistart import multi_start
@@ -132,3 +134,18 @@ def test_runs_that_cannot_train_say_why():
                                                                         algo_kwargs={"bogus": 1}))
     with pytest.raises(TrainingError, match="multiple of num_minibatches"):
         check("envzoo/TSP-v0", "attention-ppo", "torch", 0, TrainConfig(n_timesteps=10, n_envs=12))
+
+
+def test_envzoo_train_writes_a_result_file_whose_checkpoint_loads_as_a_policy(tmp_path):
+    hyperparams = tmp_path / "attention.yml"
+    hyperparams.write_text("default:\n  n_timesteps: 16\n  n_envs: 8\n  eval_episodes: 2\n  curve_points: 1\n"
+                           "  curve_episodes: 1\n  num_minibatches: 2\n  env_kwargs: {size: 6}\n"
+                           "  model: {embedding: 16, heads: 2, layers: 1, feed_forward: 16}\n")
+    assert main(["train", "envzoo/TSP-v0", "--framework", "torch", "--algo", "attention-ppo", "--hyperparams",
+                 str(hyperparams), "--results", str(tmp_path / "results"), "--run-dir", str(tmp_path / "run")]) == 0
+    [result] = collect(tmp_path / "results")
+    assert (result.algo, result.framework, result.timesteps) == ("attention-ppo", "torch", 8 * 5)
+    [checkpoint] = (tmp_path / "run").glob("checkpoint*")
+    env = envzoo.make("envzoo/TSP-v0", size=6)
+    [episode] = evaluate(lambda: env, lambda env: AttentionPolicy(env, checkpoint, "pomo"), episodes=1)
+    assert episode.metrics["customers_visited"] == 6
