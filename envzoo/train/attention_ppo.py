@@ -18,7 +18,6 @@ from functools import partial
 from pathlib import Path
 
 import gymnasium
-import numpy as np
 import torch
 from torch import nn
 
@@ -149,8 +148,8 @@ class AttentionPPOLearner:
             tensors = as_tensors(observation)
             logits, values = self.model.decode(encoding, tensors, mask)
             actions = torch.distributions.Categorical(logits=logits).sample()
-            for name in steps:
-                steps[name].append(tensors[name])
+            for name, recorded in steps.items():
+                recorded.append(tensors[name])
             observation, reward, terminated, truncated, info = self.env.step(actions.numpy())
             record["masks"].append(mask)
             record["actions"].append(actions)
@@ -184,7 +183,7 @@ class AttentionPPOLearner:
         alive = rollout.alive[:, batch]
         horizon = alive.shape[0]
         encoding = self.model.encode({name: value[batch] for name, value in rollout.instances.items()})
-        flat = lambda x: x[:, batch].reshape(horizon * len(batch), *x.shape[2:])  # noqa: E731
+        flat = lambda x: x[:, batch].reshape(horizon * len(batch), *x.shape[2:])
         repeated = encoding.rows(torch.arange(len(batch)).repeat(horizon))
         masks = flat(rollout.masks)
         logits, values = self.model.decode(repeated, {name: flat(v) for name, v in rollout.steps.items()}, masks)

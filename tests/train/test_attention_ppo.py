@@ -18,8 +18,8 @@ from envzoo.train.runs import TrainingError, check
 
 torch = pytest.importorskip("torch")
 
-from envzoo.train.attention_model import AttentionModel, as_tensors  # noqa: E402
-from envzoo.train.attention_policy import AttentionPolicy, batch_choice, load_model  # noqa: E402
+from envzoo.train.attention_model import AttentionModel, as_tensors
+from envzoo.train.attention_policy import AttentionPolicy, batch_choice, load_model
 
 SMALL = {"embedding": 32, "heads": 4, "layers": 2, "feed_forward": 64}
 
@@ -106,7 +106,7 @@ def test_a_few_ppo_updates_shorten_the_tours_of_a_six_city_tsp():
 def test_pomo_is_never_behind_greedy(env_id, problem):
     model = untrained(problem, seed=2)
     lengths = {decoding: [result.metrics["tour_length"] for result in evaluate(
-        lambda: envzoo.make(env_id, size=10), lambda env: AttentionPolicy(env, model, decoding), episodes=6)]
+        lambda: envzoo.make(env_id, size=10), lambda env, decoding=decoding: AttentionPolicy(env, model, decoding), episodes=6)]
         for decoding in ("greedy", "pomo")}
     assert np.all(np.array(lengths["pomo"]) <= np.array(lengths["greedy"]) + 1e-9), lengths
     assert np.any(np.array(lengths["pomo"]) < np.array(lengths["greedy"]))  # some start beats city 0's
