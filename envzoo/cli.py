@@ -808,10 +808,12 @@ def build_parser() -> argparse.ArgumentParser:
     training = commands.add_parser("train", help="train an algorithm on an id and write its result file")
     training.add_argument("id", help="an envzoo id")
     training.add_argument("--algo", required=True,
-                          help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib, jax: ppo")
-    training.add_argument("--framework", choices=["sb3", "rllib", "jax"], default="sb3",
-                          help="Stable-Baselines3 (sb3, default), RLlib (rllib, extra `rllib`) or PPO in JAX "
-                               "(jax, extra `jax`: ids with a JAX core, every seed in one program)")
+                          help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib, jax: ppo; "
+                               "torch: attention-ppo")
+    training.add_argument("--framework", choices=["sb3", "rllib", "jax", "torch"], default="sb3",
+                          help="Stable-Baselines3 (sb3, default), RLlib (rllib, extra `rllib`), PPO in JAX "
+                               "(jax, extra `jax`: ids with a JAX core, every seed in one program) or envzoo's "
+                               "own PyTorch trainers (torch: the attention model on the routing ids, extra `train`)")
     training.add_argument("--seed", type=int, nargs="+", default=[0],
                           help="seed of the model and training envs; several train one run each (jax: "
                                "all in one program) (0)")

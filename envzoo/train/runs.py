@@ -33,7 +33,7 @@ from envzoo.train.evaluation import evaluation, reference_evaluations
 from envzoo.train.hyperparams import TrainConfig
 
 #: The libraries ``envzoo train --framework`` offers, and the modules with their ``learner_factory``.
-FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib"}
+FRAMEWORKS = {"sb3": "envzoo.train.sb3", "rllib": "envzoo.train.rllib", "torch": "envzoo.train.attention_ppo"}
 #: The run folder's record of the curve so far, the time spent and the last checkpoint's folder.
 STATE_FILE = "state.json"
 #: Libraries whose versions a result file records.
