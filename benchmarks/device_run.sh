@@ -38,3 +38,6 @@ stage throughput_heavy 120 "$PYTHON" benchmarks/jax_throughput.py --steps 10 --l
 # The cores added after the H200 run of 2026-12-04: promotion (light) and the limit-order-book replay.
 stage throughput_added 60 "$PYTHON" benchmarks/jax_throughput.py --steps 10 --log2 $HEAVY_LOG2 --ids \
     envzoo/Promotion-v1 envzoo/MarketMaking-v1
+# The cluster scheduler's core (2026-12-05): a few dozen array operations a step, no loop.
+stage throughput_scheduling 60 "$PYTHON" benchmarks/jax_throughput.py --steps 100 --log2 $LIGHT_LOG2 --ids \
+    envzoo/SchedulingCluster-v0

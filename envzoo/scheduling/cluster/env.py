@@ -79,7 +79,10 @@ class SchedulingClusterEnv(TaskEnv):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. A JAX core (``envzoo.scheduling.cluster.jax_core``, extra ``jax``:
+      ``envzoo.jax.make`` and ``gymnasium.make_vec(..., backend="jax")``) was added without
+      changing an episode: it draws the same random numbers and follows the CPU core's episodes
+      to the last bit.
     """
 
     task_class = ClusterTask
