@@ -147,10 +147,10 @@ def _table_in_blocks(headers: list[str], rows: list[list[str]], width: int | Non
 
 def _table_wrapping_last(headers: list[str], rows: list[list[str]], width: int | None) -> str:
     """:func:`_table` with the last column's text wrapped onto further lines so that the table is
-    at most ``width`` characters wide (the last column keeps at least 24)."""
+    at most ``width`` characters wide (the last column keeps at least 16)."""
     if width is not None:
         fixed = sum(max(len(cell) for cell in column) + 2 for column in list(zip(headers, *rows))[:-1])
-        room = max(width - fixed, 24)
+        room = max(width - fixed, 16)
         wrapped = []
         for row in rows:
             pieces = textwrap.wrap(row[-1], room) or [""]
