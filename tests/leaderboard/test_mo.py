@@ -114,8 +114,8 @@ def test_training_refuses_what_does_not_fit():
         check(ID, "pcn")
     with pytest.raises(TrainingError, match="kind gymnasium"):
         check("envzoo/Trading-v1", "envelope")
-    with pytest.raises(TrainingError, match="SwarmMO-v0 has no hypervolume_reference"):
-        check("envzoo/SwarmMO-v0", "capql")
+    with pytest.raises(TrainingError, match="PortfolioMO-v0 has no hypervolume_reference"):
+        check("envzoo/PortfolioMO-v0", "capql")
 
 
 def test_a_short_envelope_run_writes_a_front(tmp_path):
