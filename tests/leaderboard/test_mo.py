@@ -128,3 +128,25 @@ def test_a_short_envelope_run_writes_a_front(tmp_path):
     assert result.versions["morl-baselines"] == "1.3.0"
     assert set(result.references) >= {"random", "buy-and-hold"}
     assert load(write(result, tmp_path)) == result
+
+
+def test_the_registry_reads_a_reference_point_with_one_number_per_objective():
+    from envzoo.core.errors import RegistryError
+    from envzoo.registry import parse_registry
+
+    entry = """envs:
+  - id: envzoo/ExampleMO-v0
+    kind: mo-gymnasium
+    domain: example
+    summary: An example.
+    entry_point: envzoo.example.mo:ExampleMOEnv
+    metrics: [score]
+    objectives: [gain, cost]
+"""
+    assert parse_registry(entry + "    hypervolume_reference: [0, -5.5]\n")["envzoo/ExampleMO-v0"] \
+        .hypervolume_reference == (0.0, -5.5)
+    assert parse_registry(entry)["envzoo/ExampleMO-v0"].hypervolume_reference is None
+    with pytest.raises(RegistryError, match=r"hypervolume_reference.*one number per objective \['gain', 'cost'\]"):
+        parse_registry(entry + "    hypervolume_reference: [0, -5.5, 1]\n")
+    with pytest.raises(RegistryError, match="hypervolume_reference"):
+        parse_registry(entry + "    hypervolume_reference: [0, low]\n")
