@@ -70,12 +70,15 @@ class MORunResult:
 
     @property
     def file_name(self) -> str:
+        """The result file's name: ``<framework>-<algo>-seed<seed>.json``."""
         return f"{self.framework}-{self.algo}-seed{self.seed}.json"
 
     def path_under(self, root: Path) -> Path:
+        """Where the result file goes under ``root``: a folder per id (its name without ``envzoo/``)."""
         return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
 
     def to_json(self) -> dict:
+        """The result as the JSON object written to its file (with the schema's version and kind)."""
         return {"schema": SCHEMA, "kind": "multi-objective", **asdict(self)}
 
 
