@@ -14,11 +14,12 @@
     envzoo tour  [--episodes K] [--seed S] [--max-steps N] [--json] [--wide] [--report OUT.html] [--workers N]
     envzoo warmup [--workers N]
     envzoo animate [ID ...] [--out DIR | --docs] [--policy NAME] [--steps N] [--frames F] [--fps R] [--seed S]
-    envzoo train ID --algo ALGO [--framework sb3|rllib|jax] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
+    envzoo train ID --algo ALGO [--framework sb3|rllib|jax|morl] [--seed S ...] [--timesteps T] [--hyperparams FILE|DIR]
                  [--resume] [--ray-address ADDR]
     envzoo sweep --ids ID ... --algos ALGO ... [--frameworks F ...] [--seeds S ...] [--hyperparams FILE|DIR]
                  [--runs-dir DIR] [--ray-address ADDR]
     envzoo leaderboard [ID|DOMAIN ...] [--results DIR] [--check FILE ...] [--markdown] [--plot DIR]
+    envzoo leaderboard --mo [ID ...] [--mo-results DIR] [--plot DIR]
                        [--metrics NAME ...]
     envzoo sandbox check
 
@@ -64,6 +65,7 @@ from envzoo.tools.rollout import (EpisodeResult, FirstEventSummary, evaluate, ev
                                   policy_env_kwargs, run_episode, summarize)
 from envzoo.tools.throughput import bench
 from envzoo.leaderboard import BOOTSTRAP_REPS
+from envzoo.leaderboard.mo_results import MO_RESULTS_DIR
 from envzoo.leaderboard.results import RESULTS_DIR
 from envzoo.registry import KINDS, EnvEntry
 
@@ -394,6 +396,8 @@ def cmd_train(args) -> int:
 
     entry = envzoo.env_info(args.id)
     entry.require_extra()
+    if args.framework == "morl":
+        return _train_front(args)
     config = config_for(entry.id, args.algo, args.hyperparams, args.framework)
     if args.timesteps:
         config = dataclasses.replace(config, n_timesteps=args.timesteps)
@@ -442,6 +446,21 @@ def cmd_tune(args) -> int:
     return 0
 
 
+def _train_front(args) -> int:
+    """`envzoo train ID --framework morl`: one MORL-Baselines run per seed, a front each."""
+    from envzoo.leaderboard import mo_results
+    from envzoo.train.morl import check, train_front
+
+    check(args.id, args.algo)  # before the first seed trains
+    for seed in args.seed:
+        result = train_front(args.id, args.algo, seed, args.timesteps or 20_000, args.episodes,
+                             log=lambda line: print(line, file=sys.stderr, flush=True))
+        root = args.results if args.results != str(RESULTS_DIR) else mo_results.MO_RESULTS_DIR
+        print(f"{result.env_id} morl-{args.algo} seed {seed}: {result.timesteps:,} steps in "
+              f"{result.wall_seconds:.0f} s, {len(result.front)} policies; wrote {mo_results.write(result, root)}")
+    return 0
+
+
 def cmd_sweep(args) -> int:
     from envzoo.train.sweep import plan, sweep
 
@@ -456,6 +475,8 @@ def cmd_leaderboard(args) -> int:
     from envzoo.leaderboard import report
     from envzoo.leaderboard.results import collect, load, problems
 
+    if args.mo:
+        return _mo_leaderboard(args)
     if args.check:
         failed = 0
         for path in args.check:
@@ -484,6 +505,30 @@ def cmd_leaderboard(args) -> int:
         written = write_all(results, args.plot, ids, args.reps)
         for path in [*written, write_report(args.plot, ids, tables, written)]:
             print(f"wrote {path}")
+    return 0
+
+
+def _mo_leaderboard(args) -> int:
+    """`envzoo leaderboard --mo`: a table (and with --plot, a front plot) per multi-objective id."""
+    from envzoo.leaderboard import mo_report, mo_results
+    from envzoo.leaderboard.results import collect
+
+    results = mo_results.collect(args.mo_results)
+    known_ids = sorted({r.env_id for r in results})
+    ids = [i for i in known_ids if not args.select or any(s in (i, i.split("/", 1)[1]) for s in args.select)]
+    if not ids:
+        raise EnvzooError(f"no multi-objective result files for {' '.join(args.select) or 'any id'} under "
+                          f"{args.mo_results}; ids with results: {', '.join(known_ids) or 'none'}")
+    scalar = collect(args.results) if Path(args.results).is_dir() else []
+    for env_id in ids:
+        table = mo_report.mo_table(results, env_id, scalar)
+        print(table.markdown() if args.markdown else f"{table.title}\n" + _table(list(table.columns), table.rows))
+        print()
+        if args.plot:
+            from envzoo.leaderboard.plots import pareto_front
+
+            name = env_id.split("/", 1)[1]
+            print(f"wrote {pareto_front(results, env_id, Path(args.plot) / f'front-{name}.png')}")
     return 0
 
 
@@ -809,11 +854,15 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("id", help="an envzoo id")
     training.add_argument("--algo", required=True,
                           help="sb3: ppo, a2c, dqn, sac, td3, maskable-ppo or ppo-lagrangian; rllib, jax: ppo; "
-                               "torch: attention-ppo")
-    training.add_argument("--framework", choices=["sb3", "rllib", "jax", "torch"], default="sb3",
+                               "torch: attention-ppo; morl: envelope, gpi-ls, capql")
+    training.add_argument("--framework", choices=["sb3", "rllib", "jax", "torch", "morl"], default="sb3",
                           help="Stable-Baselines3 (sb3, default), RLlib (rllib, extra `rllib`), PPO in JAX "
-                               "(jax, extra `jax`: ids with a JAX core, every seed in one program) or envzoo's "
-                               "own PyTorch trainers (torch: the attention model on the routing ids, extra `train`)")
+                               "(jax, extra `jax`: ids with a JAX core, every seed in one program), envzoo's "
+                               "own PyTorch trainers (torch: the attention model on the routing ids, extra `train`) "
+                               "or MORL-Baselines (morl, extra `morl`: mo-gymnasium ids; writes a front under "
+                               "leaderboard/mo-results)")
+    training.add_argument("--episodes", type=_positive, default=5,
+                          help="morl: evaluation episodes per weight and per reference policy (5)")
     training.add_argument("--seed", type=int, nargs="+", default=[0],
                           help="seed of the model and training envs; several train one run each (jax: "
                                "all in one program) (0)")
@@ -865,6 +914,11 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--plot", metavar="DIR",
                        help="also write PNG plots (curves, intervals, profiles) and report.html, the tables and "
                             "plots on one page (extra `plots`)")
+    board.add_argument("--mo", action="store_true",
+                       help="the multi-objective ids' Pareto-front tables (hypervolume, expected utility, sparsity, "
+                            "cardinality) from --mo-results, with --plot a front plot per id")
+    board.add_argument("--mo-results", default=str(MO_RESULTS_DIR),
+                       help=f"folder of multi-objective result files ({MO_RESULTS_DIR})")
     board.set_defaults(run=cmd_leaderboard)
 
     animate = commands.add_parser("animate", help="write each id's GIF under its best reference policy")

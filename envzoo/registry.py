@@ -27,6 +27,8 @@ Each entry of ``envs:`` has these fields (``*`` = required)::
                         (default: random, uniform random actions); an id where random actions
                         are mostly refused names its random-among-valid-actions policy, so that
                         0 is play that knows the rules and nothing more
+    hypervolume_reference  the reference point of the leaderboard's hypervolume (multi-objective
+                        kinds; one number per objective, below what random play reaches on each)
     reward_scale        the typical size of one step's reward (one per objective for
                         multi-objective ids), measured by benchmarks/reward_scales.py;
                         envzoo.make(id, scale_reward=True) divides rewards by it
@@ -145,6 +147,7 @@ class EnvEntry(_NeedsExtra):
     reward_scale: float | tuple[float, ...] | None = None
     constraint: EpisodeConstraint | None = None
     score_floor: str = "random"
+    hypervolume_reference: tuple[float, ...] | None = None
 
     @property
     def is_multi_agent(self) -> bool:
@@ -246,7 +249,8 @@ SHARED_VECTOR_FACES = {NATIVE: NativeVector, SUBPROCESS: SubprocessVector}
 _REQUIRED = {"id": str, "kind": str, "domain": str, "entry_point": str, "summary": str, "metrics": list}
 _OPTIONAL = {"vector_entry_point": str, "jax_entry_point": str, "kwargs": dict, "max_episode_steps": int,
              "objectives": list, "costs": list, "papers": list, "extra": str, "tags": list,
-             "policies": dict, "reward_scale": (int, float, list), "constraint": dict, "score_floor": str}
+             "policies": dict, "reward_scale": (int, float, list), "constraint": dict, "score_floor": str,
+             "hypervolume_reference": (list,)}
 
 
 def _unknown_extra(extra, known) -> str:
@@ -332,7 +336,20 @@ def parse_entry(raw: Any, position: int) -> EnvEntry:
         tags=tuple(raw.get("tags") or ()), policies=tuple(policies),
         reward_scale=_reward_scale(raw, where), constraint=_constraint(raw, where),
         score_floor=_score_floor(raw, where, [ref.name for ref in policies]),
+        hypervolume_reference=_hypervolume_reference(raw, where),
     )
+
+
+def _hypervolume_reference(raw: dict, where: str) -> tuple[float, ...] | None:
+    """The entry's ``hypervolume_reference``: one number per objective."""
+    point = raw.get("hypervolume_reference")
+    if point is None:
+        return None
+    objectives = raw.get("objectives") or []
+    if len(point) != len(objectives) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                for v in point):
+        raise _fail(where, "hypervolume_reference", f"expected one number per objective {objectives}, got {point!r}")
+    return tuple(float(v) for v in point)
 
 
 def _score_floor(raw: dict, where: str, policies: list[str]) -> str:

@@ -91,6 +91,36 @@ def profiles(results: list[RunResult], path: Path) -> Path:
     return _save(figure, path)
 
 
+def pareto_front(results, env_id: str, path: Path) -> Path:
+    """Each multi-objective entrant's points (every seed's policies, the non-dominated ones
+    ringed) and the reference policies' points, one panel per pair of objectives (the first
+    three pairs)."""
+    from envzoo.leaderboard.pareto import non_dominated
+
+    plt = _pyplot()
+    mine = [r for r in results if r.env_id == env_id]
+    objectives = mine[0].objectives
+    pairs = [(i, j) for i in range(len(objectives)) for j in range(i + 1, len(objectives))][:3]
+    figure, panels = plt.subplots(1, len(pairs), figsize=(4.2 * len(pairs), 4), squeeze=False)
+    by_entrant = defaultdict(list)
+    for result in mine:
+        by_entrant[f"{result.framework}-{result.algo}"].append(result.points)
+    for axes, (i, j) in zip(panels.flat, pairs):
+        for k, (name, fronts) in enumerate(sorted(by_entrant.items())):
+            points = np.concatenate(fronts)
+            axes.scatter(points[:, i], points[:, j], color=f"C{k}", alpha=0.6, label=f"{name} ({len(fronts)} seeds)")
+            best = non_dominated(points)
+            axes.scatter(best[:, i], best[:, j], facecolors="none", edgecolors=f"C{k}", s=120, linewidths=1.5)
+        for name, policy in mine[0].references.items():
+            axes.scatter(policy.mean[i], policy.mean[j], marker="x", color="black")
+            axes.annotate(name, (policy.mean[i], policy.mean[j]), fontsize=8, color="dimgrey")
+        axes.set(xlabel=objectives[i], ylabel=objectives[j])
+        axes.grid(alpha=0.3)
+    panels.flat[0].legend(fontsize=8, loc="best")
+    figure.suptitle(f"{env_id}: points found (ringed: non-dominated) and reference policies (x)", fontsize=10)
+    return _save(figure, path)
+
+
 def _save(figure, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

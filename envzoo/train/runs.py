@@ -176,8 +176,9 @@ def action_space(entry):
 
 def require_scalar_reward(entry) -> None:
     if entry.is_multi_objective:
-        raise TrainingError(f"{entry.id} has a vector reward, which the trainers cannot learn from; train its "
-                            f"scalar sibling (its reward is the documented weighting of the same objectives)")
+        raise TrainingError(f"{entry.id} has a vector reward, which this trainer cannot learn from; train it with "
+                            f"--framework morl (MORL-Baselines, extra `morl`), or train its scalar sibling (its "
+                            f"reward is the documented weighting of the same objectives)")
 
 
 def versions() -> dict[str, str]:
