@@ -73,9 +73,9 @@ def kernel_source_size(domain: str) -> int:
 #: x86-64 machine, as ``python benchmarks/first_run.py --job-seconds`` prints them (2026-12-05).
 #: They only order the jobs: a domain that is not here is estimated from its kernel source.
 JOB_SECONDS = {
-    "orbital": 36.7, "marketmaking": 27.1, "powergrid": 12.0, "crafter": 11.1, "promotion": 8.0,
-    "serverless": 6.6, "bazaar": 3.7, "trading": 2.4, "portfolio": 1.4, "swarm": 1.3, "routing": 1.2,
-    "scheduling": 0.5, "godot": 0.4, "rewardmachines": 0.1, "heavytails": 0.1, "text": 0.0,
+    "orbital": 38.9, "marketmaking": 25.0, "powergrid": 19.3, "crafter": 11.7, "promotion": 8.5,
+    "serverless": 6.5, "bazaar": 4.4, "trading": 2.2, "rewardmachines": 1.8, "portfolio": 1.7, "routing": 1.3,
+    "swarm": 1.1, "scheduling": 0.6, "godot": 0.4, "heavytails": 0.1, "text": 0.0,
 }
 
 #: Kernel source compiled per CPU second, about (the estimate for a domain not in JOB_SECONDS).
