@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from envzoo.leaderboard.results import EVAL_SEED, ResultFileError
+from envzoo.leaderboard import results
+from envzoo.leaderboard.results import EVAL_SEED, ResultFile, ResultFileError
 
 #: The version of the layout below; a reader refuses files of another.
 SCHEMA = 1
@@ -46,7 +47,7 @@ class PolicyReturns:
 
 
 @dataclass(frozen=True)
-class MORunResult:
+class MORunResult(ResultFile):
     """Everything one multi-objective run produced; see the module docstring."""
 
     env_id: str
@@ -68,15 +69,6 @@ class MORunResult:
         """The mean return vectors of the run's policies, one row each."""
         return np.array([policy.mean for policy in self.front])
 
-    @property
-    def file_name(self) -> str:
-        """The result file's name: ``<framework>-<algo>-seed<seed>.json``."""
-        return f"{self.framework}-{self.algo}-seed{self.seed}.json"
-
-    def path_under(self, root: Path) -> Path:
-        """Where the result file goes under ``root``: a folder per id (its name without ``envzoo/``)."""
-        return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
-
     def to_json(self) -> dict:
         """The result as the JSON object written to its file (with the schema's version and kind)."""
         return {"schema": SCHEMA, "kind": "multi-objective", **asdict(self)}
@@ -84,10 +76,7 @@ class MORunResult:
 
 def write(result: MORunResult, root: Path = MO_RESULTS_DIR) -> Path:
     """Write ``result`` to its place under ``root``; returns the path."""
-    path = result.path_under(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result.to_json(), indent=1) + "\n")
-    return path
+    return results.write(result, root)
 
 
 def load(path) -> MORunResult:

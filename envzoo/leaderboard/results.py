@@ -60,8 +60,23 @@ class CurvePoint:
     std_return: float
 
 
+class ResultFile:
+    """Where a run's result file goes, for results with ``env_id``, ``framework``, ``algo`` and
+    ``seed`` (this module's and :mod:`envzoo.leaderboard.mo_results`'); their ``to_json`` says
+    what goes in it (:func:`write`)."""
+
+    @property
+    def file_name(self) -> str:
+        """The result file's name: ``<framework>-<algo>-seed<seed>.json``."""
+        return f"{self.framework}-{self.algo}-seed{self.seed}.json"
+
+    def path_under(self, root: Path) -> Path:
+        """Where the result file goes under ``root``: a folder per id (its name without ``envzoo/``)."""
+        return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
+
+
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(ResultFile):
     """Everything one training run produced; see the module docstring."""
 
     env_id: str
@@ -121,21 +136,12 @@ class RunResult:
                                   f"scores cannot be normalized ({self.floor} {floor:.6g})")
         return (mean_return - floor) / span
 
-    @property
-    def file_name(self) -> str:
-        """The result file's name: ``<framework>-<algo>-seed<seed>.json``."""
-        return f"{self.framework}-{self.algo}-seed{self.seed}.json"
-
-    def path_under(self, root: Path) -> Path:
-        """Where the result file goes under ``root``: a folder per id (its name without ``envzoo/``)."""
-        return Path(root) / self.env_id.split("/", 1)[1] / self.file_name
-
     def to_json(self) -> dict:
         """The result as the JSON object written to its file (with the schema's version)."""
         return {"schema": SCHEMA, **asdict(self)}  # asdict writes the constraint as {metric, infeasible_return}
 
 
-def write(result: RunResult, root: Path = RESULTS_DIR) -> Path:
+def write(result: ResultFile, root: Path = RESULTS_DIR) -> Path:
     """Write ``result`` to its place under ``root``; returns the path."""
     path = result.path_under(root)
     path.parent.mkdir(parents=True, exist_ok=True)
