@@ -42,7 +42,11 @@ class SchedulingParams:
 def per_machine(name, value, machines, integer=False) -> np.ndarray:
     """``value`` (one number for every machine or one per machine) as an (M,) array, checked:
     finite and >= 0 (and whole numbers with ``integer``)."""
-    array = np.broadcast_to(np.asarray(value, dtype=np.float64), (machines,)).copy()
+    try:
+        array = np.broadcast_to(np.asarray(value, dtype=np.float64), (machines,)).copy()
+    except ValueError:
+        raise ValueError(f"{name} must be one number for every machine or one per machine ({machines}), got "
+                         f"{value!r}: give {machines} values or a single one") from None
     if not np.all(np.isfinite(array)) or (array < 0).any() or (integer and (array != np.round(array)).any()):
         kind = "an integer" if integer else "a number"
         raise ValueError(f"{name} must be {kind} >= 0 or one per machine, got {value!r}")

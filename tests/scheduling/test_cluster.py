@@ -157,7 +157,9 @@ def test_a_bad_argument_is_named():
     for kwargs, what in [({"cpu": (4, 0)}, "cpu"), ({"memory": -1}, "memory"), ({"speeds": 0}, "speeds"),
                          ({"peak_power": 0.1}, "peak_power"), ({"max_cpu": 9}, "max_cpu"),
                          ({"window": 40}, "window"), ({"arrival_rate": 0}, "arrival_rate"),
-                         ({"boot_time": -1}, "boot_time"), ({"priorities": 0}, "priorities")]:
+                         ({"boot_time": -1}, "boot_time"), ({"priorities": 0}, "priorities"),
+                         # two machines, the three-machine defaults of the other per-machine arguments
+                         ({"cpu": (8, 8)}, r"memory must be one number for every machine or one per machine \(2\)")]:
         with pytest.raises(ValueError, match=what):
             make_params(**kwargs)
 
