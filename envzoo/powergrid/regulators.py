@@ -42,12 +42,17 @@ CONTROL_ROUNDS = 10
 CENTER_V, HALF_BAND_V, VOLTS_PER_PU, COMPENSATOR_R, COMPENSATOR_X = range(5)
 
 
+def regulator_buses(feeder) -> np.ndarray:
+    """The bus (R,) int64 at the head of whose line each regulator sits, in the feeder's order."""
+    return np.array([regulator.bus for regulator in feeder.regulators], dtype=np.int64)
+
+
 def regulator_tables(feeder) -> tuple[np.ndarray, np.ndarray]:
     """The feeder's regulators as the compiled controller reads them: their buses (R,) int64
     and their settings (R, 5) float64 (:data:`CENTER_V` .. :data:`COMPENSATOR_X`): band centre
     and half band (relay volts), relay volts per p.u. of voltage, and the compensator's R and X
     in relay volts per p.u. of current (1 MVA base)."""
-    buses = np.array([regulator.bus for regulator in feeder.regulators], dtype=np.int64)
+    buses = regulator_buses(feeder)
     settings = np.zeros((len(buses), 5))
     volts_per_pu = feeder.base_kv * 1000.0 / np.sqrt(3.0)  # line to neutral
     amps_per_pu = 1000.0 / (np.sqrt(3.0) * feeder.base_kv)
@@ -75,9 +80,8 @@ def tap_ratios(feeder, taps) -> np.ndarray:
     no parent) its voltage, ``feeder.source_pu``. Raises a ``ValueError`` for
     taps beyond ``±MAX_TAP`` or of the wrong shape."""
     taps = checked_taps(feeder, taps)
-    buses = np.array([regulator.bus for regulator in feeder.regulators], dtype=np.int64)
     ratio = np.ones(taps.shape[:-1] + (feeder.n_buses,))
-    ratio[..., buses] = 1.0 + TAP_STEP * taps
+    ratio[..., regulator_buses(feeder)] = 1.0 + TAP_STEP * taps
     ratio[..., 0] = feeder.source_pu
     return ratio
 
